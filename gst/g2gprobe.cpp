@@ -1,0 +1,214 @@
+#include "g2gprobe.h"
+
+#include <g2g/classify.h>
+#include <g2g/converters.h>
+#include <g2g/domain-set.h>
+#include <g2g/g2g.h>
+
+#include <string>
+
+GST_DEBUG_CATEGORY_STATIC(g2g_probe_debug);
+#define GST_CAT_DEFAULT g2g_probe_debug
+
+namespace {
+
+enum {
+    PROP_0,
+    PROP_LAST_DOMAIN,
+    PROP_REQUIRE,
+    PROP_SILENT,
+    PROP_LAST_MESSAGE,
+};
+
+constexpr gboolean kDefaultSilent = TRUE;
+
+// All state; the object lock guards it (properties are read and written from any thread while
+// the streaming thread updates them).
+struct ProbeState {
+    std::string last_domain;  // "" until the first frame; "unknown" for memory g2g does not know
+    std::string last_message; // per-frame line when silent is off
+    g2g::DomainSet require;   // empty: any domain passes
+    bool silent = kDefaultSilent;
+    bool warned_unknown = false; // an unknown memory type is warned about once per stream
+};
+
+} // namespace
+
+struct _G2gProbe {
+    GstBaseTransform parent;
+    ProbeState *state;
+};
+
+G_DEFINE_TYPE(G2gProbe, g2g_probe, GST_TYPE_BASE_TRANSFORM)
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static GstFlowReturn g2g_probe_transform_ip(GstBaseTransform *trans, GstBuffer *buffer)
+{
+    G2gProbe *self = G2G_PROBE(trans);
+    g2g::Result<g2g::MemoryDomainKind> kind = g2g::classify_buffer(buffer);
+
+    GST_OBJECT_LOCK(self);
+    ProbeState &state = *self->state;
+    const g2g::DomainSet require = state.require;
+    const bool silent = state.silent;
+    const bool first_unknown = !kind && !state.warned_unknown;
+    if (!kind)
+        state.warned_unknown = true;
+    state.last_domain = kind ? std::string(g2g::name(*kind)) : std::string("unknown");
+    if (!silent) {
+        gchar *line = g_strdup_printf("pts %" GST_TIME_FORMAT ": %s", GST_TIME_ARGS(GST_BUFFER_PTS(buffer)),
+                                      kind ? state.last_domain.c_str() : kind.error().message().c_str());
+        state.last_message = line;
+        g_free(line);
+    }
+    GST_OBJECT_UNLOCK(self);
+
+    if (!silent)
+        g_object_notify(G_OBJECT(self), "last-message");
+
+    gchar *element_name = gst_object_get_name(GST_OBJECT(self));
+    std::string category = element_name;
+    g_free(element_name);
+
+    if (!kind) {
+        if (!require.empty()) {
+            GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                              ("%s requires %s but received a frame in %s", category.c_str(),
+                               require.to_string().c_str(), kind.error().message().c_str()),
+                              (nullptr));
+            return GST_FLOW_ERROR;
+        }
+        if (first_unknown)
+            GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("%s", kind.error().message().c_str()), (nullptr));
+        return GST_FLOW_OK;
+    }
+
+    GST_LOG_OBJECT(self, "frame %" GST_PTR_FORMAT " lives in %s", buffer, g2g::name(*kind).data());
+    if (!require.empty() && !require.contains(*kind)) {
+        g2g::Error error = g2g::wrong_domain_error(category, require, *kind);
+        GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", error.message().c_str()), (nullptr));
+        return GST_FLOW_ERROR;
+    }
+    return GST_FLOW_OK;
+}
+
+static gboolean g2g_probe_start(GstBaseTransform *trans)
+{
+    G2gProbe *self = G2G_PROBE(trans);
+    GST_OBJECT_LOCK(self);
+    self->state->warned_unknown = false;
+    self->state->last_domain.clear();
+    GST_OBJECT_UNLOCK(self);
+    return TRUE;
+}
+
+static void g2g_probe_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+    G2gProbe *self = G2G_PROBE(object);
+    GST_OBJECT_LOCK(self);
+    switch (prop_id) {
+    case PROP_REQUIRE:
+        self->state->require = g2g::DomainSet::from_bits(g_value_get_flags(value));
+        break;
+    case PROP_SILENT:
+        self->state->silent = g_value_get_boolean(value);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void g2g_probe_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+    G2gProbe *self = G2G_PROBE(object);
+    GST_OBJECT_LOCK(self);
+    switch (prop_id) {
+    case PROP_LAST_DOMAIN:
+        g_value_set_string(value, self->state->last_domain.c_str());
+        break;
+    case PROP_REQUIRE:
+        g_value_set_flags(value, self->state->require.bits());
+        break;
+    case PROP_SILENT:
+        g_value_set_boolean(value, self->state->silent);
+        break;
+    case PROP_LAST_MESSAGE:
+        g_value_set_string(value, self->state->last_message.c_str());
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void g2g_probe_finalize(GObject *object)
+{
+    delete G2G_PROBE(object)->state;
+    G_OBJECT_CLASS(g2g_probe_parent_class)->finalize(object);
+}
+
+static void g2g_probe_class_init(G2gProbeClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+    object_class->set_property = g2g_probe_set_property;
+    object_class->get_property = g2g_probe_get_property;
+    object_class->finalize = g2g_probe_finalize;
+
+    const auto readable = static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    const auto writable =
+        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+    g_object_class_install_property(
+        object_class, PROP_LAST_DOMAIN,
+        g_param_spec_string("last-domain", "Last domain",
+                            "Memory domain of the last frame (System, Cuda, VulkanTexture, ...); "
+                            "empty before the first frame, 'unknown' for memory g2g does not know",
+                            "", readable));
+    g_object_class_install_property(
+        object_class, PROP_REQUIRE,
+        g_param_spec_flags("require", "Require",
+                           "Domains a frame must live in, e.g. system+system-view; a frame in "
+                           "another domain is an element error naming the converter to insert "
+                           "(none: any domain passes)",
+                           G2G_TYPE_MEMORY_DOMAIN_KINDS, 0, writable));
+    g_object_class_install_property(
+        object_class, PROP_SILENT,
+        g_param_spec_boolean("silent", "Silent",
+                             "Do not update last-message for every frame (gst-launch-1.0 -v prints it)",
+                             kDefaultSilent, writable));
+    g_object_class_install_property(
+        object_class, PROP_LAST_MESSAGE,
+        g_param_spec_string("last-message", "Last message",
+                            "Per-frame line: timestamp and domain (only when silent is off)", "", readable));
+
+    gst_element_class_set_static_metadata(
+        element_class, "g2g memory-domain probe", "Generic/Debug",
+        "Passes frames through untouched and reports which memory domain each lives in "
+        "(system memory, DMABuf, Vulkan image, CUDA, ...); optionally refuses frames outside "
+        "a required set with an error that names the converter to insert",
+        "g2g developers");
+    gst_element_class_add_static_pad_template(element_class, &sink_template);
+    gst_element_class_add_static_pad_template(element_class, &src_template);
+
+    transform_class->transform_ip = g2g_probe_transform_ip;
+    transform_class->start = g2g_probe_start;
+    transform_class->passthrough_on_same_caps = TRUE;
+
+    gst_type_mark_as_plugin_api(G2G_TYPE_MEMORY_DOMAIN_KINDS, static_cast<GstPluginAPIFlags>(0));
+    GST_DEBUG_CATEGORY_INIT(g2g_probe_debug, "g2gprobe", 0, "g2g memory-domain probe");
+}
+
+static void g2g_probe_init(G2gProbe *self)
+{
+    self->state = new ProbeState();
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
+}

@@ -1,0 +1,17 @@
+// The g2g GStreamer plugin: registers every element this host supports.
+#include <gst/gst.h>
+
+#include "g2g-config.h"
+#include "g2gprobe.h"
+
+static gboolean plugin_init(GstPlugin *plugin)
+{
+    gboolean ok = TRUE;
+    ok &= gst_element_register(plugin, "g2gprobe", GST_RANK_NONE, G2G_TYPE_PROBE);
+    return ok;
+}
+
+#define PACKAGE G2G_PACKAGE
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, g2g,
+                  "Explicit, negotiable, zero-copy memory domains: probe, fan-out and stride views",
+                  plugin_init, G2G_VERSION, "LGPL", "g2g", "Unknown package origin")

@@ -1,0 +1,62 @@
+/* g2g C API: the memory domain of a GStreamer buffer, for C and Python (ctypes/GI-free) apps.
+ * Compiles as C11 and C++. */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* The seed's MemoryDomainKind, same order as g2g::MemoryDomainKind. */
+typedef enum {
+    G2G_MEMORY_DOMAIN_SYSTEM = 0,
+    G2G_MEMORY_DOMAIN_SYSTEM_VIEW = 1,
+    G2G_MEMORY_DOMAIN_DMA_BUF = 2,
+    G2G_MEMORY_DOMAIN_VULKAN_TEXTURE = 3,
+    G2G_MEMORY_DOMAIN_WEB_GPU_BUFFER = 4,
+    G2G_MEMORY_DOMAIN_CUDA = 5,
+    G2G_MEMORY_DOMAIN_D3D11_TEXTURE = 6,
+    G2G_MEMORY_DOMAIN_CV_PIXEL_BUFFER = 7,
+    G2G_MEMORY_DOMAIN_WEB_GPU_EXTERNAL_TEXTURE = 8,
+    G2G_MEMORY_DOMAIN_WGPU_TEXTURE = 9,
+    G2G_MEMORY_DOMAIN_WGPU_BUFFER = 10,
+} G2gMemoryDomainKind;
+
+#define G2G_MEMORY_DOMAIN_KIND_COUNT 11
+
+/* A set of kinds: bit (1 << kind). Registered as a GFlags type whose nicks are the kinds in
+ * kebab case (system, system-view, dma-buf, ..., wgpu-buffer), e.g. "system+system-view". */
+typedef guint G2gMemoryDomainKinds;
+
+GType g2g_memory_domain_kind_get_type(void);
+#define G2G_TYPE_MEMORY_DOMAIN_KIND (g2g_memory_domain_kind_get_type())
+GType g2g_memory_domain_kinds_get_type(void);
+#define G2G_TYPE_MEMORY_DOMAIN_KINDS (g2g_memory_domain_kinds_get_type())
+
+/* Errors: G2G_ERROR domain, codes as g2g::ErrorCode. */
+typedef enum {
+    G2G_ERROR_UNSUPPORTED_DOMAIN = 1,
+    G2G_ERROR_UNKNOWN_MEMORY = 2,
+    G2G_ERROR_MAP_FAILED = 3,
+    G2G_ERROR_INVALID_ARGUMENT = 4,
+} G2gError;
+
+GQuark g2g_error_quark(void);
+#define G2G_ERROR (g2g_error_quark())
+
+/* The seed's name of a kind ("System", "Cuda"); NULL for a value out of range. */
+const gchar *g2g_memory_domain_kind_name(G2gMemoryDomainKind kind);
+
+/* The caps features of a kind ("memory:CUDAMemory"); NULL for a value out of range. */
+const gchar *g2g_memory_domain_kind_caps_feature(G2gMemoryDomainKind kind);
+
+/* Classifies @buffer. Returns FALSE and sets @error (G2G_ERROR_UNKNOWN_MEMORY, naming the
+ * memory type) for memory g2g does not know. */
+gboolean g2g_buffer_get_memory_domain(GstBuffer *buffer, G2gMemoryDomainKind *kind, GError **error);
+
+/* The CPU-readable bytes of @buffer: borrowed (zero-copy, the buffer stays mapped until the
+ * GBytes is freed) for host memory, materialized once for a SystemView. Returns NULL and sets
+ * @error (G2G_ERROR_UNSUPPORTED_DOMAIN, naming @category, the domain and the converter to
+ * insert) for device memory. */
+GBytes *g2g_buffer_require_system_bytes(GstBuffer *buffer, const gchar *category, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,11 @@
+// The whole g2g C++ API.
+#pragma once
+
+#include <g2g/classify.h>
+#include <g2g/converters.h>
+#include <g2g/domain-set.h>
+#include <g2g/error.h>
+#include <g2g/g2g.h>
+#include <g2g/gst-ref.h>
+#include <g2g/memory-domain-kind.h>
+#include <g2g/memory-domain.h>

@@ -1,0 +1,105 @@
+// The C API (g2g/g2g.h) over the C++ one.
+#include <g2g/g2g.h>
+
+#include <g2g/classify.h>
+#include <g2g/memory-domain.h>
+
+#include <array>
+
+namespace {
+
+using g2g::kAllMemoryDomainKinds;
+using g2g::kMemoryDomainKindCount;
+
+bool valid(G2gMemoryDomainKind kind)
+{
+    return static_cast<unsigned>(kind) < kMemoryDomainKindCount;
+}
+
+// GEnumValue/GFlagsValue tables built once from the C++ names, so the two never disagree.
+template <typename Value> const Value *value_table(bool flags)
+{
+    static std::array<Value, kMemoryDomainKindCount + 1> values = [flags] {
+        std::array<Value, kMemoryDomainKindCount + 1> made{};
+        for (std::size_t i = 0; i < kMemoryDomainKindCount; ++i) {
+            const g2g::MemoryDomainKind kind = kAllMemoryDomainKinds[i];
+            made[i].value = flags ? (1u << i) : static_cast<int>(i);
+            // The names are static string literals in memory-domain-kind.cpp (NUL-terminated).
+            made[i].value_name = g2g::name(kind).data();
+            made[i].value_nick = g2g::nick(kind).data();
+        }
+        return made;
+    }();
+    return values.data();
+}
+
+gboolean set_error(GError **error, const g2g::Error &failure)
+{
+    g_set_error_literal(error, G2G_ERROR, static_cast<int>(failure.code()), failure.message().c_str());
+    return FALSE;
+}
+
+void release_system_bytes(gpointer data)
+{
+    delete static_cast<g2g::SystemBytes *>(data);
+}
+
+} // namespace
+
+extern "C" {
+
+GType g2g_memory_domain_kind_get_type(void)
+{
+    static GType type = g_enum_register_static("G2gMemoryDomainKind", value_table<GEnumValue>(false));
+    return type;
+}
+
+GType g2g_memory_domain_kinds_get_type(void)
+{
+    static GType type = g_flags_register_static("G2gMemoryDomainKinds", value_table<GFlagsValue>(true));
+    return type;
+}
+
+GQuark g2g_error_quark(void)
+{
+    return g_quark_from_static_string("g2g-error-quark");
+}
+
+const gchar *g2g_memory_domain_kind_name(G2gMemoryDomainKind kind)
+{
+    return valid(kind) ? g2g::name(static_cast<g2g::MemoryDomainKind>(kind)).data() : nullptr;
+}
+
+const gchar *g2g_memory_domain_kind_caps_feature(G2gMemoryDomainKind kind)
+{
+    return valid(kind) ? g2g::caps_feature(static_cast<g2g::MemoryDomainKind>(kind)).data() : nullptr;
+}
+
+gboolean g2g_buffer_get_memory_domain(GstBuffer *buffer, G2gMemoryDomainKind *kind, GError **error)
+{
+    g2g::Result<g2g::MemoryDomainKind> classified = g2g::classify_buffer(buffer);
+    if (!classified)
+        return set_error(error, classified.error());
+    if (kind)
+        *kind = static_cast<G2gMemoryDomainKind>(*classified);
+    return TRUE;
+}
+
+GBytes *g2g_buffer_require_system_bytes(GstBuffer *buffer, const gchar *category, GError **error)
+{
+    g2g::Result<g2g::MemoryDomain> domain = g2g::MemoryDomain::from_buffer(buffer);
+    if (!domain) {
+        set_error(error, domain.error());
+        return nullptr;
+    }
+    g2g::Result<g2g::SystemBytes> bytes = domain->require_system_bytes(category ? category : "g2g");
+    if (!bytes) {
+        set_error(error, bytes.error());
+        return nullptr;
+    }
+    // The GBytes owns the mapping: zero-copy for host memory, released with the GBytes.
+    auto *held = new g2g::SystemBytes(std::move(*bytes));
+    return g_bytes_new_with_free_func(held->data(), held->size(), release_system_bytes, held);
+}
+
+} // extern "C"

@@ -1,0 +1,77 @@
+#include <g2g/classify.h>
+
+#include <gst/allocators/allocators.h>
+
+#include <cstring>
+#include <string>
+
+#include "opaque-memory-private.h"
+
+namespace g2g {
+namespace {
+
+// Memory type names GStreamer's own allocators register. Compared as strings so that a build
+// without the cuda or vulkan feature still names those frames correctly (and points at the
+// right download element) instead of calling them unknown.
+constexpr const char *kCudaMemoryType = "gst.cuda.memory"; // GST_CUDA_MEMORY_TYPE_NAME
+constexpr const char *kVulkanImageType = "VulkanImage";    // GST_VULKAN_IMAGE_MEMORY_ALLOCATOR_NAME
+
+std::string describe(GstMemory *memory)
+{
+    const char *type = memory->allocator ? memory->allocator->mem_type : nullptr;
+    std::string text = "memory type '";
+    text += type ? type : "(none)";
+    text += "'";
+    if (memory->allocator) {
+        text += " from allocator ";
+        text += G_OBJECT_TYPE_NAME(memory->allocator);
+    }
+    return text;
+}
+
+} // namespace
+
+Result<MemoryDomainKind> classify_memory(GstMemory *memory)
+{
+    if (!memory)
+        return Error(ErrorCode::InvalidArgument, "classify_memory: no memory");
+    if (gst_is_dmabuf_memory(memory))
+        return MemoryDomainKind::DmaBuf;
+    if (gst_memory_is_type(memory, GST_ALLOCATOR_SYSMEM) || gst_memory_is_type(memory, GST_ALLOCATOR_FD))
+        return MemoryDomainKind::System;
+    if (gst_memory_is_type(memory, kVulkanImageType))
+        return MemoryDomainKind::VulkanTexture;
+    if (gst_memory_is_type(memory, kCudaMemoryType))
+        return MemoryDomainKind::Cuda;
+    if (auto kind = detail::opaque_memory_kind(memory))
+        return *kind;
+    return Error(ErrorCode::UnknownMemory,
+                 "unknown " + describe(memory) + ": g2g does not know which domain it lives in");
+}
+
+Result<MemoryDomainKind> classify_buffer(GstBuffer *buffer)
+{
+    if (!buffer)
+        return Error(ErrorCode::InvalidArgument, "classify_buffer: no buffer");
+    const guint n = gst_buffer_n_memory(buffer);
+    if (n == 0)
+        return MemoryDomainKind::System;
+
+    Result<MemoryDomainKind> first = classify_memory(gst_buffer_peek_memory(buffer, 0));
+    if (!first)
+        return first;
+    for (guint i = 1; i < n; ++i) {
+        GstMemory *memory = gst_buffer_peek_memory(buffer, i);
+        Result<MemoryDomainKind> other = classify_memory(memory);
+        if (!other)
+            return other;
+        if (*other != *first)
+            return Error(ErrorCode::UnknownMemory, "buffer mixes " + std::string(name(*first)) + " and " +
+                                                       std::string(name(*other)) + " memory (memory " +
+                                                       std::to_string(i) + ", " + describe(memory) +
+                                                       "): a frame lives in one domain");
+    }
+    return first;
+}
+
+} // namespace g2g

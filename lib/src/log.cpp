@@ -1,0 +1,15 @@
+#include "log-private.h"
+
+namespace g2g::detail {
+
+GstDebugCategory *debug_category()
+{
+    static GstDebugCategory *category = [] {
+        GstDebugCategory *cat = nullptr;
+        GST_DEBUG_CATEGORY_INIT(cat, "g2g", 0, "g2g memory domains");
+        return cat;
+    }();
+    return category;
+}
+
+} // namespace g2g::detail

@@ -1,0 +1,89 @@
+#include <g2g/memory-domain.h>
+
+#include <g2g/classify.h>
+#include <g2g/converters.h>
+
+#include <string>
+
+#include "log-private.h"
+
+namespace g2g {
+namespace {
+
+Error logged(Error error, GstObject *log_object)
+{
+    GST_CAT_ERROR_OBJECT(G2G_CAT, log_object, "%s", error.message().c_str());
+    return error;
+}
+
+} // namespace
+
+Result<MemoryDomain> MemoryDomain::from_buffer(GstBuffer *buffer)
+{
+    return adopt(buffer ? gst_buffer_ref(buffer) : nullptr);
+}
+
+Result<MemoryDomain> MemoryDomain::adopt(GstBuffer *buffer)
+{
+    BufferRef owned = BufferRef::adopt(buffer);
+    Result<MemoryDomainKind> kind = classify_buffer(owned.get());
+    if (!kind)
+        return kind.error();
+    return MemoryDomain(std::move(owned), *kind);
+}
+
+Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category, GstObject *log_object) const
+{
+    // A SystemView's bytes are strided: handing them out as a dense slice would misread them.
+    if (kind_ == MemoryDomainKind::System || kind_ == MemoryDomainKind::DmaBuf) {
+        if (std::optional<SystemBytes> bytes = SystemBytes::map(buffer_, true))
+            return std::move(*bytes);
+        if (kind_ == MemoryDomainKind::System)
+            return logged(Error(ErrorCode::MapFailed,
+                                std::string(category) + " could not map a System frame for reading"),
+                          log_object);
+        // A DMABuf that cannot be mapped needs an importer, like any device frame.
+    }
+    return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+}
+
+Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category, GstObject *log_object) const
+{
+    return require_system_slice(category, log_object);
+}
+
+std::optional<SystemBytes> MemoryDomain::as_system_slice() const
+{
+    if (kind_ != MemoryDomainKind::System && kind_ != MemoryDomainKind::DmaBuf)
+        return std::nullopt;
+    return SystemBytes::map(buffer_, true);
+}
+
+bool MemoryDomain::is_shareable() const
+{
+    const guint n = gst_buffer_n_memory(buffer_.get());
+    for (guint i = 0; i < n; ++i) {
+        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer_.get(), i), GST_MEMORY_FLAG_NO_SHARE))
+            return false;
+    }
+    return true;
+}
+
+Result<WritableSystemBytes> MemoryDomain::as_mut_system_slice(std::string_view category,
+                                                              GstObject *log_object)
+{
+    if (kind_ != MemoryDomainKind::System && kind_ != MemoryDomainKind::DmaBuf)
+        return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+    // Our own GstBuffer first (a shallow copy when another share holds it), then a write map:
+    // GStreamer copies every memory another buffer can see, or that is read-only, into this
+    // buffer alone. That is the copy-on-write; the other shares keep the original bytes.
+    buffer_.reset(gst_buffer_make_writable(buffer_.release()));
+    GstMapInfo map = GST_MAP_INFO_INIT;
+    if (!gst_buffer_map(buffer_.get(), &map, GST_MAP_READWRITE))
+        return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a " +
+                                                      std::string(name(kind_)) + " frame for writing"),
+                      log_object);
+    return WritableSystemBytes(buffer_.get(), map);
+}
+
+} // namespace g2g

@@ -1,0 +1,63 @@
+#include <g2g/memory-domain.h>
+
+#include <utility>
+
+namespace g2g {
+
+SystemBytes::SystemBytes(BufferRef buffer, const GstMapInfo &map, bool borrowed)
+    : buffer_(std::move(buffer)), map_(map), borrowed_(borrowed)
+{
+}
+
+SystemBytes::SystemBytes(SystemBytes &&other) noexcept
+    : buffer_(std::move(other.buffer_)), map_(other.map_), borrowed_(other.borrowed_)
+{
+    other.map_ = GST_MAP_INFO_INIT;
+}
+
+SystemBytes &SystemBytes::operator=(SystemBytes &&other) noexcept
+{
+    if (this != &other) {
+        unmap();
+        buffer_ = std::move(other.buffer_);
+        map_ = other.map_;
+        borrowed_ = other.borrowed_;
+        other.map_ = GST_MAP_INFO_INIT;
+    }
+    return *this;
+}
+
+SystemBytes::~SystemBytes()
+{
+    unmap();
+}
+
+void SystemBytes::unmap()
+{
+    if (buffer_ && map_.memory)
+        gst_buffer_unmap(buffer_.get(), &map_);
+    map_ = GST_MAP_INFO_INIT;
+}
+
+std::optional<SystemBytes> SystemBytes::map(BufferRef buffer, bool borrowed)
+{
+    GstMapInfo map = GST_MAP_INFO_INIT;
+    if (buffer && gst_buffer_n_memory(buffer.get()) == 0) // no bytes: an empty, valid slice
+        return SystemBytes(std::move(buffer), map, borrowed);
+    if (!buffer || !gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
+        return std::nullopt;
+    return SystemBytes(std::move(buffer), map, borrowed);
+}
+
+WritableSystemBytes::WritableSystemBytes(WritableSystemBytes &&other) noexcept
+    : buffer_(std::exchange(other.buffer_, nullptr)), map_(other.map_)
+{
+}
+
+WritableSystemBytes::~WritableSystemBytes()
+{
+    if (buffer_)
+        gst_buffer_unmap(buffer_, &map_);
+}
+
+} // namespace g2g
