@@ -5,7 +5,12 @@
 #include <cstring>
 #include <string>
 
+#include "g2g-config.h"
 #include "opaque-memory-private.h"
+
+#if G2G_HAVE_VULKAN
+#include <gst/vulkan/vulkan.h>
+#endif
 
 namespace g2g {
 namespace {
@@ -15,6 +20,22 @@ namespace {
 // right download element) instead of calling them unknown.
 constexpr const char *kCudaMemoryType = "gst.cuda.memory"; // GST_CUDA_MEMORY_TYPE_NAME
 constexpr const char *kVulkanImageType = "VulkanImage";    // GST_VULKAN_IMAGE_MEMORY_ALLOCATOR_NAME
+
+// vulkandownload hands frames to system-memory caps in host-visible GstVulkanBufferMemory:
+// those bytes are mapped in place like any system memory. A device-local Vulkan buffer has no
+// kind of its own (VulkanTexture is images) and stays unknown.
+bool is_host_visible_vulkan_buffer(GstMemory *memory)
+{
+#if G2G_HAVE_VULKAN
+    if (!gst_is_vulkan_buffer_memory(memory))
+        return false;
+    const GstVulkanMemory *backing = reinterpret_cast<GstVulkanBufferMemory *>(memory)->vk_mem;
+    return backing && (backing->properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+#else
+    (void)memory;
+    return false;
+#endif
+}
 
 std::string describe(GstMemory *memory)
 {
@@ -37,7 +58,8 @@ Result<MemoryDomainKind> classify_memory(GstMemory *memory)
         return Error(ErrorCode::InvalidArgument, "classify_memory: no memory");
     if (gst_is_dmabuf_memory(memory))
         return MemoryDomainKind::DmaBuf;
-    if (gst_memory_is_type(memory, GST_ALLOCATOR_SYSMEM) || gst_memory_is_type(memory, GST_ALLOCATOR_FD))
+    if (gst_memory_is_type(memory, GST_ALLOCATOR_SYSMEM) || gst_memory_is_type(memory, GST_ALLOCATOR_FD) ||
+        is_host_visible_vulkan_buffer(memory))
         return MemoryDomainKind::System;
     if (gst_memory_is_type(memory, kVulkanImageType))
         return MemoryDomainKind::VulkanTexture;

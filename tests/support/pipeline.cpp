@@ -1,0 +1,110 @@
+#include "pipeline.h"
+
+#include <gst/app/gstappsink.h>
+
+namespace g2g::test {
+
+bool have_element(const char *factory)
+{
+    GstElementFactory *found = gst_element_factory_find(factory);
+    if (!found)
+        return false;
+    gst_object_unref(found);
+    return true;
+}
+
+bool have_vulkan_device()
+{
+    static const bool usable = [] {
+        if (!have_element("vulkanupload") || !have_element("vulkandownload"))
+            return false;
+        // Ends in vulkandownload: GStreamer 1.22 on lavapipe may crash tearing down a pipeline
+        // that drops VulkanImage frames without waiting for the device.
+        PipelineRun run =
+            run_pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=16,height=16 "
+                         "! vulkanupload ! video/x-raw(memory:VulkanImage) ! vulkandownload "
+                         "! fakesink");
+        return run.error.empty();
+    }();
+    return usable;
+}
+
+bool have_cuda_device()
+{
+    static const bool usable = [] {
+        if (!have_element("cudaupload") || !have_element("cudadownload"))
+            return false;
+        PipelineRun run =
+            run_pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=64 "
+                         "! cudaupload ! cudadownload ! fakesink");
+        return run.error.empty();
+    }();
+    return usable;
+}
+
+namespace {
+
+GstFlowReturn keep_sample(GstAppSink *sink, gpointer data)
+{
+    auto *run = static_cast<PipelineRun *>(data);
+    GstSample *sample = gst_app_sink_pull_sample(sink);
+    if (!sample)
+        return GST_FLOW_EOS;
+    run->buffers.push_back(BufferRef::borrow(gst_sample_get_buffer(sample)));
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+}
+
+GstPadProbeReturn call_tap(GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+    (*static_cast<const BufferTap *>(data))(GST_PAD_PROBE_INFO_BUFFER(info));
+    return GST_PAD_PROBE_OK;
+}
+
+} // namespace
+
+PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, GstClockTime timeout)
+{
+    PipelineRun run;
+    GError *parse_error = nullptr;
+    ElementRef pipeline = ElementRef::adopt(gst_parse_launch(description.c_str(), &parse_error));
+    if (parse_error) {
+        run.error = std::string("parse: ") + parse_error->message;
+        g_error_free(parse_error);
+        return run;
+    }
+    ElementRef sink = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline.get()), "sink"));
+    if (sink && GST_IS_APP_SINK(sink.get())) {
+        GstAppSinkCallbacks callbacks{};
+        callbacks.new_sample = keep_sample;
+        gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &run, nullptr);
+    }
+
+    if (tap) {
+        ElementRef tapped = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline.get()), "tap"));
+        if (!tapped) {
+            run.error = "no element named tap";
+            return run;
+        }
+        Ref<GstPad> pad = Ref<GstPad>::adopt(gst_element_get_static_pad(tapped.get(), "sink"));
+        gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, call_tap, const_cast<BufferTap *>(&tap),
+                          nullptr);
+    }
+    gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline.get()));
+    Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_timed_pop_filtered(
+        bus.get(), timeout, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
+    if (!message) {
+        run.error = "timeout";
+    } else if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_ERROR) {
+        GError *error = nullptr;
+        gst_message_parse_error(message.get(), &error, nullptr);
+        run.error = error->message;
+        run.error_source = GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()));
+        g_error_free(error);
+    }
+    gst_element_set_state(pipeline.get(), GST_STATE_NULL);
+    return run;
+}
+
+} // namespace g2g::test

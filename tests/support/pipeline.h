@@ -1,0 +1,37 @@
+// Test helpers: run real GStreamer pipelines and look at what came out.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <g2g/gst-ref.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace g2g::test {
+
+// True when the element factory exists on this machine (a plugin that may be missing).
+bool have_element(const char *factory);
+
+// True when vulkanupload can make a VulkanImage frame here (a Vulkan driver such as lavapipe).
+bool have_vulkan_device();
+
+// True when a CUDA device and the nvcodec plugin's cudaupload are usable.
+bool have_cuda_device();
+
+struct PipelineRun {
+    std::vector<BufferRef> buffers; // what appsink "sink" received, in order
+    std::string error;              // the first error message, empty when the run reached EOS
+    std::string error_source;       // name of the element that posted it
+};
+
+using BufferTap = std::function<void(GstBuffer *)>;
+
+// Parses and runs `description` to EOS or the first error (at most timeout). Buffers reaching
+// an appsink named "sink" are kept, every one. `tap`, when given, sees each buffer that enters
+// the element named "tap" while the pipeline runs (for frames that must not outlive it).
+PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = {},
+                         GstClockTime timeout = 20 * GST_SECOND);
+
+} // namespace g2g::test

@@ -1,0 +1,39 @@
+// The C API, driven from C (c-api-check.c), and every public header compiling as C++.
+#include <g2g/g2g.hpp>
+#include <g2g/opaque-memory.h>
+
+#include <gtest/gtest.h>
+
+extern "C" {
+int c_api_check_names(void);
+int c_api_check_system_buffer(void);
+gchar *c_api_require_error(GstBuffer *buffer, const gchar *category, gint *code);
+}
+
+TEST(CApi, NamesAndCapsFeatures)
+{
+    EXPECT_TRUE(c_api_check_names());
+}
+
+TEST(CApi, SystemBufferIsBorrowedZeroCopy)
+{
+    EXPECT_TRUE(c_api_check_system_buffer());
+}
+
+TEST(CApi, DeviceBufferIsAGErrorNamingTheConverter)
+{
+    int handle = 0;
+    auto memory = g2g::wrap_opaque_handle(g2g::MemoryDomainKind::CvPixelBuffer, {&handle},
+                                          std::make_shared<g2g::KeepAlive>(), 64);
+    ASSERT_TRUE(memory.ok());
+    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), memory->release());
+    gint code = 0;
+    gchar *message = c_api_require_error(buffer.get(), "pyapp", &code);
+    ASSERT_NE(message, nullptr);
+    EXPECT_EQ(code, G2G_ERROR_UNSUPPORTED_DOMAIN);
+    EXPECT_STREQ(message,
+                 "pyapp reads system memory but received a CvPixelBuffer frame: no GStreamer element "
+                 "converts CvPixelBuffer frames to it; have the producer output system memory instead");
+    g_free(message);
+}

@@ -1,0 +1,161 @@
+// Classification of buffers made by GStreamer's own elements and allocators.
+#include <g2g/classify.h>
+#include <g2g/opaque-memory.h>
+
+#include <gst/allocators/allocators.h>
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pipeline.h"
+
+using g2g::Ref;
+using K = g2g::MemoryDomainKind;
+
+namespace {
+
+// A memfd of `size` bytes, as a capture or display stack would hand out (close it yourself).
+int make_memfd(gsize size)
+{
+    int fd = memfd_create("g2g-test", MFD_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
+    return fd;
+}
+
+// An allocator of a memory type g2g has never heard of.
+struct ForeignAllocator {
+    GstAllocator parent;
+};
+struct ForeignAllocatorClass {
+    GstAllocatorClass parent_class;
+};
+G_DEFINE_TYPE(ForeignAllocator, foreign_allocator, GST_TYPE_ALLOCATOR)
+void foreign_allocator_class_init(ForeignAllocatorClass *klass)
+{
+    GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) { g_free(memory); };
+}
+void foreign_allocator_init(ForeignAllocator *self)
+{
+    GST_ALLOCATOR(self)->mem_type = "GLMemory";
+}
+
+} // namespace
+
+TEST(Classify, VideotestsrcFramesAreSystem)
+{
+    auto run = g2g::test::run_pipeline(
+        "videotestsrc num-buffers=3 ! video/x-raw,width=64,height=48 ! appsink name=sink");
+    ASSERT_EQ(run.error, "");
+    ASSERT_EQ(run.buffers.size(), 3u);
+    for (auto &buffer : run.buffers) {
+        auto kind = g2g::classify_buffer(buffer.get());
+        ASSERT_TRUE(kind.ok()) << kind.error().message();
+        EXPECT_EQ(*kind, K::System);
+    }
+}
+
+TEST(Classify, DmaBufAllocatorOverMemfdIsDmaBuf)
+{
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
+    GstMemory *memory = gst_dmabuf_allocator_alloc(allocator.get(), make_memfd(4096), 4096);
+    ASSERT_NE(memory, nullptr);
+    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), memory);
+    auto kind = g2g::classify_buffer(buffer.get());
+    ASSERT_TRUE(kind.ok()) << kind.error().message();
+    EXPECT_EQ(*kind, K::DmaBuf);
+}
+
+TEST(Classify, PlainFdMemoryIsSystem)
+{
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_fd_allocator_new());
+    g2g::MemoryRef memory = g2g::MemoryRef::adopt(
+        gst_fd_allocator_alloc(allocator.get(), make_memfd(4096), 4096, GST_FD_MEMORY_FLAG_NONE));
+    auto kind = g2g::classify_memory(memory.get());
+    ASSERT_TRUE(kind.ok()) << kind.error().message();
+    EXPECT_EQ(*kind, K::System);
+}
+
+TEST(Classify, VulkanuploadFramesAreVulkanTexture)
+{
+    if (!g2g::test::have_vulkan_device())
+        GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+    std::vector<K> seen;
+    auto run = g2g::test::run_pipeline(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload "
+        "! video/x-raw(memory:VulkanImage) ! identity name=tap ! vulkandownload ! appsink name=sink",
+        [&](GstBuffer *buffer) {
+            auto kind = g2g::classify_buffer(buffer);
+            ASSERT_TRUE(kind.ok()) << kind.error().message();
+            seen.push_back(*kind);
+        });
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(seen, (std::vector<K>{K::VulkanTexture, K::VulkanTexture}));
+    ASSERT_EQ(run.buffers.size(), 2u);
+    EXPECT_EQ(*g2g::classify_buffer(run.buffers[0].get()), K::System); // after vulkandownload
+}
+
+TEST(Classify, CudauploadFramesAreCuda)
+{
+    if (!g2g::test::have_cuda_device())
+        GTEST_SKIP() << "no CUDA device (runs on the GPU machine)";
+    std::vector<K> seen;
+    auto run =
+        g2g::test::run_pipeline("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=48 "
+                                "! cudaupload ! identity name=tap ! cudadownload ! fakesink",
+                                [&](GstBuffer *buffer) {
+                                    auto kind = g2g::classify_buffer(buffer);
+                                    ASSERT_TRUE(kind.ok()) << kind.error().message();
+                                    seen.push_back(*kind);
+                                });
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(seen, (std::vector<K>{K::Cuda, K::Cuda}));
+}
+
+TEST(Classify, UnknownMemoryTypeIsReportedByNameNeverGuessed)
+{
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
+        GST_ALLOCATOR(g_object_ref_sink(g_object_new(foreign_allocator_get_type(), nullptr))));
+    g2g::MemoryRef memory = g2g::MemoryRef::adopt(g_new0(GstMemory, 1));
+    gst_memory_init(memory.get(), GST_MEMORY_FLAG_NOT_MAPPABLE, allocator.get(), nullptr, 16, 0, 0, 16);
+    auto kind = g2g::classify_memory(memory.get());
+    ASSERT_FALSE(kind.ok());
+    EXPECT_EQ(kind.error().code(), g2g::ErrorCode::UnknownMemory);
+    EXPECT_EQ(kind.error().message(), "unknown memory type 'GLMemory' from allocator ForeignAllocator: "
+                                      "g2g does not know which domain it lives in");
+}
+
+TEST(Classify, MixedBufferIsRefused)
+{
+    Ref<GstAllocator> dmabuf = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
+    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, 64, nullptr));
+    gst_buffer_append_memory(buffer.get(), gst_dmabuf_allocator_alloc(dmabuf.get(), make_memfd(64), 64));
+    auto kind = g2g::classify_buffer(buffer.get());
+    ASSERT_FALSE(kind.ok());
+    EXPECT_EQ(kind.error().message(),
+              "buffer mixes System and DmaBuf memory (memory 1, memory type 'dmabuf' from "
+              "allocator GstDmaBufAllocator): a frame lives in one domain");
+}
+
+TEST(Classify, EmptyBufferIsSystem)
+{
+    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
+    EXPECT_EQ(*g2g::classify_buffer(buffer.get()), K::System);
+}
+
+TEST(Classify, OpaqueHandleMemoriesAreTheirOwnKinds)
+{
+    struct Texture : g2g::KeepAlive {};
+    for (K kind : {K::D3D11Texture, K::CvPixelBuffer, K::WebGPUBuffer, K::WebGPUExternalTexture,
+                   K::WgpuTexture, K::WgpuBuffer}) {
+        int object = 0;
+        auto memory = g2g::wrap_opaque_handle(kind, {&object, 0, 0}, std::make_shared<Texture>(), 1024);
+        ASSERT_TRUE(memory.ok()) << memory.error().message();
+        auto classified = g2g::classify_memory(memory->get());
+        ASSERT_TRUE(classified.ok()) << classified.error().message();
+        EXPECT_EQ(*classified, kind);
+        EXPECT_TRUE(gst_memory_is_type(memory->get(), ("G2g" + std::string(g2g::name(kind))).c_str()));
+    }
+}

@@ -1,0 +1,59 @@
+// The one-line wrong-domain errors and the converters they name.
+#include <g2g/converters.h>
+
+#include <gtest/gtest.h>
+
+using g2g::DomainSet;
+using K = g2g::MemoryDomainKind;
+
+TEST(WrongDomainError, SystemReaderGivenCudaNamesCudadownload)
+{
+    g2g::Error error = g2g::wrong_domain_error("g2gprobe0", {K::System}, K::Cuda);
+    EXPECT_EQ(error.code(), g2g::ErrorCode::UnsupportedDomain);
+    EXPECT_EQ(error.message(), "g2gprobe0 reads system memory but received a Cuda frame: insert cudadownload "
+                               "before it, or let caps negotiation settle on system memory");
+}
+
+TEST(WrongDomainError, SystemReaderGivenEachDeviceDomain)
+{
+    EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System, K::SystemView}, K::VulkanTexture).message(),
+              "sink reads system memory but received a VulkanTexture frame: insert vulkandownload before it, "
+              "or let caps negotiation settle on system memory");
+    EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System}, K::SystemView).message(),
+              "sink reads system memory but received a SystemView frame: insert g2gmaterialize before it, "
+              "or let caps negotiation settle on system memory");
+    EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System}, K::D3D11Texture).message(),
+              "sink reads system memory but received a D3D11Texture frame: insert d3d11download before it, "
+              "or let caps negotiation settle on system memory");
+    EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System}, K::WgpuTexture).message(),
+              "sink reads system memory but received a WgpuTexture frame: no GStreamer element converts "
+              "WgpuTexture frames to it; have the producer output system memory instead");
+}
+
+TEST(WrongDomainError, DeviceRequirementNamesTheUpload)
+{
+    EXPECT_EQ(g2g::wrong_domain_error("enc", {K::Cuda}, K::System).message(),
+              "enc requires Cuda but received a System frame: insert cudaupload before it, or let caps "
+              "negotiation settle on memory:CUDAMemory");
+    EXPECT_EQ(
+        g2g::wrong_domain_error("enc", {K::Cuda, K::VulkanTexture}, K::VulkanTexture).message().substr(0, 40),
+        "enc requires Cuda or VulkanTexture but r");
+    // Device to device goes through system memory.
+    EXPECT_EQ(g2g::wrong_domain_error("enc", {K::VulkanTexture}, K::Cuda).message(),
+              "enc requires VulkanTexture but received a Cuda frame: insert cudadownload ! vulkanupload "
+              "before it, or let caps negotiation settle on memory:VulkanImage");
+    EXPECT_EQ(g2g::wrong_domain_error("x", {}, K::System).message(),
+              "x accepts no memory domain but received a System frame");
+}
+
+TEST(Converters, BetweenDomains)
+{
+    EXPECT_EQ(g2g::converter_between(K::Cuda, K::System), "cudadownload");
+    EXPECT_EQ(g2g::converter_between(K::System, K::Cuda), "cudaupload");
+    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::System), "vulkandownload");
+    EXPECT_EQ(g2g::converter_between(K::System, K::VulkanTexture), "vulkanupload");
+    EXPECT_EQ(g2g::converter_between(K::SystemView, K::System), "g2gmaterialize");
+    EXPECT_EQ(g2g::converter_between(K::SystemView, K::Cuda), "g2gmaterialize ! cudaupload");
+    EXPECT_EQ(g2g::converter_between(K::Cuda, K::Cuda), "");
+    EXPECT_EQ(g2g::converter_between(K::WebGPUBuffer, K::System), "");
+}

@@ -1,0 +1,229 @@
+// share / make_shareable / copy-on-write / pool return, asserted with pointers and refcounts.
+#include <g2g/memory-domain.h>
+
+#include <gst/allocators/allocators.h>
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+using g2g::BufferRef;
+using g2g::MemoryDomain;
+using g2g::Ref;
+using K = g2g::MemoryDomainKind;
+
+namespace {
+
+const guint8 *data_of(GstBuffer *buffer)
+{
+    GstMapInfo map;
+    EXPECT_TRUE(gst_buffer_map(buffer, &map, GST_MAP_READ));
+    const guint8 *data = map.data;
+    gst_buffer_unmap(buffer, &map);
+    return data;
+}
+
+MemoryDomain domain_of(GstBuffer *buffer)
+{
+    auto domain = MemoryDomain::adopt(buffer);
+    EXPECT_TRUE(domain.ok());
+    return std::move(domain.value());
+}
+
+// A started pool of one 4 KiB buffer whose memory is flagged NO_SHARE, as v4l2 and capture
+// pools hand out.
+Ref<GstBufferPool> no_share_pool()
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_buffer_pool_new());
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, nullptr, 4096, 1, 1);
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    params.flags = GST_MEMORY_FLAG_NO_SHARE;
+    gst_buffer_pool_config_set_allocator(config, nullptr, &params);
+    EXPECT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+    EXPECT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    return pool;
+}
+
+GstFlowReturn try_acquire(GstBufferPool *pool, BufferRef &out)
+{
+    GstBufferPoolAcquireParams params{};
+    params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+    return gst_buffer_pool_acquire_buffer(pool, out.out(), &params);
+}
+
+void fill(GstBuffer *buffer, guint8 value)
+{
+    GstMapInfo map;
+    ASSERT_TRUE(gst_buffer_map(buffer, &map, GST_MAP_WRITE));
+    std::memset(map.data, value, map.size);
+    gst_buffer_unmap(buffer, &map);
+}
+
+} // namespace
+
+TEST(Share, IsARefcountBumpOfTheSameFrame)
+{
+    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 1024, nullptr));
+    GstMemory *memory = gst_buffer_peek_memory(frame.buffer(), 0);
+    const gint memory_refs = GST_MINI_OBJECT_REFCOUNT_VALUE(memory);
+    EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(frame.buffer()), 1);
+    {
+        MemoryDomain a = frame.share();
+        MemoryDomain b = frame.share();
+        EXPECT_EQ(a.buffer(), frame.buffer());
+        EXPECT_EQ(b.buffer(), frame.buffer());
+        EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(frame.buffer()), 3);
+        EXPECT_EQ(a.kind(), K::System);
+        EXPECT_EQ(data_of(a.buffer()), data_of(frame.buffer()));
+        EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(memory), memory_refs); // nothing copied or re-wrapped
+    }
+    EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(frame.buffer()), 1);
+}
+
+TEST(Share, NoShareMemoryWouldBeDeepCopiedByGstBufferCopy)
+{
+    Ref<GstBufferPool> pool = no_share_pool();
+    BufferRef pooled;
+    ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
+    ASSERT_TRUE(GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(pooled.get(), 0), GST_MEMORY_FLAG_NO_SHARE));
+    MemoryDomain frame = domain_of(pooled.release());
+    EXPECT_FALSE(frame.is_shareable());
+    // What a branch's gst_buffer_make_writable() would do without make_shareable: copy bytes.
+    BufferRef copy = BufferRef::adopt(gst_buffer_copy(frame.buffer()));
+    EXPECT_NE(data_of(copy.get()), data_of(frame.buffer()));
+}
+
+TEST(Share, MakeShareableRewrapsNoShareMemoryZeroCopyAndThePoolGetsItsBufferBack)
+{
+    Ref<GstBufferPool> pool = no_share_pool();
+    BufferRef pooled;
+    ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
+    fill(pooled.get(), 0x5a);
+    GstBuffer *pooled_buffer = pooled.get();
+    const guint8 *pooled_bytes = data_of(pooled_buffer);
+    GST_BUFFER_PTS(pooled_buffer) = 42 * GST_MSECOND;
+
+    {
+        MemoryDomain frame = domain_of(pooled.release());
+        frame.make_shareable();
+        EXPECT_TRUE(frame.is_shareable());
+        EXPECT_NE(frame.buffer(), pooled_buffer);                    // a new GstBuffer ...
+        EXPECT_EQ(data_of(frame.buffer()), pooled_bytes);            // ... over the same bytes
+        EXPECT_EQ(GST_BUFFER_PTS(frame.buffer()), 42 * GST_MSECOND); // timestamps and metas travel
+
+        MemoryDomain branch = frame.share();
+        EXPECT_EQ(branch.buffer(), frame.buffer());
+        // A branch that copies its GstBuffer (to set a timestamp) now shares the bytes too.
+        BufferRef copy = BufferRef::adopt(gst_buffer_copy(branch.buffer()));
+        EXPECT_EQ(data_of(copy.get()), pooled_bytes);
+
+        // The pool's only buffer is still in use by the shares: none to hand out.
+        BufferRef none;
+        EXPECT_EQ(try_acquire(pool.get(), none), GST_FLOW_EOS);
+    }
+    // Last share gone: the pool got its buffer back, the same one, with the same bytes.
+    BufferRef again;
+    ASSERT_EQ(try_acquire(pool.get(), again), GST_FLOW_OK);
+    EXPECT_EQ(again.get(), pooled_buffer);
+    EXPECT_EQ(data_of(again.get()), pooled_bytes);
+    again.reset();
+    EXPECT_TRUE(gst_buffer_pool_set_active(pool.get(), FALSE));
+}
+
+TEST(Share, MakeShareableIsANoOpForShareableFrames)
+{
+    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 64, nullptr));
+    GstBuffer *before = frame.buffer();
+    frame.make_shareable();
+    EXPECT_EQ(frame.buffer(), before);
+}
+
+TEST(Share, AWriterGetsItsOwnCopyAndOtherSharesNeverSeeTheWrite)
+{
+    BufferRef source = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 256, nullptr));
+    fill(source.get(), 7);
+    MemoryDomain frame = domain_of(source.release());
+    MemoryDomain reader = frame.share();
+    MemoryDomain writer = frame.share();
+    const guint8 *original = data_of(frame.buffer());
+
+    {
+        auto bytes = writer.as_mut_system_slice("writer");
+        ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+        EXPECT_NE(bytes->data(), original); // copied on write
+        std::memset(bytes->data(), 9, bytes->size());
+    }
+    EXPECT_NE(writer.buffer(), frame.buffer());
+    auto seen = reader.require_system_slice("reader");
+    ASSERT_TRUE(seen.ok());
+    EXPECT_EQ(seen->data(), original);
+    EXPECT_EQ(seen->data()[0], 7);
+    EXPECT_EQ(seen->data()[255], 7);
+    auto written = writer.require_system_slice("writer");
+    EXPECT_EQ(written->data()[0], 9);
+}
+
+TEST(Share, WritesOnMakeShareablePoolMemoryNeverReachThePool)
+{
+    Ref<GstBufferPool> pool = no_share_pool();
+    BufferRef pooled;
+    ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
+    fill(pooled.get(), 1);
+    const guint8 *pooled_bytes = data_of(pooled.get());
+    {
+        MemoryDomain frame = domain_of(pooled.release());
+        frame.make_shareable();
+        MemoryDomain writer = frame.share();
+        auto bytes = writer.as_mut_system_slice("writer");
+        ASSERT_TRUE(bytes.ok());
+        EXPECT_NE(bytes->data(), pooled_bytes);
+        bytes->data()[0] = 2;
+    }
+    BufferRef again;
+    ASSERT_EQ(try_acquire(pool.get(), again), GST_FLOW_OK);
+    EXPECT_EQ(data_of(again.get())[0], 1);
+    again.reset();
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
+
+TEST(Share, TheOnlyHolderWritesInPlace)
+{
+    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 64, nullptr));
+    const guint8 *original = data_of(frame.buffer());
+    auto bytes = frame.as_mut_system_slice("sole");
+    ASSERT_TRUE(bytes.ok());
+    EXPECT_EQ(bytes->data(), original);
+}
+
+TEST(Share, MakeShareableKeepsDmaBufZeroCopy)
+{
+    int fd = memfd_create("g2g-test", MFD_CLOEXEC);
+    ASSERT_EQ(ftruncate(fd, 4096), 0);
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
+    GstMemory *memory = gst_dmabuf_allocator_alloc(allocator.get(), fd, 4096);
+    GST_MINI_OBJECT_FLAG_SET(memory, GST_MEMORY_FLAG_NO_SHARE);
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), memory);
+    fill(buffer.get(), 3);
+
+    MemoryDomain frame = domain_of(buffer.release());
+    ASSERT_EQ(frame.kind(), K::DmaBuf);
+    frame.make_shareable();
+    ASSERT_TRUE(frame.is_shareable());
+    GstMemory *shareable = gst_buffer_peek_memory(frame.buffer(), 0);
+    ASSERT_TRUE(gst_is_dmabuf_memory(shareable));
+    EXPECT_NE(gst_dmabuf_memory_get_fd(shareable), fd); // a dup ...
+    // ... of the same dma-buf: a write through the original fd shows through the new memory.
+    void *mapped = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ASSERT_NE(mapped, MAP_FAILED);
+    static_cast<guint8 *>(mapped)[10] = 77;
+    munmap(mapped, 4096);
+    auto bytes = frame.require_system_slice("reader");
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+    EXPECT_EQ(bytes->data()[0], 3);
+    EXPECT_EQ(bytes->data()[10], 77);
+}

@@ -1,0 +1,159 @@
+// require_system_slice / require_system_bytes / as_system_slice, and opaque device handles.
+#include <g2g/memory-domain.h>
+#include <g2g/opaque-memory.h>
+
+#include <gtest/gtest.h>
+
+using g2g::BufferRef;
+using g2g::MemoryDomain;
+using K = g2g::MemoryDomainKind;
+
+namespace {
+
+struct CountingKeepAlive : g2g::KeepAlive {
+    explicit CountingKeepAlive(int &alive) : alive_(alive) { ++alive_; }
+    ~CountingKeepAlive() override { --alive_; }
+    int &alive_;
+};
+
+// A frame of `kind` wrapping `handle`, kept alive by a CountingKeepAlive on `alive`.
+MemoryDomain opaque_frame(K kind, void *handle, int &alive)
+{
+    auto memory =
+        g2g::wrap_opaque_handle(kind, {handle, 3, 100}, std::make_shared<CountingKeepAlive>(alive), 4096);
+    EXPECT_TRUE(memory.ok());
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), memory->release());
+    auto domain = MemoryDomain::adopt(buffer.release());
+    EXPECT_TRUE(domain.ok());
+    return std::move(domain.value());
+}
+
+} // namespace
+
+TEST(SystemBytes, SystemFrameIsBorrowedZeroCopy)
+{
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 100, nullptr));
+    gst_buffer_memset(buffer.get(), 0, 0xab, 100);
+    GstMapInfo map;
+    ASSERT_TRUE(gst_buffer_map(buffer.get(), &map, GST_MAP_READ));
+    const guint8 *expected = map.data;
+    gst_buffer_unmap(buffer.get(), &map);
+
+    auto frame = MemoryDomain::from_buffer(buffer.get());
+    ASSERT_TRUE(frame.ok());
+    auto slice = frame->require_system_slice("reader");
+    ASSERT_TRUE(slice.ok()) << slice.error().message();
+    EXPECT_TRUE(slice->borrowed());
+    EXPECT_EQ(slice->data(), expected);
+    EXPECT_EQ(slice->size(), 100u);
+    EXPECT_EQ(slice->span()[99], 0xab);
+
+    auto bytes = frame->require_system_bytes("reader");
+    ASSERT_TRUE(bytes.ok());
+    EXPECT_EQ(bytes->data(), expected);
+    auto optional = frame->as_system_slice();
+    ASSERT_TRUE(optional.has_value());
+    EXPECT_EQ(optional->data(), expected);
+}
+
+TEST(SystemBytes, EmptyFrameIsAnEmptySlice)
+{
+    auto frame = MemoryDomain::adopt(gst_buffer_new());
+    ASSERT_TRUE(frame.ok());
+    auto slice = frame->require_system_slice("reader");
+    ASSERT_TRUE(slice.ok());
+    EXPECT_EQ(slice->size(), 0u);
+}
+
+TEST(SystemBytes, DeviceFrameIsALoudRefusalNamingTheDownload)
+{
+    int alive = 0;
+    int texture = 0;
+    MemoryDomain frame = opaque_frame(K::D3D11Texture, &texture, alive);
+    auto slice = frame.require_system_slice("myfilter0");
+    ASSERT_FALSE(slice.ok());
+    EXPECT_EQ(slice.error().code(), g2g::ErrorCode::UnsupportedDomain);
+    EXPECT_EQ(
+        slice.error().message(),
+        "myfilter0 reads system memory but received a D3D11Texture frame: insert d3d11download before it, "
+        "or let caps negotiation settle on system memory");
+    auto bytes = frame.require_system_bytes("myfilter0");
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_EQ(bytes.error().message(), slice.error().message());
+    EXPECT_FALSE(frame.as_system_slice().has_value());
+    EXPECT_FALSE(frame.as_mut_system_slice("myfilter0").ok());
+}
+
+TEST(SystemBytes, RefusalIsLoggedUnderTheElement)
+{
+    int alive = 0;
+    int texture = 0;
+    MemoryDomain frame = opaque_frame(K::WgpuTexture, &texture, alive);
+    static std::string logged_object;
+    static std::string logged_text;
+    GstLogFunction capture = +[](GstDebugCategory *category, GstDebugLevel level, const gchar *,
+                                 const gchar *, gint, GObject *object, GstDebugMessage *message, gpointer) {
+        if (level == GST_LEVEL_ERROR && std::string(gst_debug_category_get_name(category)) == "g2g") {
+            logged_object = object ? GST_OBJECT_NAME(object) : "";
+            logged_text = gst_debug_message_get(message);
+        }
+    };
+    const gboolean was_active = gst_debug_is_active();
+    gst_debug_set_active(TRUE);
+    gst_debug_set_threshold_for_name("g2g", GST_LEVEL_ERROR);
+    gst_debug_add_log_function(capture, nullptr, nullptr);
+    GstElement *element = gst_element_factory_make("identity", "myelement");
+    EXPECT_FALSE(frame.require_system_slice("myelement", GST_OBJECT(element)).ok());
+    gst_debug_remove_log_function(capture);
+    gst_debug_unset_threshold_for_name("g2g");
+    gst_debug_set_active(was_active);
+    gst_object_unref(element);
+    EXPECT_EQ(logged_object, "myelement");
+    EXPECT_EQ(logged_text.rfind("myelement reads system memory but received a WgpuTexture frame", 0), 0u)
+        << logged_text;
+}
+
+TEST(OpaqueMemory, SharesAreRefcountedAndTheKeepAliveOutlivesTheLastShare)
+{
+    int alive = 0;
+    int texture = 0;
+    {
+        MemoryDomain frame = opaque_frame(K::WgpuTexture, &texture, alive);
+        EXPECT_EQ(alive, 1);
+        GstMemory *memory = gst_buffer_peek_memory(frame.buffer(), 0);
+        const g2g::OpaqueHandle *handle = g2g::opaque_handle(memory);
+        ASSERT_NE(handle, nullptr);
+        EXPECT_EQ(handle->handle, &texture);
+        EXPECT_EQ(handle->subresource, 3u);
+        EXPECT_EQ(handle->valid_length, 100u);
+        EXPECT_NE(dynamic_cast<CountingKeepAlive *>(g2g::opaque_keep_alive(memory).get()), nullptr);
+
+        MemoryDomain branch = frame.share();
+        EXPECT_EQ(branch.buffer(), frame.buffer());
+        // A GstBuffer copy (what a branch's make_writable does) shares the handle, never copies it.
+        BufferRef copy = BufferRef::adopt(gst_buffer_copy(frame.buffer()));
+        ASSERT_EQ(gst_buffer_n_memory(copy.get()), 1u);
+        EXPECT_EQ(g2g::opaque_handle(gst_buffer_peek_memory(copy.get(), 0))->handle, &texture);
+        GstMemory *sub = gst_memory_share(memory, 0, -1);
+        EXPECT_EQ(g2g::opaque_handle(sub)->handle, &texture);
+        gst_memory_unref(sub);
+        // Not mappable: the host cannot read device memory.
+        GstMapInfo map;
+        EXPECT_FALSE(gst_memory_map(memory, &map, GST_MAP_READ));
+        EXPECT_EQ(alive, 1);
+    }
+    EXPECT_EQ(alive, 0);
+}
+
+TEST(OpaqueMemory, RefusesWhatItCannotCarry)
+{
+    int handle = 0;
+    auto system = g2g::wrap_opaque_handle(K::System, {&handle}, std::make_shared<g2g::KeepAlive>(), 16);
+    ASSERT_FALSE(system.ok());
+    EXPECT_EQ(system.error().code(), g2g::ErrorCode::InvalidArgument);
+    EXPECT_FALSE(
+        g2g::wrap_opaque_handle(K::WgpuBuffer, {nullptr}, std::make_shared<g2g::KeepAlive>(), 16).ok());
+    EXPECT_FALSE(g2g::wrap_opaque_handle(K::WgpuBuffer, {&handle}, nullptr, 16).ok());
+    EXPECT_EQ(g2g::opaque_handle(nullptr), nullptr);
+}
