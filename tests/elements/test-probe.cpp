@@ -65,6 +65,15 @@ GstHarness *probe_harness(const char *properties)
     return harness;
 }
 
+// Tears the harness down; the bus is flushed first, since the messages on it hold the element.
+void finish(GstHarness *harness)
+{
+    GstBus *bus = gst_element_get_bus(harness->element);
+    gst_bus_set_flushing(bus, TRUE);
+    gst_object_unref(bus);
+    gst_harness_teardown(harness);
+}
+
 } // namespace
 
 TEST(G2gProbe, PassesFramesThroughUntouchedAndReportsTheirDomain)
@@ -84,7 +93,7 @@ TEST(G2gProbe, PassesFramesThroughUntouchedAndReportsTheirDomain)
     ASSERT_NE(out, nullptr);
     EXPECT_EQ(string_property(harness->element, "last-domain"), "D3D11Texture");
     gst_buffer_unref(out);
-    gst_harness_teardown(harness);
+    finish(harness);
 }
 
 TEST(G2gProbe, RequireRefusesOtherDomainsWithTheConverterToInsert)
@@ -98,7 +107,7 @@ TEST(G2gProbe, RequireRefusesOtherDomainsWithTheConverterToInsert)
     EXPECT_EQ(gst_harness_push(harness, cuda_like_frame()), GST_FLOW_ERROR);
     EXPECT_EQ(bus_error(harness), "probe0 reads system memory but received a D3D11Texture frame: insert "
                                   "d3d11download before it, or let caps negotiation settle on system memory");
-    gst_harness_teardown(harness);
+    finish(harness);
 }
 
 TEST(G2gProbe, RequireADeviceDomainNamesTheUpload)
@@ -108,7 +117,7 @@ TEST(G2gProbe, RequireADeviceDomainNamesTheUpload)
     EXPECT_EQ(bus_error(harness),
               "gpuonly requires Cuda but received a System frame: insert cudaupload before it, "
               "or let caps negotiation settle on memory:CUDAMemory");
-    gst_harness_teardown(harness);
+    finish(harness);
 }
 
 TEST(G2gProbe, SilentOffWritesALastMessagePerFrame)
@@ -126,7 +135,7 @@ TEST(G2gProbe, SilentOffWritesALastMessagePerFrame)
     }
     EXPECT_EQ(notified, 3u);
     EXPECT_EQ(string_property(harness->element, "last-message"), "pts 0:00:02.000000000: System");
-    gst_harness_teardown(harness);
+    finish(harness);
 }
 
 TEST(G2gProbe, SilentByDefault)
@@ -134,7 +143,7 @@ TEST(G2gProbe, SilentByDefault)
     GstHarness *harness = probe_harness("");
     gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_new_allocate(nullptr, 64, nullptr)));
     EXPECT_EQ(string_property(harness->element, "last-message"), "");
-    gst_harness_teardown(harness);
+    finish(harness);
 }
 
 TEST(G2gProbe, AcceptsEveryCapsFeature)

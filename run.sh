@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# g2g's one entry point, for a fresh Debian 12 machine (as root, or with sudo):
+#   ./run.sh demo   install what is missing, build, run the demo
+#   ./run.sh test   install what is missing, build, run every test twice: a plain build, then one
+#                   with AddressSanitizer + UndefinedBehaviorSanitizer and GStreamer's leaks tracer
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(
+  meson ninja-build pkg-config g++ python3
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
+  libgtest-dev
+)
+
+install_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# build DIR [meson options...]
+build() {
+  local dir=$1; shift
+  [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >/dev/null
+  meson compile -C "$dir" >/dev/null
+}
+
+run_demo() {
+  build build
+  GST_PLUGIN_PATH=$PWD/build/gst GST_REGISTRY=$PWD/build/demo-registry.bin build/tests/g2g-demo
+}
+
+# test DIR LABEL: runs meson test; never stops the script, the summary counts what failed.
+run_suite() {
+  local dir=$1 label=$2
+  echo "== $label"
+  meson test -C "$dir" --num-processes 2 --print-errorlogs >"$dir/test-output.txt" 2>&1 || true
+  grep -E '^ *[0-9]+/[0-9]+ ' "$dir/test-output.txt" || true
+}
+
+# Counts GoogleTest cases from each run's JUnit report. A program that failed as a whole (a
+# crash, a sanitizer report, the leaks tracer) with no failing case counts as one failure.
+summarize() {
+  python3 - "$@" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+passed = failed = skipped = 0
+for build in sys.argv[1:]:
+    root = ET.parse(f"{build}/meson-logs/testlog.junit.xml").getroot()
+    failing_programs = set()
+    for suite in root.iter("testsuite"):
+        # "g2g.g2g:unit / kinds.MemoryDomainKind": project, program, GoogleTest suite
+        program = suite.get("name").removeprefix("g2g.").rpartition(".")[0]
+        for case in suite.iter("testcase"):
+            if case.find("skipped") is not None:
+                skipped += 1
+            elif case.find("failure") is not None or case.find("error") is not None:
+                failed += 1
+                failing_programs.add(program)
+            else:
+                passed += 1
+    with open(f"{build}/meson-logs/testlog.json") as log:
+        for test in map(json.loads, log):
+            if test["result"] not in ("OK", "SKIP") and test["name"] not in failing_programs:
+                print(f"{build}: {test['name']} failed as a whole ({test['result']})", file=sys.stderr)
+                failed += 1
+line = f"{passed} passed, {failed} failed"
+if skipped:
+    line += f", {skipped} skipped"
+print(line)
+sys.exit(1 if failed else 0)
+PY
+}
+
+run_tests() {
+  build build
+  run_suite build "plain build"
+  build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+  (
+    export GST_TRACERS=leaks
+    export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0
+    export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    run_suite build-asan "AddressSanitizer + UndefinedBehaviorSanitizer + leaks tracer"
+  )
+  summarize build build-asan
+}
+
+install_packages
+case "${1:-demo}" in
+  demo) run_demo ;;
+  test) run_tests ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
