@@ -10,8 +10,8 @@ namespace {
 
 struct Scene {
     const char *what;
-    std::string pipeline;  // must contain a g2gprobe named "probe"
-    const char *needs;     // an element factory this scene needs, or nullptr
+    std::string pipeline; // must contain a g2gprobe named "probe"
+    const char *needs;    // an element factory this scene needs, or nullptr
 };
 
 struct Outcome {
@@ -33,8 +33,8 @@ Outcome play(const std::string &description, const char *probe_name = "probe")
     }
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *message = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
-                                                     static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, 20 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     if (!message) {
         outcome.error = "timed out";
     } else if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
@@ -76,17 +76,20 @@ int main(int argc, char **argv)
     // Vulkan scenes end in vulkandownload: GStreamer 1.22 on lavapipe can crash tearing down a
     // pipeline that drops VulkanImage frames without waiting for the device.
     const std::vector<Scene> scenes = {
-        {"videotestsrc", "videotestsrc num-buffers=10 ! " + rgba + " ! g2gprobe name=probe ! fakesink", nullptr},
+        {"videotestsrc", "videotestsrc num-buffers=10 ! " + rgba + " ! g2gprobe name=probe ! fakesink",
+         nullptr},
         {"videotestsrc ! vulkanupload (lavapipe)",
          "videotestsrc num-buffers=10 ! " + rgba +
-             " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! g2gprobe name=probe ! vulkandownload ! fakesink",
+             " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! g2gprobe name=probe ! vulkandownload ! "
+             "fakesink",
          "vulkanupload"},
         {"... ! vulkandownload",
          "videotestsrc num-buffers=10 ! " + rgba +
              " ! vulkanupload ! vulkandownload ! g2gprobe name=probe ! fakesink",
          "vulkanupload"},
         {"videotestsrc ! cudaupload (NVIDIA GPU)",
-         "videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload "
+         "videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+         "video/x-raw(memory:CUDAMemory) "
          "! g2gprobe name=probe ! cudadownload ! fakesink",
          "cudaupload"},
     };
@@ -107,13 +110,15 @@ int main(int argc, char **argv)
     }
 
     std::printf("\nA wrong-domain frame is refused loudly, with the fix:\n");
-    std::printf("  $ gst-launch-1.0 videotestsrc ! vulkanupload ! g2gprobe name=cpureader require=system+system-view ! ...\n");
-    Outcome refused =
-        play("videotestsrc num-buffers=3 ! " + rgba +
-             " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! g2gprobe name=cpureader require=system+system-view "
-             "! vulkandownload ! fakesink",
-             "cpureader");
-    std::printf("  ERROR: %s\n", refused.error.empty() ? "(none: no Vulkan device here)" : refused.error.c_str());
+    std::printf("  $ gst-launch-1.0 videotestsrc ! vulkanupload ! g2gprobe name=cpureader "
+                "require=system+system-view ! ...\n");
+    Outcome refused = play("videotestsrc num-buffers=3 ! " + rgba +
+                               " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! g2gprobe name=cpureader "
+                               "require=system+system-view "
+                               "! vulkandownload ! fakesink",
+                           "cpureader");
+    std::printf("  ERROR: %s\n",
+                refused.error.empty() ? "(none: no Vulkan device here)" : refused.error.c_str());
     gst_deinit();
     return 0;
 }

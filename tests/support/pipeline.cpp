@@ -13,6 +13,21 @@ bool have_element(const char *factory)
     return true;
 }
 
+std::string media_path(const char *file)
+{
+    std::vector<std::string> dirs;
+    if (const char *dir = g_getenv("G2G_MEDIA_DIR"))
+        dirs.emplace_back(dir);
+    dirs.emplace_back(G2G_SOURCE_ROOT "/.media");
+    dirs.emplace_back(G2G_SOURCE_ROOT "/../shared/media");
+    for (const std::string &dir : dirs) {
+        std::string path = dir + "/" + file;
+        if (g_file_test(path.c_str(), G_FILE_TEST_IS_REGULAR))
+            return path;
+    }
+    return {};
+}
+
 bool have_vulkan_device()
 {
     static const bool usable = [] {
@@ -36,7 +51,7 @@ bool have_cuda_device()
             return false;
         PipelineRun run =
             run_pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=64 "
-                         "! cudaupload ! cudadownload ! fakesink");
+                         "! cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink");
         return run.error.empty();
     }();
     return usable;

@@ -20,6 +20,10 @@ bool have_vulkan_device();
 // True when a CUDA device and the nvcodec plugin's cudaupload are usable.
 bool have_cuda_device();
 
+// A sample stream from the project's media (G2G_MEDIA_DIR, else .media/ or ../shared/media
+// beside the source tree), or "" when it is not on this machine.
+std::string media_path(const char *file);
+
 struct PipelineRun {
     std::vector<BufferRef> buffers; // what appsink "sink" received, in order
     std::string error;              // the first error message, empty when the run reached EOS

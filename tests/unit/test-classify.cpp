@@ -102,14 +102,14 @@ TEST(Classify, CudauploadFramesAreCuda)
     if (!g2g::test::have_cuda_device())
         GTEST_SKIP() << "no CUDA device (runs on the GPU machine)";
     std::vector<K> seen;
-    auto run =
-        g2g::test::run_pipeline("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=48 "
-                                "! cudaupload ! identity name=tap ! cudadownload ! fakesink",
-                                [&](GstBuffer *buffer) {
-                                    auto kind = g2g::classify_buffer(buffer);
-                                    ASSERT_TRUE(kind.ok()) << kind.error().message();
-                                    seen.push_back(*kind);
-                                });
+    auto run = g2g::test::run_pipeline(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=48 "
+        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! identity name=tap ! cudadownload ! fakesink",
+        [&](GstBuffer *buffer) {
+            auto kind = g2g::classify_buffer(buffer);
+            ASSERT_TRUE(kind.ok()) << kind.error().message();
+            seen.push_back(*kind);
+        });
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(seen, (std::vector<K>{K::Cuda, K::Cuda}));
 }
