@@ -9,3 +9,4 @@
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 #include <g2g/memory-domain.h>
+#include <g2g/opaque-memory.h>
