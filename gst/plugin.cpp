@@ -2,12 +2,16 @@
 #include <gst/gst.h>
 
 #include "g2g-config.h"
+#include "g2gmaterialize.h"
 #include "g2gprobe.h"
+#include "g2gview.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
 {
     gboolean ok = TRUE;
     ok &= gst_element_register(plugin, "g2gprobe", GST_RANK_NONE, G2G_TYPE_PROBE);
+    ok &= gst_element_register(plugin, "g2gview", GST_RANK_NONE, G2G_TYPE_VIEW);
+    ok &= gst_element_register(plugin, "g2gmaterialize", GST_RANK_NONE, G2G_TYPE_MATERIALIZE);
     return ok;
 }
 

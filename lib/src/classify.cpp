@@ -1,4 +1,5 @@
 #include <g2g/classify.h>
+#include <g2g/tensor-view-meta.h>
 
 #include <gst/allocators/allocators.h>
 
@@ -93,6 +94,10 @@ Result<MemoryDomainKind> classify_buffer(GstBuffer *buffer)
                                                        std::to_string(i) + ", " + describe(memory) +
                                                        "): a frame lives in one domain");
     }
+    // Host bytes read through a view are a SystemView; a device frame keeps its domain (the view
+    // travels with it as meta).
+    if (*first == MemoryDomainKind::System && tensor_view_of(buffer))
+        return MemoryDomainKind::SystemView;
     return first;
 }
 

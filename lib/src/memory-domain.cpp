@@ -2,6 +2,7 @@
 
 #include <g2g/classify.h>
 #include <g2g/converters.h>
+#include <g2g/tensor-view-meta.h>
 
 #include <string>
 

@@ -55,4 +55,20 @@ private:
     std::variant<T, Error> state_;
 };
 
+// Success, or the Error that prevented it.
+template <>
+class Result<void> {
+public:
+    Result() = default;
+    Result(Error error) : error_(std::move(error)), failed_(true) {}
+
+    bool ok() const { return !failed_; }
+    explicit operator bool() const { return ok(); }
+    const Error &error() const { return error_; }
+
+private:
+    Error error_{ErrorCode::InvalidArgument, {}};
+    bool failed_ = false;
+};
+
 } // namespace g2g

@@ -1,0 +1,57 @@
+#include "view-caps.h"
+
+#include <g2g/tensor-view-meta.h>
+
+namespace g2g::caps {
+
+bool has_view_feature(GstCapsFeatures *features)
+{
+    return features && !gst_caps_features_is_any(features) &&
+           gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
+GstCaps *with_and_without_view(GstCaps *caps)
+{
+    GstCaps *views = gst_caps_new_empty();
+    GstCaps *dense = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstStructure *s = gst_caps_get_structure(caps, i);
+        gst_caps_append_structure_full(views, gst_structure_copy(s),
+                                       gst_caps_features_from_string(G2G_VIEW_FEATURES));
+        gst_caps_append_structure_full(dense, gst_structure_copy(s),
+                                       gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+    }
+    return gst_caps_merge(views, dense);
+}
+
+GstCaps *without_view(GstCaps *caps)
+{
+    GstCaps *dense = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i)
+        gst_caps_append_structure_full(dense, gst_structure_copy(gst_caps_get_structure(caps, i)),
+                                       gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+    return gst_caps_simplify(dense);
+}
+
+bool peer_names_view(GstPad *pad)
+{
+    GstCaps *peer = gst_pad_peer_query_caps(pad, nullptr);
+    bool names = false;
+    if (peer && !gst_caps_is_any(peer)) {
+        for (guint i = 0; i < gst_caps_get_size(peer) && !names; ++i)
+            names = has_view_feature(gst_caps_get_features(peer, i));
+    }
+    if (peer)
+        gst_caps_unref(peer);
+    return names;
+}
+
+void keep_structures(GstCaps *caps, bool keep_views)
+{
+    for (guint i = gst_caps_get_size(caps); i-- > 0;) {
+        if (has_view_feature(gst_caps_get_features(caps, i)) != keep_views)
+            gst_caps_remove_structure(caps, i);
+    }
+}
+
+} // namespace g2g::caps

@@ -1,0 +1,179 @@
+// Frame views: flip, rotate, transpose and crop as per-plane strides over the same memory.
+//
+// A view is one tensor view per plane (element size, shape, byte strides that may be negative,
+// byte offset into the plane's memory). Every orientation and crop composes in O(1) and copies
+// nothing; materialize() writes the dense frame once, into a new buffer or into caller memory.
+//
+// Reading a view without materializing (a stride-aware consumer):
+//
+//   const g2g::PlaneView &luma = view.plane(0);
+//   const guint8 *base = mapped_memory(luma.memory_index);     // e.g. gst_memory_map()
+//   for (guint32 y = 0; y < luma.grid.height; ++y)
+//       for (guint32 x = 0; x < luma.grid.width; ++x)
+//           use(base + luma.grid.at(x, y), luma.element_size);  // element (x, y) of the view
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include <g2g/error.h>
+#include <g2g/gst-ref.h>
+
+namespace g2g {
+
+// A point or step in pixel coordinates.
+struct PixelStep {
+    std::int64_t x = 0;
+    std::int64_t y = 0;
+    constexpr PixelStep operator+(PixelStep o) const { return {x + o.x, y + o.y}; }
+    constexpr PixelStep operator-() const { return {-x, -y}; }
+    constexpr PixelStep operator*(std::int64_t k) const { return {x * k, y * k}; }
+    constexpr bool operator==(const PixelStep &) const = default;
+};
+
+// An affine walk over a 2-D grid: element (x, y) of the result sits at origin + x*col + y*row.
+// Step is a byte offset (std::int64_t) for plane memory, or a PixelStep for pixel coordinates.
+template <typename Step>
+struct Grid {
+    Step origin{};
+    Step col{};
+    Step row{};
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+
+    constexpr Step at(std::int64_t x, std::int64_t y) const { return origin + col * x + row * y; }
+
+    constexpr void flip_h()
+    {
+        origin = at(width - 1, 0);
+        col = -col;
+    }
+    constexpr void flip_v()
+    {
+        origin = at(0, height - 1);
+        row = -row;
+    }
+    constexpr void transpose()
+    {
+        std::swap(col, row);
+        std::swap(width, height);
+    }
+    constexpr void crop(std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h)
+    {
+        origin = at(x, y);
+        width = w;
+        height = h;
+    }
+    // The orientation methods of videoflip (out(x, y) = in(f(x, y)) for the same f).
+    constexpr void orient(GstVideoOrientationMethod method)
+    {
+        switch (method) {
+        case GST_VIDEO_ORIENTATION_90R:
+            transpose();
+            flip_h();
+            break;
+        case GST_VIDEO_ORIENTATION_90L:
+            transpose();
+            flip_v();
+            break;
+        case GST_VIDEO_ORIENTATION_180:
+            flip_h();
+            flip_v();
+            break;
+        case GST_VIDEO_ORIENTATION_HORIZ:
+            flip_h();
+            break;
+        case GST_VIDEO_ORIENTATION_VERT:
+            flip_v();
+            break;
+        case GST_VIDEO_ORIENTATION_UL_LR:
+            transpose();
+            break;
+        case GST_VIDEO_ORIENTATION_UR_LL:
+            transpose();
+            flip_h();
+            flip_v();
+            break;
+        default:
+            break;
+        }
+    }
+};
+
+// True for the methods that swap width and height.
+constexpr bool orientation_transposes(GstVideoOrientationMethod method)
+{
+    return method == GST_VIDEO_ORIENTATION_90R || method == GST_VIDEO_ORIENTATION_90L ||
+           method == GST_VIDEO_ORIENTATION_UL_LR || method == GST_VIDEO_ORIENTATION_UR_LL;
+}
+
+// One plane of a view: `grid` walks byte offsets into memory `memory_index` of the buffer.
+struct PlaneView {
+    Grid<std::int64_t> grid;
+    std::uint32_t element_size = 0;  // bytes: a pixel, or a chroma pair (NV12), or a macropixel (YUY2)
+    std::uint32_t memory_index = 0;  // which GstMemory of the buffer holds this plane
+};
+
+class FrameView {
+public:
+    // Formats a view can describe (GRAY8/16, the 8-bit RGB family, NV12/NV21, I420/YV12, Y444,
+    // AYUV, I420_10LE, P010_10LE, YUY2/UYVY/YVYU, ...).
+    static bool supports_format(GstVideoFormat format);
+
+    // The identity view of `buffer` laid out as `info` says, or as its GstVideoMeta says when it
+    // has one. A GstVideoCropMeta on the buffer is applied. Fails for formats a view cannot
+    // describe, planes that straddle memories, or geometry outside the memory.
+    static Result<FrameView> of_frame(GstBuffer *buffer, const GstVideoInfo &info);
+
+    GstVideoFormat format() const { return GST_VIDEO_INFO_FORMAT(&info_); }
+    std::uint32_t width() const { return static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&info_)); }
+    std::uint32_t height() const { return static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&info_)); }
+    // The view's geometry as a dense frame: format, width, height and the strides materialize()
+    // writes with.
+    const GstVideoInfo &info() const { return info_; }
+    unsigned n_planes() const { return n_planes_; }
+    const PlaneView &plane(unsigned index) const { return planes_[index]; }
+
+    // False when some plane cannot be expressed with strides (packed 4:2:2 once a horizontal flip,
+    // a rotation or an odd left crop touched it): such a view can only be materialized.
+    bool strided() const { return strided_; }
+
+    // Composes an orientation (videoflip's methods; identity, auto and custom change nothing).
+    void orient(GstVideoOrientationMethod method);
+
+    // Keeps the w x h rectangle at (x, y) of the current view; an empty or outside rectangle fails.
+    Result<void> crop(std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h);
+
+    // Checks every plane stays inside its memory in `buffer` (done by of_frame and after each
+    // change; exposed for views that arrive in metas).
+    Result<void> check_bounds(GstBuffer *buffer) const;
+
+    // The dense frame in one pass, written to caller planes with caller strides (an app's tensor:
+    // rotate + crop + copy-out is one copy). dst and dst_stride hold one entry per plane.
+    Result<void> materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[]) const;
+
+    // The dense frame as a new buffer laid out as info(), timestamps and flags copied from source.
+    Result<BufferRef> materialize(GstBuffer *source) const;
+
+private:
+    FrameView() = default;
+    void update_info();
+
+    GstVideoInfo info_{};
+    std::array<PlaneView, GST_VIDEO_MAX_PLANES> planes_{};
+    unsigned n_planes_ = 0;
+    bool strided_ = true;
+    // Source-pixel coordinates of each view pixel, and the untouched source plane 0: what the
+    // packed 4:2:2 path materializes from.
+    Grid<PixelStep> pixels_{};
+    PlaneView source_plane0_{};
+    std::uint32_t source_width_ = 0;
+    std::uint32_t source_height_ = 0;
+    // Chroma subsampling of each plane, in view axes (swapped by transposes).
+    std::array<std::pair<guint, guint>, GST_VIDEO_MAX_PLANES> sub_{};
+};
+
+} // namespace g2g

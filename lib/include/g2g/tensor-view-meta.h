@@ -1,0 +1,31 @@
+// G2gTensorViewMeta: a frame view riding on a buffer whose memory it reads. A buffer with this
+// meta travels only in caps carrying the meta:G2gTensorView feature, so nothing that does not
+// know views ever reads one as dense bytes.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <g2g/frame-view.h>
+
+G_BEGIN_DECLS
+
+typedef struct _G2gTensorViewMeta G2gTensorViewMeta;
+
+#define G2G_CAPS_FEATURE_META_TENSOR_VIEW "meta:G2gTensorView"
+
+GType g2g_tensor_view_meta_api_get_type(void);
+#define G2G_TENSOR_VIEW_META_API_TYPE (g2g_tensor_view_meta_api_get_type())
+const GstMetaInfo *g2g_tensor_view_meta_get_info(void);
+
+G_END_DECLS
+
+namespace g2g {
+
+// The view a buffer carries, or nullptr.
+const FrameView *tensor_view_of(GstBuffer *buffer);
+
+// Puts `view` on a writable buffer (replacing a view it had). The buffer's GstVideoMeta and
+// GstVideoCropMeta are removed: they describe the memory, the view describes the frame.
+void attach_tensor_view(GstBuffer *buffer, FrameView view);
+
+} // namespace g2g

@@ -1,0 +1,22 @@
+// The copy kernels behind FrameView::materialize.
+#pragma once
+
+#include <g2g/frame-view.h>
+
+#include <cstdint>
+
+namespace g2g::detail {
+
+// Writes the grid's elements (element_size bytes each, at base + grid.at(x, y)) densely into
+// dst, row y at dst + y * dst_stride. One pass; rows, reversed rows and transposed walks each
+// take their own path (memcpy, SIMD reversal, cache-blocked SIMD transposes).
+void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
+                std::uint8_t *dst, std::int64_t dst_stride);
+
+// Packed 4:2:2 (YUY2/UYVY/YVYU) through any composed orientation and crop: luma per pixel,
+// chroma per output macropixel, as videoflip computes it (two source chroma samples averaged
+// where the orientation turns columns into rows).
+void copy_packed_422(GstVideoFormat format, const std::uint8_t *src, std::int64_t src_stride,
+                     const Grid<PixelStep> &pixels, std::uint8_t *dst, std::int64_t dst_stride);
+
+} // namespace g2g::detail

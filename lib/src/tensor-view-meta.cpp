@@ -1,0 +1,77 @@
+#include <g2g/tensor-view-meta.h>
+
+struct _G2gTensorViewMeta {
+    GstMeta meta;
+    g2g::FrameView *view;
+};
+
+namespace {
+
+gboolean meta_init(GstMeta *meta, gpointer, GstBuffer *)
+{
+    reinterpret_cast<G2gTensorViewMeta *>(meta)->view = nullptr;
+    return TRUE;
+}
+
+void meta_free(GstMeta *meta, GstBuffer *)
+{
+    auto *self = reinterpret_cast<G2gTensorViewMeta *>(meta);
+    delete self->view;
+    self->view = nullptr;
+}
+
+gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *source, GQuark type, gpointer data)
+{
+    if (!GST_META_TRANSFORM_IS_COPY(type))
+        return FALSE;  // any other transform changes what the memory holds: the view is gone
+    auto *copy = static_cast<GstMetaTransformCopy *>(data);
+    // The view names memories by index and offset: it survives a copy of the whole buffer only.
+    if (copy->region && (copy->offset != 0 || copy->size != gst_buffer_get_size(source)))
+        return TRUE;
+    const auto *self = reinterpret_cast<G2gTensorViewMeta *>(meta);
+    if (self->view)
+        g2g::attach_tensor_view(dest, *self->view);
+    return TRUE;
+}
+
+} // namespace
+
+extern "C" GType g2g_tensor_view_meta_api_get_type(void)
+{
+    static GType type = [] {
+        static const gchar *tags[] = {GST_META_TAG_MEMORY_STR, GST_META_TAG_VIDEO_STR, nullptr};
+        return gst_meta_api_type_register("G2gTensorViewMetaAPI", tags);
+    }();
+    return type;
+}
+
+extern "C" const GstMetaInfo *g2g_tensor_view_meta_get_info(void)
+{
+    static const GstMetaInfo *info =
+        gst_meta_register(G2G_TENSOR_VIEW_META_API_TYPE, "G2gTensorViewMeta", sizeof(G2gTensorViewMeta), meta_init,
+                          meta_free, meta_transform);
+    return info;
+}
+
+namespace g2g {
+
+const FrameView *tensor_view_of(GstBuffer *buffer)
+{
+    auto *meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
+    return meta ? meta->view : nullptr;
+}
+
+void attach_tensor_view(GstBuffer *buffer, FrameView view)
+{
+    auto *meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
+    if (!meta)
+        meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_add_meta(buffer, g2g_tensor_view_meta_get_info(), nullptr));
+    delete meta->view;
+    meta->view = new FrameView(std::move(view));
+    while (GstMeta *video = gst_buffer_get_meta(buffer, GST_VIDEO_META_API_TYPE))
+        gst_buffer_remove_meta(buffer, video);
+    while (GstMeta *crop = gst_buffer_get_meta(buffer, GST_VIDEO_CROP_META_API_TYPE))
+        gst_buffer_remove_meta(buffer, crop);
+}
+
+} // namespace g2g

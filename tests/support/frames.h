@@ -1,0 +1,32 @@
+// Test helpers for video frames: deterministic random frames, visible-pixel comparison,
+// GstHarness runs of an element chain.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <g2g/gst-ref.h>
+
+#include <string>
+
+namespace g2g::test {
+
+// A frame of `info` filled with pseudo-random bytes from `seed` (padding included).
+BufferRef random_frame(const GstVideoInfo &info, guint32 seed);
+
+// "" when the visible pixels of a (laid out as info_a, or its video meta) and b are equal;
+// else where they first differ.
+std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVideoInfo &info_b, GstBuffer *b);
+
+struct HarnessOutput {
+    BufferRef buffer;
+    GstVideoInfo info{};  // from the caps the chain negotiated at its end
+    std::string caps;
+    std::string error;  // an element error posted while running, or a flow error
+};
+
+// Pushes `input` (caps `in_caps`) through the gst-launch chain `description` in a GstHarness and
+// pulls the output; `sink_caps` (optional) is what the harness's sink accepts.
+HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
+                        const char *sink_caps = nullptr);
+
+} // namespace g2g::test
