@@ -44,6 +44,7 @@ struct ViewState {
     GstVideoInfo out_info{};
     bool in_view = false;
     bool out_view = false;
+    bool downstream_crops = false;  // downstream takes GstVideoCropMeta and GstVideoMeta (allocation)
 
     Geometry requested() const
     {
@@ -249,9 +250,52 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
     return TRUE;
 }
 
+static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+    G2gView *self = G2G_VIEW(trans);
+    self->state->downstream_crops = gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
+                                    gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
+}
+
+// A pure crop of a dense frame towards a peer that reads GstVideoCropMeta: the input frame
+// with a crop meta, as videocrop does, instead of a copy.
+static bool crops_as_meta(const ViewState &state)
+{
+    const Geometry &g = state.active;
+    return state.downstream_crops && !state.in_view && !state.out_view &&
+           g.method == GST_VIDEO_ORIENTATION_IDENTITY && !g.is_identity();
+}
+
+static GstFlowReturn g2g_view_crop_as_meta(G2gView *self, GstBuffer *input, GstBuffer **outbuf)
+{
+    const ViewState &state = *self->state;
+    const Geometry &g = state.active;
+    *outbuf = gst_buffer_copy(input);  // metadata copy; the memory is shared
+    if (!gst_buffer_get_video_meta(*outbuf)) {
+        const GstVideoInfo &info = state.in_info;
+        gst_buffer_add_video_meta_full(*outbuf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
+                                       GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
+                                       GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
+                                       const_cast<gint *>(info.stride));
+    }
+    GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(*outbuf);
+    if (!crop) {
+        crop = gst_buffer_add_video_crop_meta(*outbuf);
+        crop->x = crop->y = 0;
+    }
+    crop->x += g.left;
+    crop->y += g.top;
+    crop->width = GST_VIDEO_INFO_WIDTH(&state.out_info);
+    crop->height = GST_VIDEO_INFO_HEIGHT(&state.out_info);
+    return GST_FLOW_OK;
+}
+
 static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input, GstBuffer **outbuf)
 {
     G2gView *self = G2G_VIEW(trans);
+    if (!gst_base_transform_is_passthrough(trans) && crops_as_meta(*self->state))
+        return g2g_view_crop_as_meta(self, input, outbuf);
     if (gst_base_transform_is_passthrough(trans) || !self->state->out_view)
         return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->prepare_output_buffer(trans, input, outbuf);
     // A view out: a new GstBuffer over the input's memories (refcounts only, zero bytes, also for
@@ -302,6 +346,8 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = *self->state;
     const Geometry &g = state.active;
+    if (crops_as_meta(state))
+        return GST_FLOW_OK;  // prepare_output_buffer expressed it as GstVideoCropMeta
 
     // Compose on the view the input carries (a chain of g2gview is one view), or on the frame.
     const g2g::FrameView *incoming = g2g::tensor_view_of(inbuf);
@@ -491,6 +537,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform_meta = g2g_view_transform_meta;
     transform_class->transform_size = g2g_view_transform_size;
     transform_class->propose_allocation = g2g_view_propose_allocation;
+    transform_class->decide_allocation = g2g_view_decide_allocation;
     transform_class->sink_event = g2g_view_sink_event;
 
     GST_DEBUG_CATEGORY_INIT(g2g_view_debug, "g2gview", 0, "g2g stride view");

@@ -50,7 +50,17 @@ Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category
 
 Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category, GstObject *log_object) const
 {
-    return require_system_slice(category, log_object);
+    if (kind_ != MemoryDomainKind::SystemView)
+        return require_system_slice(category, log_object);
+    // The one copy a strided chain pays: the view, materialized densely.
+    Result<BufferRef> dense = tensor_view_of(buffer_.get())->materialize(buffer_.get());
+    if (!dense)
+        return logged(Error(dense.error().code(),
+                            std::string(category) + " could not materialize a SystemView frame: " + dense.error().message()),
+                      log_object);
+    if (std::optional<SystemBytes> bytes = SystemBytes::map(std::move(*dense), false))
+        return std::move(*bytes);
+    return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a materialized frame"), log_object);
 }
 
 std::optional<SystemBytes> MemoryDomain::as_system_slice() const

@@ -1,0 +1,255 @@
+// FrameView: random compositions against a plain reference, caller-memory materialize, bounds,
+// and SystemView reads through MemoryDomain.
+#include <g2g/frame-view.h>
+#include <g2g/memory-domain.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "frames.h"
+
+using g2g::BufferRef;
+using g2g::FrameView;
+
+namespace {
+
+// The plain reference: each plane as dense elements, each operation applied the slow obvious
+// way (the formulas of videoflip and videocrop, per plane, with the plane's own geometry).
+struct DensePlane {
+    std::uint32_t w = 0, h = 0, e = 0;
+    guint ws = 0, hs = 0;  // subsampling along the current x and y axes
+    std::vector<guint8> bytes;
+    const guint8 *at(std::uint32_t x, std::uint32_t y) const { return &bytes[(static_cast<std::size_t>(y) * w + x) * e]; }
+};
+
+std::vector<DensePlane> dense_planes(const GstVideoInfo &info, GstBuffer *buffer)
+{
+    GstVideoFrame frame;
+    EXPECT_TRUE(gst_video_frame_map(&frame, const_cast<GstVideoInfo *>(&info), buffer, GST_MAP_READ));
+    std::vector<DensePlane> planes;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
+        guint c = 0;
+        while (GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, c) != p)
+            ++c;
+        DensePlane plane;
+        plane.w = GST_VIDEO_FRAME_COMP_WIDTH(&frame, c);
+        plane.h = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c);
+        plane.e = GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c);
+        plane.ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, c);
+        plane.hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, c);
+        for (std::uint32_t y = 0; y < plane.h; ++y) {
+            const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
+                              y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+            plane.bytes.insert(plane.bytes.end(), row, row + plane.w * plane.e);
+        }
+        planes.push_back(std::move(plane));
+    }
+    gst_video_frame_unmap(&frame);
+    return planes;
+}
+
+DensePlane reference_orient(const DensePlane &in, GstVideoOrientationMethod method)
+{
+    const bool swap = g2g::orientation_transposes(method);
+    DensePlane out = in;
+    if (swap) {
+        std::swap(out.w, out.h);
+        std::swap(out.ws, out.hs);
+    }
+    const std::int64_t W = in.w, H = in.h;
+    for (std::int64_t y = 0; y < out.h; ++y) {
+        for (std::int64_t x = 0; x < out.w; ++x) {
+            std::int64_t sx = x, sy = y;
+            switch (method) {
+            case GST_VIDEO_ORIENTATION_90R: sx = y; sy = H - 1 - x; break;
+            case GST_VIDEO_ORIENTATION_90L: sx = W - 1 - y; sy = x; break;
+            case GST_VIDEO_ORIENTATION_180: sx = W - 1 - x; sy = H - 1 - y; break;
+            case GST_VIDEO_ORIENTATION_HORIZ: sx = W - 1 - x; break;
+            case GST_VIDEO_ORIENTATION_VERT: sy = H - 1 - y; break;
+            case GST_VIDEO_ORIENTATION_UL_LR: sx = y; sy = x; break;
+            case GST_VIDEO_ORIENTATION_UR_LL: sx = W - 1 - y; sy = H - 1 - x; break;
+            default: break;
+            }
+            std::memcpy(&out.bytes[(y * out.w + x) * out.e], in.at(sx, sy), in.e);
+        }
+    }
+    return out;
+}
+
+DensePlane reference_crop(const DensePlane &in, std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h)
+{
+    DensePlane out = in;
+    const std::uint32_t px = x >> in.ws, py = y >> in.hs;
+    out.w = GST_VIDEO_SUB_SCALE(in.ws, w);
+    out.h = GST_VIDEO_SUB_SCALE(in.hs, h);
+    out.bytes.clear();
+    for (std::uint32_t r = 0; r < out.h; ++r)
+        out.bytes.insert(out.bytes.end(), in.at(px, py + r), in.at(px, py + r) + out.w * out.e);
+    return out;
+}
+
+void expect_equal_planes(const std::vector<DensePlane> &expected, const std::vector<DensePlane> &actual,
+                         const std::string &what)
+{
+    ASSERT_EQ(expected.size(), actual.size()) << what;
+    for (std::size_t p = 0; p < expected.size(); ++p) {
+        ASSERT_EQ(expected[p].w, actual[p].w) << what << " plane " << p;
+        ASSERT_EQ(expected[p].h, actual[p].h) << what << " plane " << p;
+        ASSERT_TRUE(expected[p].bytes == actual[p].bytes) << what << " plane " << p;
+    }
+}
+
+GstVideoInfo video_info(GstVideoFormat format, int width, int height)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, format, width, height);
+    return info;
+}
+
+constexpr GstVideoOrientationMethod kMethods[] = {
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,  GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL};
+
+} // namespace
+
+TEST(FrameView, RandomCompositionsMatchThePlainReference)
+{
+    const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGB,
+                                      GST_VIDEO_FORMAT_RGBA,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21,
+                                      GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_Y444,
+                                      GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_AYUV};
+    std::mt19937 random(2026);
+    for (int round = 0; round < 400; ++round) {
+        const GstVideoFormat format = formats[round % std::size(formats)];
+        const int width = 8 + static_cast<int>(random() % 40), height = 8 + static_cast<int>(random() % 40);
+        GstVideoInfo info = video_info(format, width, height);
+        BufferRef frame = g2g::test::random_frame(info, round);
+        auto view = FrameView::of_frame(frame.get(), info);
+        ASSERT_TRUE(view.ok()) << view.error().message();
+        std::vector<DensePlane> expected = dense_planes(info, frame.get());
+        std::string steps = gst_video_format_to_string(format) + std::string(" ") + std::to_string(width) + "x" +
+                            std::to_string(height) + ":";
+        const int n_steps = 1 + static_cast<int>(random() % 6);
+        for (int step = 0; step < n_steps; ++step) {
+            if (random() % 3) {
+                const auto method = kMethods[random() % std::size(kMethods)];
+                view->orient(method);
+                for (auto &plane : expected)
+                    plane = reference_orient(plane, method);
+                steps += " orient" + std::to_string(method);
+            } else {
+                const std::uint32_t w = 1 + random() % view->width(), h = 1 + random() % view->height();
+                const std::uint32_t x = random() % (view->width() - w + 1), y = random() % (view->height() - h + 1);
+                ASSERT_TRUE(view->crop(x, y, w, h).ok());
+                for (auto &plane : expected)
+                    plane = reference_crop(plane, x, y, w, h);
+                steps += " crop" + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) + "+" +
+                         std::to_string(y);
+            }
+        }
+        auto dense = view->materialize(frame.get());
+        ASSERT_TRUE(dense.ok()) << dense.error().message();
+        expect_equal_planes(expected, dense_planes(view->info(), dense->get()), steps);
+        if (HasFatalFailure())
+            return;
+    }
+}
+
+TEST(FrameView, P010EveryMethodMatchesThePlainReference)
+{
+    for (auto [w, h] : {std::pair{64, 48}, std::pair{33, 17}}) {
+        for (auto method : kMethods) {
+            GstVideoInfo info = video_info(GST_VIDEO_FORMAT_P010_10LE, w, h);
+            BufferRef frame = g2g::test::random_frame(info, 9);
+            auto view = FrameView::of_frame(frame.get(), info);
+            ASSERT_TRUE(view.ok());
+            view->orient(method);
+            std::vector<DensePlane> expected = dense_planes(info, frame.get());
+            for (auto &plane : expected)
+                plane = reference_orient(plane, method);
+            auto dense = view->materialize(frame.get());
+            ASSERT_TRUE(dense.ok());
+            expect_equal_planes(expected, dense_planes(view->info(), dense->get()), "P010 " + std::to_string(method));
+        }
+    }
+}
+
+TEST(FrameView, MaterializesIntoCallerMemoryWithCallerStrides)
+{
+    // An app's tensor: rotate + crop + copy-out is one copy, into rows 100 bytes apart.
+    GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 40, 30);
+    BufferRef frame = g2g::test::random_frame(info, 1);
+    auto view = FrameView::of_frame(frame.get(), info);
+    ASSERT_TRUE(view->crop(3, 5, 20, 16).ok());
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    ASSERT_EQ(view->width(), 16u);
+    ASSERT_EQ(view->height(), 20u);
+    std::vector<guint8> tensor(100 * 20, 0xEE);
+    guint8 *planes[] = {tensor.data()};
+    const gint strides[] = {100};
+    ASSERT_TRUE(view->materialize_into(frame.get(), planes, strides).ok());
+    auto dense = view->materialize(frame.get());
+    GstMapInfo map;
+    gst_buffer_map(dense->get(), &map, GST_MAP_READ);
+    for (int y = 0; y < 20; ++y) {
+        EXPECT_EQ(0, std::memcmp(&tensor[y * 100], map.data + y * view->info().stride[0], 16 * 4)) << y;
+        EXPECT_EQ(tensor[y * 100 + 64], 0xEE);  // nothing written past the row
+    }
+    gst_buffer_unmap(dense->get(), &map);
+}
+
+TEST(FrameView, AViewOutsideItsMemoryIsRefusedWhenBuilt)
+{
+    GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    BufferRef small = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 1000, nullptr));
+    auto view = FrameView::of_frame(small.get(), info);
+    ASSERT_FALSE(view.ok());
+    EXPECT_EQ(view.error().message(), "plane 0 lies outside the buffer");
+
+    BufferRef frame = g2g::test::random_frame(info, 1);
+    auto whole = FrameView::of_frame(frame.get(), info);
+    auto crop = whole->crop(60, 0, 10, 10);
+    ASSERT_FALSE(crop.ok());
+    EXPECT_EQ(crop.error().message(), "crop 10x10+60+0 does not fit in a 64x48 frame");
+    EXPECT_EQ(whole->crop(0, 0, 0, 5).error().message(), "a crop must leave at least one pixel (asked for 0x5)");
+
+    GstVideoInfo nv16 = video_info(GST_VIDEO_FORMAT_NV16, 64, 48);
+    BufferRef other = g2g::test::random_frame(nv16, 1);
+    EXPECT_EQ(FrameView::of_frame(other.get(), nv16).error().message(), "a frame view cannot describe format NV16");
+}
+
+TEST(FrameView, SystemViewBuffersAreClassifiedAndRequireSystemBytesMaterializesOnce)
+{
+    GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 32, 24);
+    BufferRef frame = g2g::test::random_frame(info, 4);
+    auto view = FrameView::of_frame(frame.get(), info);
+    view->orient(GST_VIDEO_ORIENTATION_90L);
+    auto expected = view->materialize(frame.get());
+
+    BufferRef viewed = BufferRef::adopt(gst_buffer_copy(frame.get()));
+    g2g::attach_tensor_view(viewed.get(), *view);
+    auto domain = g2g::MemoryDomain::from_buffer(viewed.get());
+    ASSERT_TRUE(domain.ok()) << domain.error().message();
+    EXPECT_EQ(domain->kind(), g2g::MemoryDomainKind::SystemView);
+    auto slice = domain->require_system_slice("densereader");
+    ASSERT_FALSE(slice.ok());
+    EXPECT_EQ(slice.error().message(), "densereader reads system memory but received a SystemView frame: insert "
+                                       "g2gmaterialize before it, or let caps negotiation settle on system memory");
+    auto bytes = domain->require_system_bytes("viewreader");
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+    EXPECT_FALSE(bytes->borrowed());
+    GstMapInfo map;
+    gst_buffer_map(expected->get(), &map, GST_MAP_READ);
+    ASSERT_EQ(bytes->size(), map.size);
+    EXPECT_EQ(0, std::memcmp(bytes->data(), map.data, map.size));
+    gst_buffer_unmap(expected->get(), &map);
+    // The view survives a buffer copy (what a branch's make_writable does).
+    BufferRef copy = BufferRef::adopt(gst_buffer_copy(viewed.get()));
+    ASSERT_NE(g2g::tensor_view_of(copy.get()), nullptr);
+    EXPECT_EQ(g2g::tensor_view_of(copy.get())->width(), 24u);
+}
