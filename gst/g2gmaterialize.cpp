@@ -12,23 +12,24 @@ GST_DEBUG_CATEGORY_STATIC(g2g_materialize_debug);
 
 struct _G2gMaterialize {
     GstBaseTransform parent;
-    GstVideoInfo *out_info;  // negotiated output geometry (streaming thread)
+    GstVideoInfo *out_info; // negotiated output geometry (streaming thread)
 };
 
 G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
-        G2G_VIEW_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-                                                                   GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
+        G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)));
 
 static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                                GstCaps *filter)
 {
     // Same format and size on both sides; only the view feature goes away.
-    GstCaps *result = direction == GST_PAD_SINK ? g2g::caps::without_view(caps) : g2g::caps::with_and_without_view(caps);
+    GstCaps *result =
+        direction == GST_PAD_SINK ? g2g::caps::without_view(caps) : g2g::caps::with_and_without_view(caps);
     if (filter) {
         GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
         gst_caps_unref(result);
@@ -49,8 +50,8 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
 
 // The output is one frame of the output caps, whatever the input buffer holds (a view's buffer
 // carries the memory it reads, not a frame of the input caps' size).
-static gboolean g2g_materialize_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize, GstCaps *othercaps,
-                                   gsize *othersize)
+static gboolean g2g_materialize_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
+                                               GstCaps *othercaps, gsize *othersize)
 {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, othercaps))
@@ -126,10 +127,11 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
     object_class->finalize = g2g_materialize_finalize;
 
-    gst_element_class_set_static_metadata(element_class, "g2g materialize", "Filter/Converter/Video",
-                                          "Writes a frame view (meta:G2gTensorView) out as the dense frame in one "
-                                          "cache-blocked pass; dense frames pass through untouched",
-                                          "g2g developers");
+    gst_element_class_set_static_metadata(
+        element_class, "g2g materialize", "Filter/Converter/Video",
+        "Writes a frame view (meta:G2gTensorView) out as the dense frame in one "
+        "cache-blocked pass; dense frames pass through untouched",
+        "g2g developers");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
 

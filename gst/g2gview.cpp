@@ -29,13 +29,16 @@ struct Geometry {
     GstVideoOrientationMethod method = GST_VIDEO_ORIENTATION_IDENTITY;
     guint left = 0, right = 0, top = 0, bottom = 0;
 
-    bool is_identity() const { return method == GST_VIDEO_ORIENTATION_IDENTITY && !left && !right && !top && !bottom; }
+    bool is_identity() const
+    {
+        return method == GST_VIDEO_ORIENTATION_IDENTITY && !left && !right && !top && !bottom;
+    }
 };
 
 struct ViewState {
     // Properties (object lock).
     GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;  // may be AUTO
-    GstVideoOrientationMethod tag_method = GST_VIDEO_ORIENTATION_IDENTITY;  // from image-orientation
+    GstVideoOrientationMethod tag_method = GST_VIDEO_ORIENTATION_IDENTITY; // from image-orientation
     guint left = 0, right = 0, top = 0, bottom = 0;
 
     // Negotiated (streaming thread, set in set_caps).
@@ -44,7 +47,7 @@ struct ViewState {
     GstVideoInfo out_info{};
     bool in_view = false;
     bool out_view = false;
-    bool downstream_crops = false;  // downstream takes GstVideoCropMeta and GstVideoMeta (allocation)
+    bool downstream_crops = false; // downstream takes GstVideoCropMeta and GstVideoMeta (allocation)
 
     Geometry requested() const
     {
@@ -67,13 +70,15 @@ struct _G2gView {
     ViewState *state;
 };
 
-static void g2g_view_direction_interface_init(GstVideoDirectionInterface *) {}
+static void g2g_view_direction_interface_init(GstVideoDirectionInterface *)
+{
+}
 
 G_DEFINE_TYPE_WITH_CODE(G2gView, g2g_view, GST_TYPE_BASE_TRANSFORM,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION, g2g_view_direction_interface_init))
 
-#define VIEW_CAPS                                                                                                     \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS)                                            \
+#define VIEW_CAPS                                                                                            \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS)                                   \
     ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)
 
 static GstStaticPadTemplate sink_template =
@@ -169,8 +174,8 @@ static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection
                 gst_structure_get_int(in, "width", &fw);
                 gst_structure_get_int(in, "height", &fh);
                 GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                                  ("crop left=%u right=%u top=%u bottom=%u leaves no pixels of a %dx%d frame", g.left,
-                                   g.right, g.top, g.bottom, fw, fh),
+                                  ("crop left=%u right=%u top=%u bottom=%u leaves no pixels of a %dx%d frame",
+                                   g.left, g.right, g.top, g.bottom, fw, fh),
                                   (nullptr));
             }
         }
@@ -218,7 +223,8 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = *self->state;
-    if (!gst_video_info_from_caps(&state.in_info, incaps) || !gst_video_info_from_caps(&state.out_info, outcaps)) {
+    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
+        !gst_video_info_from_caps(&state.out_info, outcaps)) {
         GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
         return FALSE;
     }
@@ -232,16 +238,16 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
     gint crop_h = in_h - static_cast<gint>(g.top + g.bottom);
     if (crop_w < 1 || crop_h < 1) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                          ("crop left=%u right=%u top=%u bottom=%u leaves no pixels of a %dx%d frame", g.left, g.right,
-                           g.top, g.bottom, in_w, in_h),
+                          ("crop left=%u right=%u top=%u bottom=%u leaves no pixels of a %dx%d frame", g.left,
+                           g.right, g.top, g.bottom, in_w, in_h),
                           (nullptr));
         return FALSE;
     }
     if (g2g::orientation_transposes(g.method))
         std::swap(crop_w, crop_h);
     if (GST_VIDEO_INFO_WIDTH(&state.out_info) != crop_w || GST_VIDEO_INFO_HEIGHT(&state.out_info) != crop_h) {
-        GST_ERROR_OBJECT(self, "output caps %" GST_PTR_FORMAT " do not match the view (%dx%d)", outcaps, crop_w,
-                         crop_h);
+        GST_ERROR_OBJECT(self, "output caps %" GST_PTR_FORMAT " do not match the view (%dx%d)", outcaps,
+                         crop_w, crop_h);
         return FALSE;
     }
     gst_base_transform_set_passthrough(trans, g.is_identity() && state.in_view == state.out_view);
@@ -253,8 +259,9 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
 static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 {
     G2gView *self = G2G_VIEW(trans);
-    self->state->downstream_crops = gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
-                                    gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+    self->state->downstream_crops =
+        gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
+        gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
 
@@ -271,7 +278,7 @@ static GstFlowReturn g2g_view_crop_as_meta(G2gView *self, GstBuffer *input, GstB
 {
     const ViewState &state = *self->state;
     const Geometry &g = state.active;
-    *outbuf = gst_buffer_copy(input);  // metadata copy; the memory is shared
+    *outbuf = gst_buffer_copy(input); // metadata copy; the memory is shared
     if (!gst_buffer_get_video_meta(*outbuf)) {
         const GstVideoInfo &info = state.in_info;
         gst_buffer_add_video_meta_full(*outbuf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
@@ -291,7 +298,8 @@ static GstFlowReturn g2g_view_crop_as_meta(G2gView *self, GstBuffer *input, GstB
     return GST_FLOW_OK;
 }
 
-static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input, GstBuffer **outbuf)
+static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
+                                                    GstBuffer **outbuf)
 {
     G2gView *self = G2G_VIEW(trans);
     if (!gst_base_transform_is_passthrough(trans) && crops_as_meta(*self->state))
@@ -311,8 +319,8 @@ static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, Gst
 
 // The output is one frame of the output caps, whatever the input buffer holds (a view's buffer
 // carries the memory it reads, not a frame of the input caps' size).
-static gboolean g2g_view_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize, GstCaps *othercaps,
-                                   gsize *othersize)
+static gboolean g2g_view_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
+                                        GstCaps *othercaps, gsize *othersize)
 {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, othercaps))
@@ -331,7 +339,8 @@ static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *d
     return TRUE;
 }
 
-static gboolean g2g_view_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta, GstBuffer *inbuf)
+static gboolean g2g_view_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
+                                        GstBuffer *inbuf)
 {
     // Video, crop and view metas describe the input geometry; the output's are made here.
     const GstMetaInfo *info = meta->info;
@@ -347,7 +356,7 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     ViewState &state = *self->state;
     const Geometry &g = state.active;
     if (crops_as_meta(state))
-        return GST_FLOW_OK;  // prepare_output_buffer expressed it as GstVideoCropMeta
+        return GST_FLOW_OK; // prepare_output_buffer expressed it as GstVideoCropMeta
 
     // Compose on the view the input carries (a chain of g2gview is one view), or on the frame.
     const g2g::FrameView *incoming = g2g::tensor_view_of(inbuf);
@@ -376,8 +385,8 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
         // Packed 4:2:2 turned sideways has no stride form: materialize once and hand out the
         // identity view of the dense frame.
         g2g::Result<g2g::BufferRef> dense = view.materialize(inbuf);
-        g2g::Result<g2g::FrameView> identity =
-            dense ? g2g::FrameView::of_frame(dense->get(), view.info()) : g2g::Result<g2g::FrameView>(dense.error());
+        g2g::Result<g2g::FrameView> identity = dense ? g2g::FrameView::of_frame(dense->get(), view.info())
+                                                     : g2g::Result<g2g::FrameView>(dense.error());
         if (!identity) {
             GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", identity.error().message().c_str()), (nullptr));
             return GST_FLOW_ERROR;
@@ -507,22 +516,25 @@ static void g2g_view_class_init(G2gViewClass *klass)
     g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
     const auto flags =
         static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-    g_object_class_install_property(object_class, PROP_LEFT,
-                                    g_param_spec_int("left", "Left", "Pixels to crop at the left of the input", 0,
-                                                     G_MAXINT, 0, flags));
+    g_object_class_install_property(
+        object_class, PROP_LEFT,
+        g_param_spec_int("left", "Left", "Pixels to crop at the left of the input", 0, G_MAXINT, 0, flags));
     g_object_class_install_property(object_class, PROP_RIGHT,
-                                    g_param_spec_int("right", "Right", "Pixels to crop at the right of the input", 0,
-                                                     G_MAXINT, 0, flags));
-    g_object_class_install_property(object_class, PROP_TOP,
-                                    g_param_spec_int("top", "Top", "Pixels to crop at the top of the input", 0,
-                                                     G_MAXINT, 0, flags));
+                                    g_param_spec_int("right", "Right",
+                                                     "Pixels to crop at the right of the input", 0, G_MAXINT,
+                                                     0, flags));
+    g_object_class_install_property(
+        object_class, PROP_TOP,
+        g_param_spec_int("top", "Top", "Pixels to crop at the top of the input", 0, G_MAXINT, 0, flags));
     g_object_class_install_property(object_class, PROP_BOTTOM,
-                                    g_param_spec_int("bottom", "Bottom", "Pixels to crop at the bottom of the input",
-                                                     0, G_MAXINT, 0, flags));
+                                    g_param_spec_int("bottom", "Bottom",
+                                                     "Pixels to crop at the bottom of the input", 0, G_MAXINT,
+                                                     0, flags));
 
     gst_element_class_set_static_metadata(
         element_class, "g2g stride view", "Filter/Effect/Video",
-        "Flips, rotates, transposes and crops video as a stride view over the same memory (zero bytes copied) "
+        "Flips, rotates, transposes and crops video as a stride view over the same memory (zero bytes "
+        "copied) "
         "for peers that take meta:G2gTensorView; materializes once for every other peer. Crops apply to the "
         "input, then the orientation (like videocrop ! videoflip)",
         "g2g developers");

@@ -7,8 +7,9 @@
 namespace g2g::caps {
 
 // The formats g2gview and g2gmaterialize take (FrameView::supports_format), as a caps list.
-#define G2G_VIEW_FORMATS                                                                                              \
-    "{ GRAY8, GRAY16_LE, GRAY16_BE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, AYUV, NV12, NV21, "   \
+#define G2G_VIEW_FORMATS                                                                                     \
+    "{ GRAY8, GRAY16_LE, GRAY16_BE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, AYUV, NV12, "  \
+    "NV21, "                                                                                                 \
     "I420, YV12, Y444, I420_10LE, P010_10LE, YUY2, UYVY, YVYU }"
 
 #define G2G_VIEW_FEATURES GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY ", meta:G2gTensorView"

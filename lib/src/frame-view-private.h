@@ -7,7 +7,8 @@ namespace g2g::detail {
 // YUY2, UYVY, YVYU: two pixels share one 4-byte macropixel.
 inline bool is_packed_422(GstVideoFormat format)
 {
-    return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY || format == GST_VIDEO_FORMAT_YVYU;
+    return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
+           format == GST_VIDEO_FORMAT_YVYU;
 }
 
 } // namespace g2g::detail

@@ -9,12 +9,14 @@ namespace g2g {
 namespace {
 
 constexpr GstVideoFormat kSupported[] = {
-    GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, GST_VIDEO_FORMAT_RGBA,
-    GST_VIDEO_FORMAT_BGRA,      GST_VIDEO_FORMAT_ARGB,      GST_VIDEO_FORMAT_ABGR,      GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx,      GST_VIDEO_FORMAT_xRGB,      GST_VIDEO_FORMAT_xBGR,      GST_VIDEO_FORMAT_RGB,
-    GST_VIDEO_FORMAT_BGR,       GST_VIDEO_FORMAT_AYUV,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21,
-    GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_Y444,      GST_VIDEO_FORMAT_I420_10LE,
-    GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_YUY2,      GST_VIDEO_FORMAT_UYVY,      GST_VIDEO_FORMAT_YVYU,
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE,
+    GST_VIDEO_FORMAT_RGBA,  GST_VIDEO_FORMAT_BGRA,      GST_VIDEO_FORMAT_ARGB,
+    GST_VIDEO_FORMAT_ABGR,  GST_VIDEO_FORMAT_RGBx,      GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_xRGB,  GST_VIDEO_FORMAT_xBGR,      GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_BGR,   GST_VIDEO_FORMAT_AYUV,      GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_NV21,  GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,
+    GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_YUY2,  GST_VIDEO_FORMAT_UYVY,      GST_VIDEO_FORMAT_YVYU,
 };
 
 Error invalid(std::string message)
@@ -43,7 +45,8 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
 {
     const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
     if (!supports_format(format))
-        return invalid(std::string("a frame view cannot describe format ") + gst_video_format_to_string(format));
+        return invalid(std::string("a frame view cannot describe format ") +
+                       gst_video_format_to_string(format));
     if (!buffer)
         return invalid("a frame view needs a buffer");
 
@@ -53,8 +56,9 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     GstVideoInfo layout = info;
     if (meta) {
         if (meta->format != format)
-            return invalid("the buffer's video meta says " + std::string(gst_video_format_to_string(meta->format)) +
-                           " but the caps say " + gst_video_format_to_string(format));
+            return invalid("the buffer's video meta says " +
+                           std::string(gst_video_format_to_string(meta->format)) + " but the caps say " +
+                           gst_video_format_to_string(format));
         gst_video_info_set_format(&layout, format, meta->width, meta->height);
     }
 
@@ -89,7 +93,8 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
         plane.grid.origin = static_cast<std::int64_t>(skip);
         plane.grid.col = plane.element_size;
         plane.grid.row = strides[p];
-        plane.grid.width = packed422 ? (GST_VIDEO_INFO_WIDTH(&layout) + 1) / 2 : GST_VIDEO_INFO_COMP_WIDTH(&layout, c);
+        plane.grid.width =
+            packed422 ? (GST_VIDEO_INFO_WIDTH(&layout) + 1) / 2 : GST_VIDEO_INFO_COMP_WIDTH(&layout, c);
         plane.grid.height = rows;
         view.sub_[p] = packed422 ? std::pair<guint, guint>{1, 0}
                                  : std::pair<guint, guint>{GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c),
@@ -145,7 +150,7 @@ Result<void> FrameView::crop(std::uint32_t x, std::uint32_t y, std::uint32_t w, 
         planes_[p].grid.crop(x >> ws, y >> hs, GST_VIDEO_SUB_SCALE(ws, w), GST_VIDEO_SUB_SCALE(hs, h));
     }
     if (detail::is_packed_422(format()) && (x & 1))
-        strided_ = false;  // the first pixel would sit in the middle of a macropixel
+        strided_ = false; // the first pixel would sit in the middle of a macropixel
     pixels_.crop(x, y, w, h);
     update_info();
     return {};
@@ -163,17 +168,20 @@ Result<void> FrameView::check_bounds(GstBuffer *buffer) const
     const guint n_memory = gst_buffer_n_memory(buffer);
     auto inside = [&](const PlaneView &plane, unsigned p) -> Result<void> {
         if (plane.memory_index >= n_memory)
-            return invalid("plane " + std::to_string(p) + " refers to memory " + std::to_string(plane.memory_index) +
-                           " of a buffer with " + std::to_string(n_memory));
+            return invalid("plane " + std::to_string(p) + " refers to memory " +
+                           std::to_string(plane.memory_index) + " of a buffer with " +
+                           std::to_string(n_memory));
         const gsize size = gst_buffer_peek_memory(buffer, plane.memory_index)->size;
         const auto &g = plane.grid;
         const std::int64_t corners[] = {g.at(0, 0), g.at(g.width - 1, 0), g.at(0, g.height - 1),
                                         g.at(g.width - 1, g.height - 1)};
         const std::int64_t lowest = *std::min_element(std::begin(corners), std::end(corners));
-        const std::int64_t highest = *std::max_element(std::begin(corners), std::end(corners)) + plane.element_size;
+        const std::int64_t highest =
+            *std::max_element(std::begin(corners), std::end(corners)) + plane.element_size;
         if (g.width == 0 || g.height == 0 || lowest < 0 || highest > static_cast<std::int64_t>(size))
-            return invalid("plane " + std::to_string(p) + " of the view would read bytes " + std::to_string(lowest) +
-                           ".." + std::to_string(highest) + " of a " + std::to_string(size) + "-byte memory");
+            return invalid("plane " + std::to_string(p) + " of the view would read bytes " +
+                           std::to_string(lowest) + ".." + std::to_string(highest) + " of a " +
+                           std::to_string(size) + "-byte memory");
         return {};
     };
     if (strided_) {

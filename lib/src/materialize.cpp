@@ -28,7 +28,8 @@ public:
     {
         if (index >= maps_.size() || index >= gst_buffer_n_memory(buffer_))
             return nullptr;
-        if (!maps_[index].memory && !gst_memory_map(gst_buffer_peek_memory(buffer_, index), &maps_[index], GST_MAP_READ))
+        if (!maps_[index].memory &&
+            !gst_memory_map(gst_buffer_peek_memory(buffer_, index), &maps_[index], GST_MAP_READ))
             return nullptr;
         return maps_[index].data;
     }
@@ -40,7 +41,8 @@ private:
 
 } // namespace
 
-Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[]) const
+Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
+                                         const gint dst_stride[]) const
 {
     Result<void> inside = check_bounds(source);
     if (!inside)
@@ -50,14 +52,15 @@ Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
         const std::uint8_t *base = memories.data(source_plane0_.memory_index);
         if (!base)
             return Error(ErrorCode::MapFailed, "cannot map the view's source memory for reading");
-        detail::copy_packed_422(format(), base + source_plane0_.grid.origin, source_plane0_.grid.row, pixels_, dst[0],
-                                dst_stride[0]);
+        detail::copy_packed_422(format(), base + source_plane0_.grid.origin, source_plane0_.grid.row, pixels_,
+                                dst[0], dst_stride[0]);
         return {};
     }
     for (unsigned p = 0; p < n_planes_; ++p) {
         const std::uint8_t *base = memories.data(planes_[p].memory_index);
         if (!base)
-            return Error(ErrorCode::MapFailed, "cannot map plane " + std::to_string(p) + " of the view for reading");
+            return Error(ErrorCode::MapFailed,
+                         "cannot map plane " + std::to_string(p) + " of the view for reading");
         detail::copy_plane(base, planes_[p].grid, planes_[p].element_size, dst[p], dst_stride[p]);
     }
     return {};
@@ -65,7 +68,8 @@ Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
 
 Result<BufferRef> FrameView::materialize(GstBuffer *source) const
 {
-    BufferRef dense = BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info_), nullptr));
+    BufferRef dense =
+        BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info_), nullptr));
     GstMapInfo map;
     if (!gst_buffer_map(dense.get(), &map, GST_MAP_WRITE))
         return Error(ErrorCode::MapFailed, "cannot map a new buffer for writing");
@@ -77,8 +81,8 @@ Result<BufferRef> FrameView::materialize(GstBuffer *source) const
     if (!written)
         return written.error();
     gst_buffer_copy_into(dense.get(), source,
-                         static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0,
-                         static_cast<gsize>(-1));
+                         static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, static_cast<gsize>(-1));
     return dense;
 }
 

@@ -56,11 +56,13 @@ Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category
     Result<BufferRef> dense = tensor_view_of(buffer_.get())->materialize(buffer_.get());
     if (!dense)
         return logged(Error(dense.error().code(),
-                            std::string(category) + " could not materialize a SystemView frame: " + dense.error().message()),
+                            std::string(category) +
+                                " could not materialize a SystemView frame: " + dense.error().message()),
                       log_object);
     if (std::optional<SystemBytes> bytes = SystemBytes::map(std::move(*dense), false))
         return std::move(*bytes);
-    return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a materialized frame"), log_object);
+    return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a materialized frame"),
+                  log_object);
 }
 
 std::optional<SystemBytes> MemoryDomain::as_system_slice() const

@@ -10,23 +10,21 @@ namespace {
 
 // ---- reversed rows (a horizontal flip): elements of 1, 2, 4, 8 bytes, 16 bytes at a time
 
-template <unsigned E>
-__m128i reverse_elements(__m128i v)
+template <unsigned E> __m128i reverse_elements(__m128i v)
 {
     if constexpr (E == 8)
         return _mm_shuffle_epi32(v, 0x4E);
-    v = _mm_shuffle_epi32(v, 0x1B);  // reverse the four dwords
+    v = _mm_shuffle_epi32(v, 0x1B); // reverse the four dwords
     if constexpr (E == 4)
         return v;
-    v = _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xB1), 0xB1);  // swap words in each dword
+    v = _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xB1), 0xB1); // swap words in each dword
     if constexpr (E == 2)
         return v;
-    return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));  // swap bytes in each word
+    return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8)); // swap bytes in each word
 }
 
 // Row of `count` elements ending at src_last (the source walks backwards), written forwards.
-template <unsigned E>
-void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
+template <unsigned E> void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
 {
     constexpr unsigned per_vector = 16 / E;
     std::uint32_t x = 0;
@@ -98,8 +96,8 @@ inline void transpose4x4_u32(__m128i r[4])
 // One B x B block at view (x0, y0), for a grid whose row step is +E or -E (the source is
 // contiguous down a view column).
 template <unsigned E>
-void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint32_t x0, std::uint32_t y0,
-                     std::uint8_t *dst, std::int64_t dst_stride)
+void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint32_t x0,
+                     std::uint32_t y0, std::uint8_t *dst, std::int64_t dst_stride)
 {
     const bool descending = g.row < 0;
     if constexpr (E == 1) {
@@ -141,9 +139,9 @@ void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std:
     }
 }
 
-void copy_element_range(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e, std::uint32_t x_begin,
-                        std::uint32_t x_end, std::uint32_t y_begin, std::uint32_t y_end, std::uint8_t *dst,
-                        std::int64_t dst_stride)
+void copy_element_range(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e,
+                        std::uint32_t x_begin, std::uint32_t x_end, std::uint32_t y_begin,
+                        std::uint32_t y_end, std::uint8_t *dst, std::int64_t dst_stride)
 {
     for (std::uint32_t y = y_begin; y < y_end; ++y) {
         std::uint8_t *out = dst + y * dst_stride;
@@ -155,11 +153,12 @@ void copy_element_range(const std::uint8_t *base, const Grid<std::int64_t> &g, u
 // Tiles keep the source lines a tile reads (one per view column) and the output rows it writes
 // in L1/L2 while every byte of them is used.
 template <unsigned E>
-void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst, std::int64_t dst_stride)
+void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                    std::int64_t dst_stride)
 {
     constexpr std::uint32_t B = E == 4 ? 4 : 8;
-    constexpr std::uint32_t tile_rows = 64;   // 64 view rows: 64 * E contiguous source bytes per line
-    constexpr std::uint32_t tile_cols = 128;  // 128 source lines in flight
+    constexpr std::uint32_t tile_rows = 64;  // 64 view rows: 64 * E contiguous source bytes per line
+    constexpr std::uint32_t tile_cols = 128; // 128 source lines in flight
     const std::uint32_t full_w = g.width - g.width % B;
     const std::uint32_t full_h = g.height - g.height % B;
     for (std::uint32_t ty = 0; ty < full_h; ty += tile_rows) {
@@ -182,8 +181,8 @@ void scalar_tiled_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, un
     constexpr std::uint32_t tile = 64;
     for (std::uint32_t ty = 0; ty < g.height; ty += tile)
         for (std::uint32_t tx = 0; tx < g.width; tx += tile)
-            copy_element_range(base, g, e, tx, std::min(g.width, tx + tile), ty, std::min(g.height, ty + tile), dst,
-                               dst_stride);
+            copy_element_range(base, g, e, tx, std::min(g.width, tx + tile), ty,
+                               std::min(g.height, ty + tile), dst, dst_stride);
 }
 
 } // namespace

@@ -23,7 +23,7 @@ void meta_free(GstMeta *meta, GstBuffer *)
 gboolean meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *source, GQuark type, gpointer data)
 {
     if (!GST_META_TRANSFORM_IS_COPY(type))
-        return FALSE;  // any other transform changes what the memory holds: the view is gone
+        return FALSE; // any other transform changes what the memory holds: the view is gone
     auto *copy = static_cast<GstMetaTransformCopy *>(data);
     // The view names memories by index and offset: it survives a copy of the whole buffer only.
     if (copy->region && (copy->offset != 0 || copy->size != gst_buffer_get_size(source)))
@@ -48,8 +48,8 @@ extern "C" GType g2g_tensor_view_meta_api_get_type(void)
 extern "C" const GstMetaInfo *g2g_tensor_view_meta_get_info(void)
 {
     static const GstMetaInfo *info =
-        gst_meta_register(G2G_TENSOR_VIEW_META_API_TYPE, "G2gTensorViewMeta", sizeof(G2gTensorViewMeta), meta_init,
-                          meta_free, meta_transform);
+        gst_meta_register(G2G_TENSOR_VIEW_META_API_TYPE, "G2gTensorViewMeta", sizeof(G2gTensorViewMeta),
+                          meta_init, meta_free, meta_transform);
     return info;
 }
 
@@ -57,15 +57,18 @@ namespace g2g {
 
 const FrameView *tensor_view_of(GstBuffer *buffer)
 {
-    auto *meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
+    auto *meta =
+        reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
     return meta ? meta->view : nullptr;
 }
 
 void attach_tensor_view(GstBuffer *buffer, FrameView view)
 {
-    auto *meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
+    auto *meta =
+        reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
     if (!meta)
-        meta = reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_add_meta(buffer, g2g_tensor_view_meta_get_info(), nullptr));
+        meta = reinterpret_cast<G2gTensorViewMeta *>(
+            gst_buffer_add_meta(buffer, g2g_tensor_view_meta_get_info(), nullptr));
     delete meta->view;
     meta->view = new FrameView(std::move(view));
     while (GstMeta *video = gst_buffer_get_meta(buffer, GST_VIDEO_META_API_TYPE))

@@ -15,9 +15,9 @@ using g2g::test::run_chain;
 
 namespace {
 
-const char *kFormats[] = {"GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB",      "ABGR",      "RGBx",
-                          "BGRx",  "xRGB",      "xBGR", "RGB",  "BGR",       "NV12",      "NV21",
-                          "I420",  "YV12",      "Y444", "AYUV", "I420_10LE", "YUY2",      "UYVY"};
+const char *kFormats[] = {"GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB",      "ABGR", "RGBx",
+                          "BGRx",  "xRGB",      "xBGR", "RGB",  "BGR",       "NV12", "NV21",
+                          "I420",  "YV12",      "Y444", "AYUV", "I420_10LE", "YUY2", "UYVY"};
 const char *kMethods[] = {"identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 const std::pair<int, int> kSizes[] = {{64, 48}, {33, 17}};
 
@@ -41,7 +41,8 @@ TEST_P(ViewVsVideoflip, SameBytes)
     const auto [format, method, size] = GetParam();
     GstVideoInfo in = video_info(format, size.first, size.second);
     g2g::BufferRef frame = random_frame(in, 7);
-    auto ours = run_chain(std::string("g2gview video-direction=") + method + " ! g2gmaterialize", in, frame.get());
+    auto ours =
+        run_chain(std::string("g2gview video-direction=") + method + " ! g2gmaterialize", in, frame.get());
     auto peer = run_chain(std::string("videoflip video-direction=") + method, in, frame.get());
     ASSERT_EQ(ours.error, "");
     ASSERT_EQ(peer.error, "");
@@ -59,8 +60,9 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, ViewVsVideoflip,
                          testing::Combine(testing::ValuesIn(kFormats), testing::ValuesIn(kMethods),
                                           testing::ValuesIn(kSizes)),
                          [](const testing::TestParamInfo<FlipCase> &info) {
-                             std::string name = std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) +
-                                                "_" + size_name(std::get<2>(info.param));
+                             std::string name = std::string(std::get<0>(info.param)) + "_" +
+                                                std::get<1>(info.param) + "_" +
+                                                size_name(std::get<2>(info.param));
                              for (char &c : name)
                                  if (!isalnum(static_cast<unsigned char>(c)))
                                      c = '_';
@@ -72,7 +74,7 @@ struct Crop {
 };
 const Crop kCrops[] = {{1, 0, 0, 0}, {3, 2, 1, 4}, {0, 5, 3, 0}, {2, 2, 2, 2}, {0, 0, 0, 1}};
 // videocrop's formats among ours (not AYUV's alpha-less cousins it lacks: all of these it has).
-const char *kCropFormats[] = {"GRAY8", "GRAY16_LE", "RGBA", "BGRx", "RGB", "BGR", "NV12",
+const char *kCropFormats[] = {"GRAY8", "GRAY16_LE", "RGBA", "BGRx", "RGB",  "BGR",      "NV12",
                               "NV21",  "I420",      "YV12", "Y444", "AYUV", "I420_10LE"};
 
 using CropCase = std::tuple<const char *, Crop, std::pair<int, int>>;
@@ -97,9 +99,10 @@ INSTANTIATE_TEST_SUITE_P(OddAndEvenOffsets, ViewVsVideocrop,
                                           testing::ValuesIn(kSizes)),
                          [](const testing::TestParamInfo<CropCase> &info) {
                              const Crop c = std::get<1>(info.param);
-                             std::string name = std::string(std::get<0>(info.param)) + "_l" + std::to_string(c.left) +
-                                                "r" + std::to_string(c.right) + "t" + std::to_string(c.top) + "b" +
-                                                std::to_string(c.bottom) + "_" + size_name(std::get<2>(info.param));
+                             std::string name = std::string(std::get<0>(info.param)) + "_l" +
+                                                std::to_string(c.left) + "r" + std::to_string(c.right) + "t" +
+                                                std::to_string(c.top) + "b" + std::to_string(c.bottom) + "_" +
+                                                size_name(std::get<2>(info.param));
                              for (char &ch : name)
                                  if (!isalnum(static_cast<unsigned char>(ch)))
                                      ch = '_';
@@ -112,12 +115,12 @@ TEST(ViewVsPeers, CropThenRotateEqualsVideocropThenVideoflip)
         for (const char *method : {"90r", "ur-ll", "horiz"}) {
             GstVideoInfo in = video_info(format, 40, 30);
             g2g::BufferRef frame = random_frame(in, 3);
-            auto ours = run_chain(std::string("g2gview left=2 right=4 top=6 bottom=2 video-direction=") + method +
-                                      " ! g2gmaterialize",
+            auto ours = run_chain(std::string("g2gview left=2 right=4 top=6 bottom=2 video-direction=") +
+                                      method + " ! g2gmaterialize",
                                   in, frame.get());
-            auto peer = run_chain(std::string("videocrop left=2 right=4 top=6 bottom=2 ! videoflip video-direction=") +
-                                      method,
-                                  in, frame.get());
+            auto peer = run_chain(
+                std::string("videocrop left=2 right=4 top=6 bottom=2 ! videoflip video-direction=") + method,
+                in, frame.get());
             ASSERT_EQ(ours.error, "");
             EXPECT_EQ(compare_frames(ours.info, ours.buffer.get(), peer.info, peer.buffer.get()), "")
                 << format << " " << method;
@@ -133,9 +136,10 @@ TEST(ViewVsPeers, ChainOfViewsEqualsChainOfVideoflips)
         auto ours = run_chain("g2gview video-direction=90r ! g2gview video-direction=horiz top=3 ! "
                               "g2gview video-direction=ur-ll ! g2gmaterialize",
                               in, frame.get());
-        auto peer = run_chain("videoflip video-direction=90r ! videocrop top=3 ! videoflip video-direction=horiz ! "
-                              "videoflip video-direction=ur-ll",
-                              in, frame.get());
+        auto peer =
+            run_chain("videoflip video-direction=90r ! videocrop top=3 ! videoflip video-direction=horiz ! "
+                      "videoflip video-direction=ur-ll",
+                      in, frame.get());
         ASSERT_EQ(ours.error, "");
         EXPECT_EQ(compare_frames(ours.info, ours.buffer.get(), peer.info, peer.buffer.get()), "") << format;
     }

@@ -9,7 +9,8 @@ namespace g2g::test {
 
 BufferRef random_frame(const GstVideoInfo &info, guint32 seed)
 {
-    BufferRef buffer = BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
+    BufferRef buffer =
+        BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
     GstMapInfo map;
     gst_buffer_map(buffer.get(), &map, GST_MAP_WRITE);
     std::mt19937 random(seed);
@@ -23,7 +24,8 @@ namespace {
 
 bool is_packed_422(GstVideoFormat format)
 {
-    return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY || format == GST_VIDEO_FORMAT_YVYU;
+    return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
+           format == GST_VIDEO_FORMAT_YVYU;
 }
 
 // Bytes of row `y` of plane `p` that carry pixels; for packed 4:2:2 of odd width the unused
@@ -35,8 +37,10 @@ bool row_equal(const GstVideoFrame &a, const GstVideoFrame &b, guint p, guint y,
     while (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) != p)
         ++c;
     const guint width = GST_VIDEO_FRAME_COMP_WIDTH(&a, c);
-    const auto *ra = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&a, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&a, p);
-    const auto *rb = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&b, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&b, p);
+    const auto *ra = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&a, p)) +
+                     y * GST_VIDEO_FRAME_PLANE_STRIDE(&a, p);
+    const auto *rb = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&b, p)) +
+                     y * GST_VIDEO_FRAME_PLANE_STRIDE(&b, p);
     guint bytes = width * GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
     guint skip = G_MAXUINT;
     if (is_packed_422(GST_VIDEO_FRAME_FORMAT(&a))) {
@@ -46,8 +50,8 @@ bool row_equal(const GstVideoFrame &a, const GstVideoFrame &b, guint p, guint y,
     }
     for (guint i = 0; i < bytes; ++i) {
         if (i != skip && ra[i] != rb[i]) {
-            where = "plane " + std::to_string(p) + " row " + std::to_string(y) + " byte " + std::to_string(i) + ": " +
-                    std::to_string(ra[i]) + " vs " + std::to_string(rb[i]);
+            where = "plane " + std::to_string(p) + " row " + std::to_string(y) + " byte " +
+                    std::to_string(i) + ": " + std::to_string(ra[i]) + " vs " + std::to_string(rb[i]);
             return false;
         }
     }
@@ -62,8 +66,9 @@ std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVi
         GST_VIDEO_INFO_WIDTH(&info_a) != GST_VIDEO_INFO_WIDTH(&info_b) ||
         GST_VIDEO_INFO_HEIGHT(&info_a) != GST_VIDEO_INFO_HEIGHT(&info_b))
         return std::string("geometry differs: ") + GST_VIDEO_INFO_NAME(&info_a) + " " +
-               std::to_string(GST_VIDEO_INFO_WIDTH(&info_a)) + "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info_a)) +
-               " vs " + GST_VIDEO_INFO_NAME(&info_b) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info_b)) + "x" +
+               std::to_string(GST_VIDEO_INFO_WIDTH(&info_a)) + "x" +
+               std::to_string(GST_VIDEO_INFO_HEIGHT(&info_a)) + " vs " + GST_VIDEO_INFO_NAME(&info_b) + " " +
+               std::to_string(GST_VIDEO_INFO_WIDTH(&info_b)) + "x" +
                std::to_string(GST_VIDEO_INFO_HEIGHT(&info_b));
     GstVideoFrame fa, fb;
     if (!gst_video_frame_map(&fa, const_cast<GstVideoInfo *>(&info_a), a, GST_MAP_READ))

@@ -15,13 +15,14 @@ BufferRef random_frame(const GstVideoInfo &info, guint32 seed);
 
 // "" when the visible pixels of a (laid out as info_a, or its video meta) and b are equal;
 // else where they first differ.
-std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVideoInfo &info_b, GstBuffer *b);
+std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVideoInfo &info_b,
+                           GstBuffer *b);
 
 struct HarnessOutput {
     BufferRef buffer;
-    GstVideoInfo info{};  // from the caps the chain negotiated at its end
+    GstVideoInfo info{}; // from the caps the chain negotiated at its end
     std::string caps;
-    std::string error;  // an element error posted while running, or a flow error
+    std::string error; // an element error posted while running, or a flow error
 };
 
 // Pushes `input` (caps `in_caps`) through the gst-launch chain `description` in a GstHarness and

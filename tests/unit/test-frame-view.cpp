@@ -21,9 +21,12 @@ namespace {
 // way (the formulas of videoflip and videocrop, per plane, with the plane's own geometry).
 struct DensePlane {
     std::uint32_t w = 0, h = 0, e = 0;
-    guint ws = 0, hs = 0;  // subsampling along the current x and y axes
+    guint ws = 0, hs = 0; // subsampling along the current x and y axes
     std::vector<guint8> bytes;
-    const guint8 *at(std::uint32_t x, std::uint32_t y) const { return &bytes[(static_cast<std::size_t>(y) * w + x) * e]; }
+    const guint8 *at(std::uint32_t x, std::uint32_t y) const
+    {
+        return &bytes[(static_cast<std::size_t>(y) * w + x) * e];
+    }
 };
 
 std::vector<DensePlane> dense_planes(const GstVideoInfo &info, GstBuffer *buffer)
@@ -65,14 +68,34 @@ DensePlane reference_orient(const DensePlane &in, GstVideoOrientationMethod meth
         for (std::int64_t x = 0; x < out.w; ++x) {
             std::int64_t sx = x, sy = y;
             switch (method) {
-            case GST_VIDEO_ORIENTATION_90R: sx = y; sy = H - 1 - x; break;
-            case GST_VIDEO_ORIENTATION_90L: sx = W - 1 - y; sy = x; break;
-            case GST_VIDEO_ORIENTATION_180: sx = W - 1 - x; sy = H - 1 - y; break;
-            case GST_VIDEO_ORIENTATION_HORIZ: sx = W - 1 - x; break;
-            case GST_VIDEO_ORIENTATION_VERT: sy = H - 1 - y; break;
-            case GST_VIDEO_ORIENTATION_UL_LR: sx = y; sy = x; break;
-            case GST_VIDEO_ORIENTATION_UR_LL: sx = W - 1 - y; sy = H - 1 - x; break;
-            default: break;
+            case GST_VIDEO_ORIENTATION_90R:
+                sx = y;
+                sy = H - 1 - x;
+                break;
+            case GST_VIDEO_ORIENTATION_90L:
+                sx = W - 1 - y;
+                sy = x;
+                break;
+            case GST_VIDEO_ORIENTATION_180:
+                sx = W - 1 - x;
+                sy = H - 1 - y;
+                break;
+            case GST_VIDEO_ORIENTATION_HORIZ:
+                sx = W - 1 - x;
+                break;
+            case GST_VIDEO_ORIENTATION_VERT:
+                sy = H - 1 - y;
+                break;
+            case GST_VIDEO_ORIENTATION_UL_LR:
+                sx = y;
+                sy = x;
+                break;
+            case GST_VIDEO_ORIENTATION_UR_LL:
+                sx = W - 1 - y;
+                sy = H - 1 - x;
+                break;
+            default:
+                break;
             }
             std::memcpy(&out.bytes[(y * out.w + x) * out.e], in.at(sx, sy), in.e);
         }
@@ -80,7 +103,8 @@ DensePlane reference_orient(const DensePlane &in, GstVideoOrientationMethod meth
     return out;
 }
 
-DensePlane reference_crop(const DensePlane &in, std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h)
+DensePlane reference_crop(const DensePlane &in, std::uint32_t x, std::uint32_t y, std::uint32_t w,
+                          std::uint32_t h)
 {
     DensePlane out = in;
     const std::uint32_t px = x >> in.ws, py = y >> in.hs;
@@ -111,7 +135,7 @@ GstVideoInfo video_info(GstVideoFormat format, int width, int height)
 }
 
 constexpr GstVideoOrientationMethod kMethods[] = {
-    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,  GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
     GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
     GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL};
 
@@ -119,10 +143,11 @@ constexpr GstVideoOrientationMethod kMethods[] = {
 
 TEST(FrameView, RandomCompositionsMatchThePlainReference)
 {
-    const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGB,
-                                      GST_VIDEO_FORMAT_RGBA,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21,
-                                      GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_Y444,
-                                      GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_AYUV};
+    const GstVideoFormat formats[] = {
+        GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGB,
+        GST_VIDEO_FORMAT_RGBA,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21,
+        GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_Y444,
+        GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_AYUV};
     std::mt19937 random(2026);
     for (int round = 0; round < 400; ++round) {
         const GstVideoFormat format = formats[round % std::size(formats)];
@@ -132,8 +157,8 @@ TEST(FrameView, RandomCompositionsMatchThePlainReference)
         auto view = FrameView::of_frame(frame.get(), info);
         ASSERT_TRUE(view.ok()) << view.error().message();
         std::vector<DensePlane> expected = dense_planes(info, frame.get());
-        std::string steps = gst_video_format_to_string(format) + std::string(" ") + std::to_string(width) + "x" +
-                            std::to_string(height) + ":";
+        std::string steps = gst_video_format_to_string(format) + std::string(" ") + std::to_string(width) +
+                            "x" + std::to_string(height) + ":";
         const int n_steps = 1 + static_cast<int>(random() % 6);
         for (int step = 0; step < n_steps; ++step) {
             if (random() % 3) {
@@ -144,12 +169,13 @@ TEST(FrameView, RandomCompositionsMatchThePlainReference)
                 steps += " orient" + std::to_string(method);
             } else {
                 const std::uint32_t w = 1 + random() % view->width(), h = 1 + random() % view->height();
-                const std::uint32_t x = random() % (view->width() - w + 1), y = random() % (view->height() - h + 1);
+                const std::uint32_t x = random() % (view->width() - w + 1),
+                                    y = random() % (view->height() - h + 1);
                 ASSERT_TRUE(view->crop(x, y, w, h).ok());
                 for (auto &plane : expected)
                     plane = reference_crop(plane, x, y, w, h);
-                steps += " crop" + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) + "+" +
-                         std::to_string(y);
+                steps += " crop" + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) +
+                         "+" + std::to_string(y);
             }
         }
         auto dense = view->materialize(frame.get());
@@ -174,7 +200,8 @@ TEST(FrameView, P010EveryMethodMatchesThePlainReference)
                 plane = reference_orient(plane, method);
             auto dense = view->materialize(frame.get());
             ASSERT_TRUE(dense.ok());
-            expect_equal_planes(expected, dense_planes(view->info(), dense->get()), "P010 " + std::to_string(method));
+            expect_equal_planes(expected, dense_planes(view->info(), dense->get()),
+                                "P010 " + std::to_string(method));
         }
     }
 }
@@ -198,7 +225,7 @@ TEST(FrameView, MaterializesIntoCallerMemoryWithCallerStrides)
     gst_buffer_map(dense->get(), &map, GST_MAP_READ);
     for (int y = 0; y < 20; ++y) {
         EXPECT_EQ(0, std::memcmp(&tensor[y * 100], map.data + y * view->info().stride[0], 16 * 4)) << y;
-        EXPECT_EQ(tensor[y * 100 + 64], 0xEE);  // nothing written past the row
+        EXPECT_EQ(tensor[y * 100 + 64], 0xEE); // nothing written past the row
     }
     gst_buffer_unmap(dense->get(), &map);
 }
@@ -216,11 +243,13 @@ TEST(FrameView, AViewOutsideItsMemoryIsRefusedWhenBuilt)
     auto crop = whole->crop(60, 0, 10, 10);
     ASSERT_FALSE(crop.ok());
     EXPECT_EQ(crop.error().message(), "crop 10x10+60+0 does not fit in a 64x48 frame");
-    EXPECT_EQ(whole->crop(0, 0, 0, 5).error().message(), "a crop must leave at least one pixel (asked for 0x5)");
+    EXPECT_EQ(whole->crop(0, 0, 0, 5).error().message(),
+              "a crop must leave at least one pixel (asked for 0x5)");
 
     GstVideoInfo nv16 = video_info(GST_VIDEO_FORMAT_NV16, 64, 48);
     BufferRef other = g2g::test::random_frame(nv16, 1);
-    EXPECT_EQ(FrameView::of_frame(other.get(), nv16).error().message(), "a frame view cannot describe format NV16");
+    EXPECT_EQ(FrameView::of_frame(other.get(), nv16).error().message(),
+              "a frame view cannot describe format NV16");
 }
 
 TEST(FrameView, SystemViewBuffersAreClassifiedAndRequireSystemBytesMaterializesOnce)
@@ -238,8 +267,9 @@ TEST(FrameView, SystemViewBuffersAreClassifiedAndRequireSystemBytesMaterializesO
     EXPECT_EQ(domain->kind(), g2g::MemoryDomainKind::SystemView);
     auto slice = domain->require_system_slice("densereader");
     ASSERT_FALSE(slice.ok());
-    EXPECT_EQ(slice.error().message(), "densereader reads system memory but received a SystemView frame: insert "
-                                       "g2gmaterialize before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(slice.error().message(),
+              "densereader reads system memory but received a SystemView frame: insert "
+              "g2gmaterialize before it, or let caps negotiation settle on system memory");
     auto bytes = domain->require_system_bytes("viewreader");
     ASSERT_TRUE(bytes.ok()) << bytes.error().message();
     EXPECT_FALSE(bytes->borrowed());

@@ -56,8 +56,7 @@ private:
 };
 
 // Success, or the Error that prevented it.
-template <>
-class Result<void> {
+template <> class Result<void> {
 public:
     Result() = default;
     Result(Error error) : error_(std::move(error)), failed_(true) {}

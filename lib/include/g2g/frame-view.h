@@ -36,8 +36,7 @@ struct PixelStep {
 
 // An affine walk over a 2-D grid: element (x, y) of the result sits at origin + x*col + y*row.
 // Step is a byte offset (std::int64_t) for plane memory, or a PixelStep for pixel coordinates.
-template <typename Step>
-struct Grid {
+template <typename Step> struct Grid {
     Step origin{};
     Step col{};
     Step row{};
@@ -113,8 +112,8 @@ constexpr bool orientation_transposes(GstVideoOrientationMethod method)
 // One plane of a view: `grid` walks byte offsets into memory `memory_index` of the buffer.
 struct PlaneView {
     Grid<std::int64_t> grid;
-    std::uint32_t element_size = 0;  // bytes: a pixel, or a chroma pair (NV12), or a macropixel (YUY2)
-    std::uint32_t memory_index = 0;  // which GstMemory of the buffer holds this plane
+    std::uint32_t element_size = 0; // bytes: a pixel, or a chroma pair (NV12), or a macropixel (YUY2)
+    std::uint32_t memory_index = 0; // which GstMemory of the buffer holds this plane
 };
 
 class FrameView {

@@ -1,0 +1,243 @@
+// g2gview and g2gmaterialize as elements: zero copy, dense for ANY-caps peers, renegotiation,
+// bad properties, GstVideoCropMeta both ways, orientation from tags.
+#include <g2g/classify.h>
+#include <g2g/frame-view.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <gst/check/gstharness.h>
+#include <gtest/gtest.h>
+
+#include <glib/gstdio.h>
+
+#include "frames.h"
+#include "pipeline.h"
+
+using g2g::BufferRef;
+using g2g::test::compare_frames;
+using g2g::test::random_frame;
+using g2g::test::run_chain;
+
+namespace {
+
+constexpr const char *kViewCaps = "video/x-raw(memory:SystemMemory, meta:G2gTensorView)";
+
+GstVideoInfo video_info(GstVideoFormat format, int width, int height)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, format, width, height);
+    return info;
+}
+
+GstVideoInfo current_info(GstHarness *harness)
+{
+    GstVideoInfo info;
+    GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad);
+    gst_video_info_from_caps(&info, caps);
+    gst_caps_unref(caps);
+    return info;
+}
+
+} // namespace
+
+TEST(G2gView, ViewOutSharesTheInputMemoryZeroBytesCopied)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+    BufferRef frame = random_frame(in, 1);
+    GstMemory *memory = gst_buffer_peek_memory(frame.get(), 0);
+    const gint refs_before = GST_MINI_OBJECT_REFCOUNT_VALUE(memory);
+
+    auto out = run_chain("g2gview video-direction=90r left=2 top=4", in, frame.get(), kViewCaps);
+    ASSERT_EQ(out.error, "");
+    ASSERT_TRUE(out.buffer);
+    EXPECT_NE(out.caps.find("meta:G2gTensorView"), std::string::npos) << out.caps;
+    // The very same GstMemory, one more reference: no pixel memory was allocated.
+    ASSERT_EQ(gst_buffer_n_memory(out.buffer.get()), 1u);
+    EXPECT_EQ(gst_buffer_peek_memory(out.buffer.get(), 0), memory);
+    EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(memory), refs_before + 1);
+    const g2g::FrameView *view = g2g::tensor_view_of(out.buffer.get());
+    ASSERT_NE(view, nullptr);
+    EXPECT_EQ(view->width(), 44u);
+    EXPECT_EQ(view->height(), 62u);
+    EXPECT_EQ(gst_buffer_get_video_meta(out.buffer.get()), nullptr); // the view describes the frame
+    EXPECT_EQ(*g2g::classify_buffer(out.buffer.get()), g2g::MemoryDomainKind::SystemView);
+
+    // What it reads equals the peers' copy.
+    auto peer = run_chain("videocrop left=2 top=4 ! videoflip video-direction=90r", in, frame.get());
+    auto dense = view->materialize(out.buffer.get());
+    EXPECT_EQ(compare_frames(view->info(), dense->get(), peer.info, peer.buffer.get()), "");
+}
+
+TEST(G2gView, AnyCapsPeersReceiveDenseFrames)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_RGBA, 32, 16);
+    BufferRef frame = random_frame(in, 2);
+    // The harness's own sink pad takes ANY caps.
+    auto out = run_chain("g2gview video-direction=90l", in, frame.get());
+    ASSERT_EQ(out.error, "");
+    EXPECT_EQ(out.caps.find("G2gTensorView"), std::string::npos) << out.caps;
+    EXPECT_EQ(g2g::tensor_view_of(out.buffer.get()), nullptr);
+    EXPECT_EQ(*g2g::classify_buffer(out.buffer.get()), g2g::MemoryDomainKind::System);
+    auto peer = run_chain("videoflip video-direction=90l", in, frame.get());
+    EXPECT_EQ(compare_frames(out.info, out.buffer.get(), peer.info, peer.buffer.get()), "");
+}
+
+TEST(G2gView, FakesinkFilesinkAndCapslessAppsinkGetDenseFrames)
+{
+    const std::string src = "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=64,height=48 ! "
+                            "g2gview video-direction=90r right=8 ! ";
+    auto appsink = g2g::test::run_pipeline(src + "appsink name=sink");
+    ASSERT_EQ(appsink.error, "");
+    ASSERT_EQ(appsink.buffers.size(), 3u);
+    for (auto &buffer : appsink.buffers) {
+        EXPECT_EQ(g2g::tensor_view_of(buffer.get()), nullptr);
+        EXPECT_EQ(gst_buffer_get_size(buffer.get()), 48u * 56 * 3 / 2);
+    }
+    EXPECT_EQ(g2g::test::run_pipeline(src + "fakesink").error, "");
+
+    gchar *path = g_build_filename(g_get_tmp_dir(), "g2g-view-filesink.raw", nullptr);
+    auto filesink = g2g::test::run_pipeline(src + "filesink location=" + path);
+    EXPECT_EQ(filesink.error, "");
+    GStatBuf st;
+    ASSERT_EQ(g_stat(path, &st), 0);
+    EXPECT_EQ(st.st_size, 3 * 48 * 56 * 3 / 2);
+    g_unlink(path);
+    g_free(path);
+}
+
+TEST(G2gView, PropertyChangesWhilePlayingRenegotiate)
+{
+    GstHarness *harness = gst_harness_new("g2gview");
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1");
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    BufferRef frame = random_frame(in, 3);
+
+    gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
+    GstVideoInfo first = current_info(harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&first), 64);
+
+    gst_util_set_object_arg(G_OBJECT(harness->element), "video-direction", "90r");
+    GstBuffer *rotated = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
+    GstVideoInfo info = current_info(harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 48);
+    EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&info), 64);
+    auto peer = run_chain("videoflip video-direction=90r", in, frame.get());
+    EXPECT_EQ(compare_frames(info, rotated, peer.info, peer.buffer.get()), "");
+    gst_buffer_unref(rotated);
+
+    g_object_set(harness->element, "left", 10, "bottom", 6, nullptr);
+    gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
+    info = current_info(harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 42);
+    EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&info), 54);
+    gst_harness_teardown(harness);
+}
+
+TEST(G2gView, ACropLeavingNoPixelsIsAClearElementError)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    BufferRef frame = random_frame(in, 4);
+    auto out = run_chain("g2gview left=40 right=30", in, frame.get());
+    EXPECT_EQ(out.error, "crop left=40 right=30 top=0 bottom=0 leaves no pixels of a 64x48 frame");
+    auto tall = run_chain("g2gview top=48", in, frame.get());
+    EXPECT_EQ(tall.error, "crop left=0 right=0 top=48 bottom=0 leaves no pixels of a 64x48 frame");
+}
+
+TEST(G2gView, IncomingCropMetaIsHonoured)
+{
+    GstVideoInfo full = video_info(GST_VIDEO_FORMAT_I420, 64, 48);
+    BufferRef frame = random_frame(full, 5);
+    BufferRef cropped = BufferRef::adopt(gst_buffer_copy(frame.get()));
+    gst_buffer_add_video_meta_full(cropped.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_I420, 64, 48, 3,
+                                   full.offset, full.stride);
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(cropped.get());
+    crop->x = 6;
+    crop->y = 4;
+    crop->width = 40;
+    crop->height = 30;
+    GstVideoInfo caps_info = video_info(GST_VIDEO_FORMAT_I420, 40, 30);
+
+    auto ours = run_chain("g2gview video-direction=horiz ! g2gmaterialize", caps_info, cropped.get());
+    auto peer = run_chain("videocrop left=6 top=4 right=18 bottom=14 ! videoflip video-direction=horiz", full,
+                          frame.get());
+    ASSERT_EQ(ours.error, "");
+    EXPECT_EQ(compare_frames(ours.info, ours.buffer.get(), peer.info, peer.buffer.get()), "");
+}
+
+TEST(G2gView, APureCropTowardsACropMetaReaderIsAMetaNotACopy)
+{
+    GstHarness *harness = gst_harness_new_parse("g2gview left=8 top=2 right=4");
+    gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+    gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+    BufferRef frame = random_frame(in, 6);
+    GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(gst_buffer_peek_memory(out, 0), gst_buffer_peek_memory(frame.get(), 0));
+    GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(out);
+    ASSERT_NE(crop, nullptr);
+    EXPECT_EQ(crop->x, 8u);
+    EXPECT_EQ(crop->y, 2u);
+    EXPECT_EQ(crop->width, 52u);
+    EXPECT_EQ(crop->height, 46u);
+    GstVideoInfo info = current_info(harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 52);
+    gst_buffer_unref(out);
+    gst_harness_teardown(harness);
+}
+
+TEST(G2gView, AutoFollowsTheImageOrientationTag)
+{
+    GstHarness *harness = gst_harness_new_parse("g2gview video-direction=auto");
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=GRAY8,width=20,height=10,framerate=30/1");
+    gst_harness_push_event(
+        harness, gst_event_new_tag(gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, "rotate-90", nullptr)));
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_GRAY8, 20, 10);
+    BufferRef frame = random_frame(in, 7);
+    GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
+    GstVideoInfo info = current_info(harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 10);
+    auto peer = run_chain("videoflip video-direction=90r", in, frame.get());
+    EXPECT_EQ(compare_frames(info, out, peer.info, peer.buffer.get()), "");
+    gst_buffer_unref(out);
+    gst_harness_teardown(harness);
+}
+
+TEST(G2gView, ImplementsGstVideoDirectionWithVideoflipsNicks)
+{
+    GstElement *view = gst_element_factory_make("g2gview", nullptr);
+    ASSERT_TRUE(GST_IS_VIDEO_DIRECTION(view));
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(view), "video-direction");
+    GstElement *flip = gst_element_factory_make("videoflip", nullptr);
+    GParamSpec *peer_spec = g_object_class_find_property(G_OBJECT_GET_CLASS(flip), "video-direction");
+    EXPECT_EQ(spec->value_type, peer_spec->value_type);
+    gst_util_set_object_arg(G_OBJECT(view), "video-direction", "ur-ll");
+    gint method = 0;
+    g_object_get(view, "video-direction", &method, nullptr);
+    EXPECT_EQ(method, GST_VIDEO_ORIENTATION_UR_LL);
+    gst_object_unref(flip);
+    gst_object_unref(view);
+}
+
+TEST(G2gMaterialize, DenseFramesPassThroughUntouched)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_RGBA, 16, 16);
+    BufferRef frame = random_frame(in, 8);
+    GstHarness *harness = gst_harness_new("g2gmaterialize");
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=RGBA,width=16,height=16,framerate=30/1");
+    GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
+    EXPECT_EQ(out, frame.get());
+    gst_buffer_unref(out);
+    gst_harness_teardown(harness);
+}
+
+TEST(G2gMaterialize, AChainOfViewsIsOneViewOverTheOriginalMemory)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_I420, 40, 30);
+    BufferRef frame = random_frame(in, 9);
+    auto out = run_chain("g2gview video-direction=90r ! g2gview left=3 ! g2gview video-direction=vert", in,
+                         frame.get(), kViewCaps);
+    ASSERT_EQ(out.error, "");
+    EXPECT_EQ(gst_buffer_peek_memory(out.buffer.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
+    ASSERT_NE(g2g::tensor_view_of(out.buffer.get()), nullptr);
+}
