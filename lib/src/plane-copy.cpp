@@ -8,6 +8,34 @@
 namespace g2g::detail {
 namespace {
 
+// ---- stores: frames larger than the caches are written around them (non-temporal stores),
+// so no cache line of the destination is read before it is overwritten.
+
+constexpr std::size_t kStreamThreshold = 1 << 20; // bytes of output per plane
+
+template <bool Stream> inline void store16(std::uint8_t *dst, __m128i v)
+{
+    if constexpr (Stream)
+        _mm_stream_si128(reinterpret_cast<__m128i *>(dst), v);
+    else
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(dst), v);
+}
+
+template <bool Stream> inline void store8(std::uint8_t *dst, std::uint64_t v)
+{
+    if constexpr (Stream)
+        _mm_stream_si64(reinterpret_cast<long long *>(dst), static_cast<long long>(v));
+    else
+        std::memcpy(dst, &v, 8);
+}
+
+// Streaming needs 16-byte aligned rows: the destination and its stride.
+bool can_stream(const std::uint8_t *dst, std::int64_t dst_stride, std::size_t bytes)
+{
+    return bytes >= kStreamThreshold && (reinterpret_cast<std::uintptr_t>(dst) % 16) == 0 &&
+           dst_stride % 16 == 0;
+}
+
 // ---- reversed rows (a horizontal flip): elements of 1, 2, 4, 8 bytes, 16 bytes at a time
 
 template <unsigned E> __m128i reverse_elements(__m128i v)
@@ -24,14 +52,15 @@ template <unsigned E> __m128i reverse_elements(__m128i v)
 }
 
 // Row of `count` elements ending at src_last (the source walks backwards), written forwards.
-template <unsigned E> void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
+template <unsigned E, bool Stream>
+void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
 {
     constexpr unsigned per_vector = 16 / E;
     std::uint32_t x = 0;
     for (; x + per_vector <= count; x += per_vector) {
         const std::uint8_t *block = src_last - (x + per_vector - 1) * E;
         __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block));
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + x * E), reverse_elements<E>(v));
+        store16<Stream>(dst + x * E, reverse_elements<E>(v));
     }
     for (; x < count; ++x)
         std::memcpy(dst + x * E, src_last - x * E, E);
@@ -95,7 +124,7 @@ inline void transpose4x4_u32(__m128i r[4])
 
 // One B x B block at view (x0, y0), for a grid whose row step is +E or -E (the source is
 // contiguous down a view column).
-template <unsigned E>
+template <unsigned E, bool Stream>
 void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint32_t x0,
                      std::uint32_t y0, std::uint8_t *dst, std::int64_t dst_stride)
 {
@@ -114,7 +143,7 @@ void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std:
         std::uint64_t out[8];
         transpose8x8_u8(in, out);
         for (int j = 0; j < 8; ++j)
-            std::memcpy(dst + (y0 + j) * dst_stride + x0, &out[j], 8);
+            store8<Stream>(dst + (y0 + j) * dst_stride + x0, out[j]);
     } else if constexpr (E == 2) {
         __m128i r[8];
         for (int i = 0; i < 8; ++i) {
@@ -124,7 +153,7 @@ void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std:
         }
         transpose8x8_u16(r);
         for (int j = 0; j < 8; ++j)
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + (y0 + j) * dst_stride + x0 * 2), r[j]);
+            store16<Stream>(dst + (y0 + j) * dst_stride + x0 * 2, r[j]);
     } else {
         static_assert(E == 4);
         __m128i r[4];
@@ -135,7 +164,7 @@ void transpose_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std:
         }
         transpose4x4_u32(r);
         for (int j = 0; j < 4; ++j)
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + (y0 + j) * dst_stride + x0 * 4), r[j]);
+            store16<Stream>(dst + (y0 + j) * dst_stride + x0 * 4, r[j]);
     }
 }
 
@@ -150,25 +179,39 @@ void copy_element_range(const std::uint8_t *base, const Grid<std::int64_t> &g, u
     }
 }
 
-// Tiles keep the source lines a tile reads (one per view column) and the output rows it writes
-// in L1/L2 while every byte of them is used.
-template <unsigned E>
-void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
-                    std::int64_t dst_stride)
+// A tile writes one cache line (64 bytes) of each of up to 1024 view rows while it reads the
+// 64/E source lines those bytes come from: every line fetched or written is used whole before
+// it leaves the cache.
+template <unsigned E, bool Stream>
+void transpose_tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                     std::int64_t dst_stride, std::uint32_t full_w, std::uint32_t full_h)
 {
     constexpr std::uint32_t B = E == 4 ? 4 : 8;
-    constexpr std::uint32_t tile_rows = 64;  // 64 view rows: 64 * E contiguous source bytes per line
-    constexpr std::uint32_t tile_cols = 128; // 128 source lines in flight
-    const std::uint32_t full_w = g.width - g.width % B;
-    const std::uint32_t full_h = g.height - g.height % B;
+    constexpr std::uint32_t tile_rows = 1024;
+    constexpr std::uint32_t tile_cols = 64 / E;
     for (std::uint32_t ty = 0; ty < full_h; ty += tile_rows) {
         const std::uint32_t ty_end = std::min(full_h, ty + tile_rows);
         for (std::uint32_t tx = 0; tx < full_w; tx += tile_cols) {
             const std::uint32_t tx_end = std::min(full_w, tx + tile_cols);
             for (std::uint32_t y0 = ty; y0 < ty_end; y0 += B)
                 for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
-                    transpose_block<E>(base, g, x0, y0, dst, dst_stride);
+                    transpose_block<E, Stream>(base, g, x0, y0, dst, dst_stride);
         }
+    }
+}
+
+template <unsigned E>
+void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                    std::int64_t dst_stride)
+{
+    constexpr std::uint32_t B = E == 4 ? 4 : 8;
+    const std::uint32_t full_w = g.width - g.width % B;
+    const std::uint32_t full_h = g.height - g.height % B;
+    if (can_stream(dst, dst_stride, static_cast<std::size_t>(g.width) * g.height * E)) {
+        transpose_tiles<E, true>(base, g, dst, dst_stride, full_w, full_h);
+        _mm_sfence();
+    } else {
+        transpose_tiles<E, false>(base, g, dst, dst_stride, full_w, full_h);
     }
     // Right and bottom edges that do not fill a block.
     copy_element_range(base, g, E, full_w, g.width, 0, g.height, dst, dst_stride);
@@ -191,33 +234,56 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
                 std::int64_t dst_stride)
 {
     const std::int64_t elem = e;
+    // Rows are visited in the order that keeps the source one monotonic stream (a vertical flip
+    // walks rows upwards, as a horizontal one walks each row backwards): the hardware prefetcher
+    // follows one direction, not a sawtooth.
+    const bool upwards = (g.col > 0) != (g.row > 0);
+    auto row_at = [&](std::uint32_t i) { return upwards ? g.height - 1 - i : i; };
     if (g.col == elem) {
-        for (std::uint32_t y = 0; y < g.height; ++y)
+        for (std::uint32_t i = 0; i < g.height; ++i) {
+            const std::uint32_t y = row_at(i);
             std::memcpy(dst + y * dst_stride, base + g.at(0, y), static_cast<std::size_t>(g.width) * e);
+        }
         return;
     }
     if (g.col == -elem) {
-        for (std::uint32_t y = 0; y < g.height; ++y) {
+        const bool stream = can_stream(dst, dst_stride, static_cast<std::size_t>(g.width) * g.height * e);
+        for (std::uint32_t i = 0; i < g.height; ++i) {
+            const std::uint32_t y = row_at(i);
             const std::uint8_t *last = base + g.at(0, y);
             std::uint8_t *out = dst + y * dst_stride;
-            switch (e) {
-            case 1:
-                reverse_row<1>(last, out, g.width);
-                break;
+            switch (e * 2 + (stream ? 1 : 0)) {
             case 2:
-                reverse_row<2>(last, out, g.width);
+                reverse_row<1, false>(last, out, g.width);
+                break;
+            case 3:
+                reverse_row<1, true>(last, out, g.width);
                 break;
             case 4:
-                reverse_row<4>(last, out, g.width);
+                reverse_row<2, false>(last, out, g.width);
+                break;
+            case 5:
+                reverse_row<2, true>(last, out, g.width);
                 break;
             case 8:
-                reverse_row<8>(last, out, g.width);
+                reverse_row<4, false>(last, out, g.width);
+                break;
+            case 9:
+                reverse_row<4, true>(last, out, g.width);
+                break;
+            case 16:
+                reverse_row<8, false>(last, out, g.width);
+                break;
+            case 17:
+                reverse_row<8, true>(last, out, g.width);
                 break;
             default:
                 reverse_row_any(last, out, g.width, e);
                 break;
             }
         }
+        if (stream)
+            _mm_sfence();
         return;
     }
     if (g.row == elem || g.row == -elem) {

@@ -1,0 +1,202 @@
+// g2gview against videoflip and videocrop, in one run, as ratios (the machine is shared):
+//  1. view out: per-frame cost of a view against the peers' copy, 720p / 1080p / 4K, RGBA / NV12;
+//  2. g2gview ! g2gmaterialize against videoflip for every method and against videocrop, 4K;
+//  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views.
+// Prints tables; with --csv FILE also writes the figures for docs/performance.md's plot.
+#include <g2g/frame-view.h>
+
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench-util.h"
+
+namespace {
+
+struct Size {
+    const char *name;
+    int width, height;
+};
+constexpr Size kSizes[] = {{"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}};
+constexpr const char *kFormats[] = {"RGBA", "NV12"};
+constexpr const char *kMethods[] = {"90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
+
+FILE *csv = nullptr;
+
+GstBuffer *frame_of(const GstVideoInfo &info)
+{
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (gsize i = 0; i < map.size; ++i)
+        map.data[i] = static_cast<guint8>(i * 131 + (i >> 12));
+    gst_buffer_unmap(buffer, &map);
+    return buffer;
+}
+
+// Seconds per frame through `description` in a harness, the input frame pushed again and again.
+double per_frame(const std::string &description, const GstVideoInfo &info, GstBuffer *frame,
+                 const char *sink_caps, int calls)
+{
+    GstHarness *harness = gst_harness_new_parse(description.c_str());
+    GstCaps *caps = gst_video_info_to_caps(&info);
+    gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+    gst_harness_set_src_caps(harness, caps);
+    if (sink_caps)
+        gst_harness_set_sink_caps_str(harness, sink_caps);
+    auto push_pull = [&] { gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame))); };
+    push_pull(); // negotiate, fill pools
+    const double seconds = g2g::bench::seconds_per_call(push_pull, calls);
+    gst_harness_teardown(harness);
+    return seconds;
+}
+
+GstVideoInfo info_of(const char *format, const Size &size)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, gst_video_format_from_string(format), size.width, size.height);
+    return info;
+}
+
+constexpr const char *kViewCaps = "video/x-raw(memory:SystemMemory, meta:G2gTensorView)";
+
+void view_out_against_peers()
+{
+    std::printf("\n1. View out: per-frame cost, g2gview (view) vs videoflip 90r and videocrop (copies)\n");
+    std::printf("%-6s %-6s %12s %12s %12s %14s %14s\n", "format", "size", "g2gview us", "videoflip us",
+                "videocrop us", "flip/view", "crop/view");
+    for (const char *format : kFormats) {
+        double view_720 = 0;
+        for (const Size &size : kSizes) {
+            GstVideoInfo info = info_of(format, size);
+            GstBuffer *frame = frame_of(info);
+            const int calls = size.width > 2000 ? 10 : 30;
+            const double view =
+                per_frame("g2gview video-direction=90r left=16 top=16", info, frame, kViewCaps, 2000);
+            const double flip = per_frame("videoflip video-direction=90r", info, frame, nullptr, calls);
+            const double crop = per_frame("videocrop left=16 top=16", info, frame, nullptr, calls);
+            if (size.width == 1280)
+                view_720 = view;
+            std::printf("%-6s %-6s %12.2f %12.1f %12.1f %13.0fx %13.0fx\n", format, size.name, view * 1e6,
+                        flip * 1e6, crop * 1e6, flip / view, crop / view);
+            if (csv)
+                std::fprintf(csv, "viewout,%s,%s,%g,%g,%g\n", format, size.name, view, flip, crop);
+            if (size.width == 3840)
+                std::printf("%-6s 4K view cost / 720p view cost: %.2f (must stay under 2)\n", format,
+                            view / view_720);
+            gst_buffer_unref(frame);
+        }
+    }
+}
+
+double memcpy_seconds(gsize bytes)
+{
+    std::vector<guint8> a(bytes, 1), b(bytes, 2);
+    return g2g::bench::seconds_per_call([&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
+}
+
+void materialized_against_peers()
+{
+    std::printf("\n2. Dense out at 4K: g2gview ! g2gmaterialize vs videoflip / videocrop (same frames)\n");
+    std::printf("%-6s %-12s %12s %12s %10s\n", "format", "method", "g2g ms", "peer ms", "speedup");
+    const Size &size = kSizes[2];
+    for (const char *format : kFormats) {
+        GstVideoInfo info = info_of(format, size);
+        GstBuffer *frame = frame_of(info);
+        for (const char *method : kMethods) {
+            const double ours =
+                per_frame(std::string("g2gview video-direction=") + method + " ! g2gmaterialize", info, frame,
+                          nullptr, 10);
+            const double peer =
+                per_frame(std::string("videoflip video-direction=") + method, info, frame, nullptr, 5);
+            std::printf("%-6s %-12s %12.2f %12.2f %9.1fx\n", format, method, ours * 1e3, peer * 1e3,
+                        peer / ours);
+            if (csv)
+                std::fprintf(csv, "dense,%s,%s,%g,%g\n", format, method, ours, peer);
+        }
+        const double ours =
+            per_frame("g2gview left=64 right=64 top=32 bottom=32 ! g2gmaterialize", info, frame, nullptr, 10);
+        const double peer =
+            per_frame("videocrop left=64 right=64 top=32 bottom=32", info, frame, nullptr, 10);
+        std::printf("%-6s %-12s %12.2f %12.2f %9.2fx (must be >= 0.9)\n", format, "crop", ours * 1e3,
+                    peer * 1e3, peer / ours);
+        if (csv)
+            std::fprintf(csv, "dense,%s,crop,%g,%g\n", format, ours, peer);
+        gst_buffer_unref(frame);
+    }
+}
+
+void materialize_bandwidth()
+{
+    std::printf("\n3. FrameView::materialize at 4K against single-thread memcpy of the same bytes\n");
+    std::printf("%-6s %-22s %10s %10s %10s %9s\n", "format", "view", "GB/s", "memcpy", "ms", "of memcpy");
+    struct Composition {
+        const char *name;
+        GstVideoOrientationMethod first, second;
+        bool crop;
+    };
+    const Composition compositions[] = {
+        {"identity", GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"90r", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"180", GST_VIDEO_ORIENTATION_180, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"90l", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"horiz", GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"vert", GST_VIDEO_ORIENTATION_VERT, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"ul-lr", GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"ur-ll", GST_VIDEO_ORIENTATION_UR_LL, GST_VIDEO_ORIENTATION_IDENTITY, false},
+        {"crop+90r+horiz", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_HORIZ, true},
+        {"crop+90l+vert", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_VERT, true},
+    };
+    const Size &size = kSizes[2];
+    for (const char *format : kFormats) {
+        GstVideoInfo info = info_of(format, size);
+        GstBuffer *frame = frame_of(info);
+        for (const Composition &c : compositions) {
+            auto view = g2g::FrameView::of_frame(frame, info);
+            if (c.crop)
+                (void)view->crop(100, 60, size.width - 300, size.height - 200);
+            view->orient(c.first);
+            view->orient(c.second);
+            const GstVideoInfo &out = view->info();
+            std::vector<guint8> dst(GST_VIDEO_INFO_SIZE(&out));
+            guint8 *planes[GST_VIDEO_MAX_PLANES];
+            for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p)
+                planes[p] = dst.data() + GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
+            const double seconds = g2g::bench::seconds_per_call(
+                [&] { (void)view->materialize_into(frame, planes, out.stride); }, 10);
+            const gsize bytes = GST_VIDEO_INFO_SIZE(&out);
+            const double copy = memcpy_seconds(bytes);
+            std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, c.name, bytes / seconds / 1e9,
+                        bytes / copy / 1e9, seconds * 1e3, 100 * copy / seconds);
+            if (csv)
+                std::fprintf(csv, "bandwidth,%s,%s,%g,%g\n", format, c.name, bytes / seconds, bytes / copy);
+        }
+        gst_buffer_unref(frame);
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    gst_init(&argc, &argv);
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::string(argv[i]) == "--csv")
+            csv = std::fopen(argv[i + 1], "w");
+    }
+    std::string only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+    if (only.empty() || only == "view")
+        view_out_against_peers();
+    if (only.empty() || only == "dense")
+        materialized_against_peers();
+    if (only.empty() || only == "bandwidth")
+        materialize_bandwidth();
+    if (csv)
+        std::fclose(csv);
+    gst_deinit();
+    return 0;
+}
