@@ -1,0 +1,231 @@
+#include "transpose-private.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "simd-private.h"
+
+namespace g2g::detail {
+namespace {
+
+// In-register transposes. Each round interleaves register k with register k + N/2; log2(N)
+// rounds rotate the (row, column) index bits by half their width: a transpose.
+inline void transpose16x16_u8(__m128i r[16])
+{
+    for (int round = 0; round < 4; ++round) {
+        __m128i n[16];
+        for (int k = 0; k < 8; ++k) {
+            n[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
+            n[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+        }
+        std::copy(n, n + 16, r);
+    }
+}
+
+inline void transpose8x8_u16(__m128i r[8])
+{
+    for (int round = 0; round < 3; ++round) {
+        __m128i n[8];
+        for (int k = 0; k < 4; ++k) {
+            n[2 * k] = _mm_unpacklo_epi16(r[k], r[k + 4]);
+            n[2 * k + 1] = _mm_unpackhi_epi16(r[k], r[k + 4]);
+        }
+        std::copy(n, n + 8, r);
+    }
+}
+
+inline void transpose4x4_u32(__m128i r[4])
+{
+    for (int round = 0; round < 2; ++round) {
+        __m128i n[4];
+        for (int k = 0; k < 2; ++k) {
+            n[2 * k] = _mm_unpacklo_epi32(r[k], r[k + 2]);
+            n[2 * k + 1] = _mm_unpackhi_epi32(r[k], r[k + 2]);
+        }
+        std::copy(n, n + 4, r);
+    }
+}
+
+// SSE2 block of B x B elements of E bytes: B = 16 / E.
+// Transposes the view's B x B block at (x0, y0) to `out` (its first row; rows out_stride apart).
+template <unsigned E>
+inline void sse2_block(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint32_t x0,
+                       std::uint32_t y0, std::uint8_t *out, std::int64_t out_stride)
+{
+    constexpr unsigned B = 16 / E;
+    const bool descending = g.row < 0;
+    __m128i r[B];
+    for (unsigned i = 0; i < B; ++i) {
+        // Elements (x0 + i, y0 .. y0 + B - 1): 16 contiguous source bytes.
+        const std::uint8_t *p = base + g.at(x0 + i, descending ? y0 + B - 1 : y0);
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        r[i] = descending ? reverse_elements<E>(v) : v;
+    }
+    if constexpr (E == 1)
+        transpose16x16_u8(r);
+    else if constexpr (E == 2)
+        transpose8x8_u16(r);
+    else
+        transpose4x4_u32(r);
+    for (unsigned j = 0; j < B; ++j)
+        store16<false>(out + j * out_stride, r[j]);
+}
+
+// A tile writes one cache line (64 bytes) of each of up to 512 view rows while it reads the
+// 64 / E source lines those bytes come from: every line fetched or written is used whole while
+// it is in the cache.
+constexpr std::uint32_t kTileRows = 512;
+constexpr std::uint32_t kLine = 64;
+
+// Streams rows of a B-row group assembled in `group` (kLine bytes a row) out as whole cache
+// lines: non-temporal stores scattered 16 bytes at a time over many rows would leave the
+// write-combining buffers half full and write partial lines.
+inline void flush_group(const std::uint8_t *group, unsigned rows, unsigned bytes, std::uint8_t *dst,
+                        std::int64_t dst_stride)
+{
+    for (unsigned j = 0; j < rows; ++j) {
+        const std::uint8_t *in = group + j * kLine;
+        std::uint8_t *out = dst + j * dst_stride;
+        for (unsigned b = 0; b < bytes; b += 16)
+            store16<true>(out + b, _mm_load_si128(reinterpret_cast<const __m128i *>(in + b)));
+    }
+}
+
+template <unsigned E, bool Stream>
+void sse2_tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                std::int64_t dst_stride, std::uint32_t full_w, std::uint32_t full_h)
+{
+    constexpr std::uint32_t B = 16 / E;
+    constexpr std::uint32_t tile_cols = kLine / E;
+    alignas(64) std::uint8_t group[B * kLine];
+    for (std::uint32_t ty = 0; ty < full_h; ty += kTileRows) {
+        const std::uint32_t ty_end = std::min(full_h, ty + kTileRows);
+        for (std::uint32_t tx = 0; tx < full_w; tx += tile_cols) {
+            const std::uint32_t tx_end = std::min(full_w, tx + tile_cols);
+            for (std::uint32_t y0 = ty; y0 < ty_end; y0 += B) {
+                if constexpr (Stream) {
+                    // Blocks go to a B x 64-byte group, which then leaves as whole lines.
+                    for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
+                        sse2_block<E>(base, g, x0, y0, group + (x0 - tx) * E, kLine);
+                    flush_group(group, B, (tx_end - tx) * E, dst + y0 * dst_stride + tx * E, dst_stride);
+                } else {
+                    for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
+                        sse2_block<E>(base, g, x0, y0, dst + y0 * dst_stride + x0 * E, dst_stride);
+                }
+            }
+        }
+    }
+}
+
+// AVX2: 8 x 8 elements of 4 bytes (RGBA and friends), 32-byte loads, two 16-byte stores a row.
+__attribute__((target("avx2"))) inline void transpose8x8_u32(__m256i r[8])
+{
+    __m256i t[8], u[8];
+    for (int k = 0; k < 4; ++k) {
+        t[2 * k] = _mm256_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; ++k) {
+        u[4 * k] = _mm256_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 1] = _mm256_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 2] = _mm256_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+        u[4 * k + 3] = _mm256_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        r[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+        r[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+    }
+}
+
+template <bool Stream>
+__attribute__((target("avx2"))) void avx2_tiles_u32(const std::uint8_t *base, const Grid<std::int64_t> &g,
+                                                    std::uint8_t *dst, std::int64_t dst_stride,
+                                                    std::uint32_t full_w, std::uint32_t full_h)
+{
+    constexpr std::uint32_t B = 8;
+    constexpr std::uint32_t tile_cols = kLine / 4;
+    const bool descending = g.row < 0;
+    const __m256i reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    alignas(64) std::uint8_t group[B * kLine];
+    for (std::uint32_t ty = 0; ty < full_h; ty += kTileRows) {
+        const std::uint32_t ty_end = std::min(full_h, ty + kTileRows);
+        for (std::uint32_t tx = 0; tx < full_w; tx += tile_cols) {
+            const std::uint32_t tx_end = std::min(full_w, tx + tile_cols);
+            for (std::uint32_t y0 = ty; y0 < ty_end; y0 += B) {
+                for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B) {
+                    __m256i r[8];
+                    for (unsigned i = 0; i < B; ++i) {
+                        const std::uint8_t *p = base + g.at(x0 + i, descending ? y0 + B - 1 : y0);
+                        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+                        r[i] = descending ? _mm256_permutevar8x32_epi32(v, reverse) : v;
+                    }
+                    transpose8x8_u32(r);
+                    for (unsigned j = 0; j < B; ++j) {
+                        if constexpr (Stream) {
+                            _mm256_store_si256(reinterpret_cast<__m256i *>(group + j * kLine + (x0 - tx) * 4),
+                                               r[j]);
+                        } else {
+                            _mm256_storeu_si256(
+                                reinterpret_cast<__m256i *>(dst + (y0 + j) * dst_stride + x0 * 4), r[j]);
+                        }
+                    }
+                }
+                if constexpr (Stream)
+                    flush_group(group, B, (tx_end - tx) * 4, dst + y0 * dst_stride + tx * 4, dst_stride);
+            }
+        }
+    }
+}
+
+bool have_avx2()
+{
+    static const bool supported = __builtin_cpu_supports("avx2");
+    return supported;
+}
+
+template <unsigned E>
+void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                    std::int64_t dst_stride)
+{
+    const bool wide = E == 4 && have_avx2();
+    const std::uint32_t B = wide ? 8 : 16 / E;
+    const std::uint32_t full_w = g.width - g.width % B;
+    const std::uint32_t full_h = g.height - g.height % B;
+    const bool stream = can_stream(dst, dst_stride, static_cast<std::size_t>(g.width) * g.height * E);
+    if (wide && stream)
+        avx2_tiles_u32<true>(base, g, dst, dst_stride, full_w, full_h);
+    else if (wide)
+        avx2_tiles_u32<false>(base, g, dst, dst_stride, full_w, full_h);
+    else if (stream)
+        sse2_tiles<E, true>(base, g, dst, dst_stride, full_w, full_h);
+    else
+        sse2_tiles<E, false>(base, g, dst, dst_stride, full_w, full_h);
+    if (stream)
+        _mm_sfence();
+    // Right and bottom edges that do not fill a block.
+    copy_element_range(base, g, E, full_w, g.width, 0, g.height, dst, dst_stride);
+    copy_element_range(base, g, E, 0, full_w, full_h, g.height, dst, dst_stride);
+}
+
+} // namespace
+
+bool transpose_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
+                     std::uint8_t *dst, std::int64_t dst_stride)
+{
+    switch (element_size) {
+    case 1:
+        transpose_walk<1>(base, grid, dst, dst_stride);
+        return true;
+    case 2:
+        transpose_walk<2>(base, grid, dst, dst_stride);
+        return true;
+    case 4:
+        transpose_walk<4>(base, grid, dst, dst_stride);
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace g2g::detail
