@@ -2,7 +2,8 @@
 //  1. view out: per-frame cost of a view against the peers' copy, 720p / 1080p / 4K, RGBA / NV12;
 //  2. g2gview ! g2gmaterialize against videoflip for every method and against videocrop, 4K;
 //  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views.
-// Prints tables; with --csv FILE also writes the figures for docs/performance.md's plot.
+// Prints tables; with --csv DIR also writes viewout.csv, dense.csv and bandwidth.csv there, which
+// tests/bench/plot-view.gp turns into docs/performance-view.png.
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>
@@ -25,7 +26,13 @@ constexpr Size kSizes[] = {{"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 38
 constexpr const char *kFormats[] = {"RGBA", "NV12"};
 constexpr const char *kMethods[] = {"90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 
-FILE *csv = nullptr;
+std::string csv_dir;
+
+// The CSV file for one table, or nullptr without --csv.
+FILE *open_csv(const char *name)
+{
+    return csv_dir.empty() ? nullptr : std::fopen((csv_dir + "/" + name).c_str(), "w");
+}
 
 GstBuffer *frame_of(const GstVideoInfo &info)
 {
@@ -67,6 +74,7 @@ constexpr const char *kViewCaps = "video/x-raw(memory:SystemMemory, meta:G2gTens
 void view_out_against_peers()
 {
     std::printf("\n1. View out: per-frame cost, g2gview (view) vs videoflip 90r and videocrop (copies)\n");
+    FILE *csv = open_csv("viewout.csv");
     std::printf("%-6s %-6s %12s %12s %12s %14s %14s\n", "format", "size", "g2gview us", "videoflip us",
                 "videocrop us", "flip/view", "crop/view");
     for (const char *format : kFormats) {
@@ -84,13 +92,15 @@ void view_out_against_peers()
             std::printf("%-6s %-6s %12.2f %12.1f %12.1f %13.0fx %13.0fx\n", format, size.name, view * 1e6,
                         flip * 1e6, crop * 1e6, flip / view, crop / view);
             if (csv)
-                std::fprintf(csv, "viewout,%s,%s,%g,%g,%g\n", format, size.name, view, flip, crop);
+                std::fprintf(csv, "%s-%s %g %g %g\n", format, size.name, view, flip, crop);
             if (size.width == 3840)
                 std::printf("%-6s 4K view cost / 720p view cost: %.2f (must stay under 2)\n", format,
                             view / view_720);
             gst_buffer_unref(frame);
         }
     }
+    if (csv)
+        std::fclose(csv);
 }
 
 double memcpy_seconds(gsize bytes)
@@ -102,6 +112,7 @@ double memcpy_seconds(gsize bytes)
 void materialized_against_peers()
 {
     std::printf("\n2. Dense out at 4K: g2gview ! g2gmaterialize vs videoflip / videocrop (same frames)\n");
+    FILE *csv = open_csv("dense.csv");
     std::printf("%-6s %-12s %12s %12s %10s\n", "format", "method", "g2g ms", "peer ms", "speedup");
     const Size &size = kSizes[2];
     for (const char *format : kFormats) {
@@ -116,7 +127,7 @@ void materialized_against_peers()
             std::printf("%-6s %-12s %12.2f %12.2f %9.1fx\n", format, method, ours * 1e3, peer * 1e3,
                         peer / ours);
             if (csv)
-                std::fprintf(csv, "dense,%s,%s,%g,%g\n", format, method, ours, peer);
+                std::fprintf(csv, "%s-%s %g %g\n", format, method, ours, peer);
         }
         const double ours =
             per_frame("g2gview left=64 right=64 top=32 bottom=32 ! g2gmaterialize", info, frame, nullptr, 10);
@@ -125,14 +136,17 @@ void materialized_against_peers()
         std::printf("%-6s %-12s %12.2f %12.2f %9.2fx (must be >= 0.9)\n", format, "crop", ours * 1e3,
                     peer * 1e3, peer / ours);
         if (csv)
-            std::fprintf(csv, "dense,%s,crop,%g,%g\n", format, ours, peer);
+            std::fprintf(csv, "%s-crop %g %g\n", format, ours, peer);
         gst_buffer_unref(frame);
     }
+    if (csv)
+        std::fclose(csv);
 }
 
 void materialize_bandwidth()
 {
     std::printf("\n3. FrameView::materialize at 4K against single-thread memcpy of the same bytes\n");
+    FILE *csv = open_csv("bandwidth.csv");
     std::printf("%-6s %-22s %10s %10s %10s %9s\n", "format", "view", "GB/s", "memcpy", "ms", "of memcpy");
     struct Composition {
         const char *name;
@@ -173,10 +187,12 @@ void materialize_bandwidth()
             std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, c.name, bytes / seconds / 1e9,
                         bytes / copy / 1e9, seconds * 1e3, 100 * copy / seconds);
             if (csv)
-                std::fprintf(csv, "bandwidth,%s,%s,%g,%g\n", format, c.name, bytes / seconds, bytes / copy);
+                std::fprintf(csv, "%s-%s %g %g\n", format, c.name, bytes / seconds, bytes / copy);
         }
         gst_buffer_unref(frame);
     }
+    if (csv)
+        std::fclose(csv);
 }
 
 } // namespace
@@ -186,7 +202,7 @@ int main(int argc, char **argv)
     gst_init(&argc, &argv);
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--csv")
-            csv = std::fopen(argv[i + 1], "w");
+            csv_dir = argv[i + 1];
     }
     std::string only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
     if (only.empty() || only == "view")
@@ -195,8 +211,6 @@ int main(int argc, char **argv)
         materialized_against_peers();
     if (only.empty() || only == "bandwidth")
         materialize_bandwidth();
-    if (csv)
-        std::fclose(csv);
     gst_deinit();
     return 0;
 }
