@@ -40,7 +40,7 @@ build() {
 
 run_demo() {
   build build
-  GST_PLUGIN_PATH=$PWD/build/gst GST_REGISTRY=$PWD/build/demo-registry.bin build/tests/g2g-demo
+  GST_PLUGIN_PATH=$PWD/build/gst GST_REGISTRY=$PWD/build/demo-registry.bin build/tests/g2g-demo "$PWD/build/demo"
 }
 
 # test DIR LABEL: runs meson test; never stops the script, the summary counts what failed.

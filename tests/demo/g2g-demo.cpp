@@ -1,5 +1,6 @@
 // The main job: real GStreamer producers, each followed by g2gprobe, and what domain their
-// frames live in; then the loud error a wrong-domain frame gets.
+// frames live in; the loud error a wrong-domain frame gets; rotations and crops as zero-copy
+// views, with a PNG of each result (argv[1]: the folder for the pictures).
 #include <gst/gst.h>
 
 #include <cstdio>
@@ -19,7 +20,29 @@ struct Outcome {
     std::string error;
 };
 
-Outcome play(const std::string &description, const char *probe_name = "probe")
+// Counts frames whose memory leaving g2gview ("view") is the memory that entered it.
+struct SharedMemoryCount {
+    GstMemory *entered = nullptr;
+    int frames = 0;
+    int shared = 0;
+};
+
+GstPadProbeReturn remember_memory(GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+    static_cast<SharedMemoryCount *>(data)->entered = gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0);
+    return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn compare_memory(GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+    auto *count = static_cast<SharedMemoryCount *>(data);
+    ++count->frames;
+    if (gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0) == count->entered)
+        ++count->shared;
+    return GST_PAD_PROBE_OK;
+}
+
+Outcome play(const std::string &description, const char *probe_name = "probe", SharedMemoryCount *count = nullptr)
 {
     Outcome outcome;
     GError *error = nullptr;
@@ -30,6 +53,16 @@ Outcome play(const std::string &description, const char *probe_name = "probe")
         if (pipeline)
             gst_object_unref(pipeline);
         return outcome;
+    }
+    if (count) {
+        GstElement *view = gst_bin_get_by_name(GST_BIN(pipeline), "view");
+        GstPad *sink = gst_element_get_static_pad(view, "sink");
+        GstPad *src = gst_element_get_static_pad(view, "src");
+        gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, remember_memory, count, nullptr);
+        gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, compare_memory, count, nullptr);
+        gst_object_unref(sink);
+        gst_object_unref(src);
+        gst_object_unref(view);
     }
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
@@ -119,6 +152,37 @@ int main(int argc, char **argv)
                            "cpureader");
     std::printf("  ERROR: %s\n",
                 refused.error.empty() ? "(none: no Vulkan device here)" : refused.error.c_str());
+
+    // Views: g2gview hands the frame on as strides over the same memory; g2gmaterialize writes
+    // the one dense copy the PNG encoder needs.
+    const std::string pictures = argc > 1 ? argv[1] : ".";
+    g_mkdir_with_parents(pictures.c_str(), 0755);
+    struct ViewScene {
+        const char *what;
+        const char *properties;
+        const char *file;
+    };
+    const ViewScene views[] = {
+        {"rotate 90 degrees clockwise", "video-direction=90r", "view-rotate-90r.png"},
+        {"crop 80,60,100,40 (left,top,right,bottom)", "left=80 top=60 right=100 bottom=40", "view-crop.png"},
+        {"crop, then the upper-right diagonal flip", "left=40 right=40 video-direction=ur-ll", "view-crop-ur-ll.png"},
+    };
+    std::printf("\nFlips, rotations and crops are views: strides over the same memory, zero bytes copied.\n");
+    std::printf("  %-44s %-12s %-22s %s\n", "g2gview", "domain", "memory shared", "picture");
+    for (const ViewScene &v : views) {
+        const std::string path = pictures + "/" + v.file;
+        SharedMemoryCount count;
+        Outcome outcome = play("videotestsrc num-buffers=1 pattern=smpte ! " + rgba + " ! g2gview name=view " +
+                                   v.properties + " ! g2gprobe name=probe ! g2gmaterialize ! videoconvert ! "
+                                   "pngenc snapshot=true ! filesink location=" + path,
+                               "probe", &count);
+        if (!outcome.error.empty()) {
+            std::printf("  %-44s failed: %s\n", v.what, outcome.error.c_str());
+            continue;
+        }
+        std::printf("  %-44s %-12s %d of %d frames%8s %s\n", v.what, outcome.domain.c_str(), count.shared,
+                    count.frames, "", path.c_str());
+    }
     gst_deinit();
     return 0;
 }
