@@ -5,15 +5,24 @@
 
 #include <cstdint>
 #include <cstring>
+#include <unistd.h>
 
 #include <g2g/frame-view.h>
 
 namespace g2g::detail {
 
 // ---- stores: frames larger than the caches are written around them (non-temporal stores),
-// so no cache line of the destination is read before it is overwritten.
-
-inline constexpr std::size_t kStreamThreshold = 1 << 20; // bytes of output per plane
+// so no cache line of the destination is read before it is overwritten. The threshold follows
+// glibc's memcpy: three quarters of the last-level cache. Below it the output is better left
+// in the cache for its next reader (and streaming past a large L3 only slows the copy down).
+inline std::size_t stream_threshold()
+{
+    static const std::size_t threshold = [] {
+        const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        return l3 > 0 ? static_cast<std::size_t>(l3) / 4 * 3 : std::size_t{8} << 20;
+    }();
+    return threshold;
+}
 
 template <bool Stream> inline void store16(std::uint8_t *dst, __m128i v)
 {
@@ -34,7 +43,7 @@ template <bool Stream> inline void store8(std::uint8_t *dst, std::uint64_t v)
 // Streaming needs 16-byte aligned rows: the destination and its stride.
 inline bool can_stream(const std::uint8_t *dst, std::int64_t dst_stride, std::size_t bytes)
 {
-    return bytes >= kStreamThreshold && (reinterpret_cast<std::uintptr_t>(dst) % 16) == 0 &&
+    return bytes >= stream_threshold() && (reinterpret_cast<std::uintptr_t>(dst) % 16) == 0 &&
            dst_stride % 16 == 0;
 }
 
