@@ -31,15 +31,20 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# build DIR [meson options...]
+# build DIR [meson options...]: quiet when it works, the compiler's words when it does not.
 build() {
   local dir=$1; shift
-  [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >/dev/null
-  meson compile -C "$dir" >/dev/null
+  mkdir -p "$dir"
+  if ! { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@"; } >"$dir.setup.log" 2>&1 ||
+     ! meson compile -C "$dir" >"$dir.compile.log" 2>&1; then
+    tail -n 40 "$dir.setup.log" "$dir.compile.log" 2>/dev/null
+    echo "build of $dir failed" >&2
+    return 1
+  fi
 }
 
 run_demo() {
-  build build
+  build build || exit 1
   GST_PLUGIN_PATH=$PWD/build/gst GST_REGISTRY=$PWD/build/demo-registry.bin build/tests/g2g-demo "$PWD/build/demo"
 }
 
@@ -58,7 +63,12 @@ summarize() {
 import json, sys, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for build in sys.argv[1:]:
-    root = ET.parse(f"{build}/meson-logs/testlog.junit.xml").getroot()
+    try:
+        root = ET.parse(f"{build}/meson-logs/testlog.junit.xml").getroot()
+    except (OSError, ET.ParseError):
+        print(f"{build}: no test results (the build or the test run failed)", file=sys.stderr)
+        failed += 1
+        continue
     failing_programs = set()
     for suite in root.iter("testsuite"):
         # "g2g.g2g:unit / kinds.MemoryDomainKind": project, program, GoogleTest suite
@@ -85,10 +95,11 @@ PY
 }
 
 run_tests() {
-  build build
-  run_suite build "plain build"
-  build build-asan -Db_sanitize=address,undefined -Db_lundef=false
-  (
+  rm -f build/meson-logs/testlog.* build-asan/meson-logs/testlog.*
+  if build build; then
+    run_suite build "plain build"
+  fi
+  if build build-asan -Db_sanitize=address,undefined -Db_lundef=false; then (
     # The sanitized programs scan the registry in-process; they see only the system plugins the
     # tests use, so leaks of unrelated plugins' init code (there are some) are not reported.
     local sysplugins=build-asan/system-plugins
@@ -102,7 +113,7 @@ run_tests() {
     export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     run_suite build-asan "AddressSanitizer + UndefinedBehaviorSanitizer + leaks tracer"
-  )
+  ) fi
   summarize build build-asan
 }
 

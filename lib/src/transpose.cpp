@@ -224,8 +224,9 @@ __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base,
                             v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, reverse_in_lane), 0x4E);
                         r[i] = v;
                     }
+                    constexpr unsigned rounds = E == 1 ? 4 : 3;  // log2(B)
 #pragma GCC unroll 4
-                    for (unsigned round = 0; (1u << round) < B; ++round) {
+                    for (unsigned round = 0; round < rounds; ++round) {
                         __m256i n[B];
 #pragma GCC unroll 8
                         for (unsigned k = 0; k < B / 2; ++k) {
