@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 
 #include "view-caps.h"
+#include "view-output.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_materialize_debug);
 #define GST_CAT_DEFAULT g2g_materialize_debug
@@ -48,24 +49,10 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     return TRUE;
 }
 
-// The output is one frame of the output caps, whatever the input buffer holds (a view's buffer
-// carries the memory it reads, not a frame of the input caps' size).
-static gboolean g2g_materialize_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
-                                               GstCaps *othercaps, gsize *othersize)
-{
-    GstVideoInfo info;
-    if (!gst_video_info_from_caps(&info, othercaps))
-        return FALSE;
-    *othersize = GST_VIDEO_INFO_SIZE(&info);
-    return TRUE;
-}
-
 static gboolean g2g_materialize_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
                                                GstBuffer *inbuf)
 {
-    const GType api = meta->info->api;
-    if (api == G2G_TENSOR_VIEW_META_API_TYPE || api == GST_PARENT_BUFFER_META_API_TYPE ||
-        api == GST_VIDEO_META_API_TYPE || api == GST_VIDEO_CROP_META_API_TYPE)
+    if (g2g::element::describes_geometry(meta->info->api))
         return FALSE;
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->transform_meta(trans, outbuf, meta, inbuf);
 }
@@ -75,18 +62,13 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
     const g2g::FrameView *view = g2g::tensor_view_of(inbuf);
     if (!view) {
-        // View caps but a plain frame: it is dense already.
-        GstVideoFrame in_frame, out_frame;
-        if (!gst_video_frame_map(&in_frame, self->out_info, inbuf, GST_MAP_READ))
-            return GST_FLOW_ERROR;
-        if (!gst_video_frame_map(&out_frame, self->out_info, outbuf, GST_MAP_WRITE)) {
-            gst_video_frame_unmap(&in_frame);
+        // View caps but a plain frame (or a GstVideoMeta / crop meta one): its identity view.
+        g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(inbuf, *self->out_info);
+        if (!identity) {
+            GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", identity.error().message().c_str()), (nullptr));
             return GST_FLOW_ERROR;
         }
-        gst_video_frame_copy(&out_frame, &in_frame);
-        gst_video_frame_unmap(&out_frame);
-        gst_video_frame_unmap(&in_frame);
-        return GST_FLOW_OK;
+        return g2g::element::write_dense(GST_ELEMENT(self), *identity, inbuf, self->out_info, outbuf);
     }
     if (view->format() != GST_VIDEO_INFO_FORMAT(self->out_info) ||
         view->width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(self->out_info)) ||
@@ -99,19 +81,7 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
                           (nullptr));
         return GST_FLOW_ERROR;
     }
-    GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, self->out_info, outbuf, GST_MAP_WRITE))
-        return GST_FLOW_ERROR;
-    guint8 *planes[GST_VIDEO_MAX_PLANES];
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p)
-        planes[p] = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-    g2g::Result<void> written = view->materialize_into(inbuf, planes, frame.info.stride);
-    gst_video_frame_unmap(&frame);
-    if (!written) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", written.error().message().c_str()), (nullptr));
-        return GST_FLOW_ERROR;
-    }
-    return GST_FLOW_OK;
+    return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, self->out_info, outbuf);
 }
 
 static void g2g_materialize_finalize(GObject *object)
@@ -137,7 +107,7 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
 
     transform_class->transform_caps = g2g_materialize_transform_caps;
     transform_class->set_caps = g2g_materialize_set_caps;
-    transform_class->transform_size = g2g_materialize_transform_size;
+    transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->transform = g2g_materialize_transform;
     transform_class->transform_meta = g2g_materialize_transform_meta;
     transform_class->passthrough_on_same_caps = FALSE;

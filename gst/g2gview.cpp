@@ -8,6 +8,7 @@
 #include <string>
 
 #include "view-caps.h"
+#include "view-output.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_view_debug);
 #define GST_CAT_DEFAULT g2g_view_debug
@@ -317,18 +318,6 @@ static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, Gst
     return GST_FLOW_OK;
 }
 
-// The output is one frame of the output caps, whatever the input buffer holds (a view's buffer
-// carries the memory it reads, not a frame of the input caps' size).
-static gboolean g2g_view_transform_size(GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
-                                        GstCaps *othercaps, gsize *othersize)
-{
-    GstVideoInfo info;
-    if (!gst_video_info_from_caps(&info, othercaps))
-        return FALSE;
-    *othersize = GST_VIDEO_INFO_SIZE(&info);
-    return TRUE;
-}
-
 static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
     if (!GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->propose_allocation(trans, decide_query, query))
@@ -343,9 +332,7 @@ static gboolean g2g_view_transform_meta(GstBaseTransform *trans, GstBuffer *outb
                                         GstBuffer *inbuf)
 {
     // Video, crop and view metas describe the input geometry; the output's are made here.
-    const GstMetaInfo *info = meta->info;
-    if (info->api == GST_VIDEO_META_API_TYPE || info->api == GST_VIDEO_CROP_META_API_TYPE ||
-        info->api == G2G_TENSOR_VIEW_META_API_TYPE || info->api == GST_PARENT_BUFFER_META_API_TYPE)
+    if (g2g::element::describes_geometry(meta->info->api))
         return FALSE;
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->transform_meta(trans, outbuf, meta, inbuf);
 }
@@ -397,21 +384,7 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
         return GST_FLOW_OK;
     }
 
-    GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &state.out_info, outbuf, GST_MAP_WRITE)) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("cannot map the output frame for writing"), (nullptr));
-        return GST_FLOW_ERROR;
-    }
-    guint8 *planes[GST_VIDEO_MAX_PLANES];
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p)
-        planes[p] = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-    g2g::Result<void> written = view.materialize_into(inbuf, planes, frame.info.stride);
-    gst_video_frame_unmap(&frame);
-    if (!written) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", written.error().message().c_str()), (nullptr));
-        return GST_FLOW_ERROR;
-    }
-    return GST_FLOW_OK;
+    return g2g::element::write_dense(GST_ELEMENT(self), view, inbuf, &state.out_info, outbuf);
 }
 
 static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
@@ -547,7 +520,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->prepare_output_buffer = g2g_view_prepare_output_buffer;
     transform_class->transform = g2g_view_transform;
     transform_class->transform_meta = g2g_view_transform_meta;
-    transform_class->transform_size = g2g_view_transform_size;
+    transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
     transform_class->sink_event = g2g_view_sink_event;

@@ -9,49 +9,69 @@
 namespace g2g::detail {
 namespace {
 
-// In-register transposes. Each round interleaves register k with register k + N/2; log2(N)
-// rounds rotate the (row, column) index bits by half their width: a transpose.
-[[gnu::always_inline]] inline void transpose16x16_u8(__m128i r[16])
+// In-register transposes of N vectors of N elements. Each round interleaves vector k with
+// vector k + N/2 (U::lo and U::hi, the unpacks of one element size); log2(N) rounds rotate the
+// (row, column) index bits by half their width: a transpose. With 256-bit vectors the unpacks
+// work per 128-bit lane, so two N x N blocks are transposed at once.
+// (Always inlined: with 256-bit vectors it only ever runs inside an AVX2 function, so the
+// vector-ABI warning about its own out-of-line form does not apply.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <unsigned N, typename V, typename U> [[gnu::always_inline]] inline void transpose_rounds(V r[N])
 {
+    constexpr unsigned rounds = N == 16 ? 4 : N == 8 ? 3 : 2;
 #pragma GCC unroll 4
-    for (int round = 0; round < 4; ++round) {
-        __m128i n[16];
+    for (unsigned round = 0; round < rounds; ++round) {
+        V n[N];
 #pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k) {
-            n[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
-            n[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+        for (unsigned k = 0; k < N / 2; ++k) {
+            n[2 * k] = U::lo(r[k], r[k + N / 2]);
+            n[2 * k + 1] = U::hi(r[k], r[k + N / 2]);
         }
-        std::copy(n, n + 16, r);
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < N; ++k)
+            r[k] = n[k];
     }
 }
+#pragma GCC diagnostic pop
 
-[[gnu::always_inline]] inline void transpose8x8_u16(__m128i r[8])
-{
-#pragma GCC unroll 3
-    for (int round = 0; round < 3; ++round) {
-        __m128i n[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 4; ++k) {
-            n[2 * k] = _mm_unpacklo_epi16(r[k], r[k + 4]);
-            n[2 * k + 1] = _mm_unpackhi_epi16(r[k], r[k + 4]);
-        }
-        std::copy(n, n + 8, r);
+template <unsigned E> struct Unpack128 {
+    static __m128i lo(__m128i a, __m128i b)
+    {
+        if constexpr (E == 1)
+            return _mm_unpacklo_epi8(a, b);
+        else if constexpr (E == 2)
+            return _mm_unpacklo_epi16(a, b);
+        else
+            return _mm_unpacklo_epi32(a, b);
     }
-}
+    static __m128i hi(__m128i a, __m128i b)
+    {
+        if constexpr (E == 1)
+            return _mm_unpackhi_epi8(a, b);
+        else if constexpr (E == 2)
+            return _mm_unpackhi_epi16(a, b);
+        else
+            return _mm_unpackhi_epi32(a, b);
+    }
+};
 
-[[gnu::always_inline]] inline void transpose4x4_u32(__m128i r[4])
-{
-#pragma GCC unroll 2
-    for (int round = 0; round < 2; ++round) {
-        __m128i n[4];
-#pragma GCC unroll 8
-        for (int k = 0; k < 2; ++k) {
-            n[2 * k] = _mm_unpacklo_epi32(r[k], r[k + 2]);
-            n[2 * k + 1] = _mm_unpackhi_epi32(r[k], r[k + 2]);
-        }
-        std::copy(n, n + 4, r);
+template <unsigned E> struct Unpack256 {
+    __attribute__((target("avx2"))) static __m256i lo(__m256i a, __m256i b)
+    {
+        if constexpr (E == 1)
+            return _mm256_unpacklo_epi8(a, b);
+        else
+            return _mm256_unpacklo_epi16(a, b);
     }
-}
+    __attribute__((target("avx2"))) static __m256i hi(__m256i a, __m256i b)
+    {
+        if constexpr (E == 1)
+            return _mm256_unpackhi_epi8(a, b);
+        else
+            return _mm256_unpackhi_epi16(a, b);
+    }
+};
 
 // SSE2 block of B x B elements of E bytes: B = 16 / E.
 // Transposes the view's B x B block at (x0, y0) to `out` (its first row; rows out_stride apart).
@@ -70,12 +90,7 @@ template <unsigned E>
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
         r[i] = descending ? reverse_elements<E>(v) : v;
     }
-    if constexpr (E == 1)
-        transpose16x16_u8(r);
-    else if constexpr (E == 2)
-        transpose8x8_u16(r);
-    else
-        transpose4x4_u32(r);
+    transpose_rounds<B, __m128i, Unpack128<E>>(r);
 #pragma GCC unroll 16
     for (unsigned j = 0; j < B; ++j)
         store16<false>(out + j * out_stride, r[j]);
@@ -224,24 +239,7 @@ __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base,
                             v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, reverse_in_lane), 0x4E);
                         r[i] = v;
                     }
-                    constexpr unsigned rounds = E == 1 ? 4 : 3;  // log2(B)
-#pragma GCC unroll 4
-                    for (unsigned round = 0; round < rounds; ++round) {
-                        __m256i n[B];
-#pragma GCC unroll 8
-                        for (unsigned k = 0; k < B / 2; ++k) {
-                            if constexpr (E == 1) {
-                                n[2 * k] = _mm256_unpacklo_epi8(r[k], r[k + B / 2]);
-                                n[2 * k + 1] = _mm256_unpackhi_epi8(r[k], r[k + B / 2]);
-                            } else {
-                                n[2 * k] = _mm256_unpacklo_epi16(r[k], r[k + B / 2]);
-                                n[2 * k + 1] = _mm256_unpackhi_epi16(r[k], r[k + B / 2]);
-                            }
-                        }
-#pragma GCC unroll 16
-                        for (unsigned k = 0; k < B; ++k)
-                            r[k] = n[k];
-                    }
+                    transpose_rounds<B, __m256i, Unpack256<E>>(r);
 #pragma GCC unroll 16
                     for (unsigned j = 0; j < B; ++j) {
                         std::uint8_t *upper = dst + (y0 + j) * dst_stride + x0 * E;
