@@ -12,6 +12,9 @@
 #if G2G_HAVE_VULKAN
 #include <gst/vulkan/vulkan.h>
 #endif
+#if G2G_HAVE_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
 
 namespace g2g {
 namespace {
@@ -66,6 +69,16 @@ Result<MemoryDomainKind> classify_memory(GstMemory *memory)
         return MemoryDomainKind::VulkanTexture;
     if (gst_memory_is_type(memory, kCudaMemoryType))
         return MemoryDomainKind::Cuda;
+#if G2G_HAVE_VULKAN
+    // Built with the SDK, memory of allocators derived from GStreamer's own (other type names)
+    // is recognised too.
+    if (gst_is_vulkan_image_memory(memory))
+        return MemoryDomainKind::VulkanTexture;
+#endif
+#if G2G_HAVE_CUDA
+    if (gst_is_cuda_memory(memory))
+        return MemoryDomainKind::Cuda;
+#endif
     if (auto kind = detail::opaque_memory_kind(memory))
         return *kind;
     return Error(ErrorCode::UnknownMemory,

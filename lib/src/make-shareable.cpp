@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "g2g-config.h"
 #include "log-private.h"
 
 namespace g2g {
@@ -39,16 +40,16 @@ GstMemory *rewrap_host_memory(GstBuffer *frame, GstMemory *memory)
                                   source->map.size, source, release_mapped_source);
 }
 
-GQuark source_frame_quark()
-{
-    static GQuark quark = g_quark_from_static_string("g2g-shareable-source-frame");
-    return quark;
-}
-
 // DMABuf memory: a second GstDmaBufMemory over a dup of the same dma-buf fd (no bytes move),
-// holding the source frame until it dies.
+// holding the source frame until it dies. Without the dmabuf feature such memory stays as it is.
 GstMemory *rewrap_dmabuf_memory(GstBuffer *frame, GstMemory *memory)
 {
+#if !G2G_HAVE_DMABUF
+    (void)frame;
+    (void)memory;
+    return nullptr;
+#else
+    static const GQuark source_frame_quark = g_quark_from_static_string("g2g-shareable-source-frame");
     static GstAllocator *allocator = [] {
         GstAllocator *made = gst_dmabuf_allocator_new();
         GST_OBJECT_FLAG_SET(made, GST_OBJECT_FLAG_MAY_BE_LEAKED); // process-wide, like sysmem's
@@ -66,9 +67,10 @@ GstMemory *rewrap_dmabuf_memory(GstBuffer *frame, GstMemory *memory)
         return nullptr;
     }
     gst_memory_resize(shareable, static_cast<gssize>(offset), size);
-    gst_mini_object_set_qdata(GST_MINI_OBJECT(shareable), source_frame_quark(), gst_buffer_ref(frame),
+    gst_mini_object_set_qdata(GST_MINI_OBJECT(shareable), source_frame_quark, gst_buffer_ref(frame),
                               reinterpret_cast<GDestroyNotify>(gst_buffer_unref));
     return shareable;
+#endif
 }
 
 } // namespace
