@@ -6,6 +6,7 @@
 #include <g2g/g2g.h>
 
 #include <string>
+#include <string_view>
 
 GST_DEBUG_CATEGORY_STATIC(g2g_probe_debug);
 #define GST_CAT_DEFAULT g2g_probe_debug
@@ -58,10 +59,11 @@ static GstFlowReturn g2g_probe_transform_ip(GstBaseTransform *trans, GstBuffer *
     const bool first_unknown = !kind && !state.warned_unknown;
     if (!kind)
         state.warned_unknown = true;
-    state.last_domain = kind ? std::string(g2g::name(*kind)) : std::string("unknown");
+    // Static names: the per-frame path allocates nothing unless silent is off.
+    state.last_domain = kind ? g2g::name(*kind) : std::string_view("unknown");
     if (!silent) {
         gchar *line = g_strdup_printf("pts %" GST_TIME_FORMAT ": %s", GST_TIME_ARGS(GST_BUFFER_PTS(buffer)),
-                                      kind ? state.last_domain.c_str() : kind.error().message().c_str());
+                                      kind ? state.last_domain.data() : kind.error().message().c_str());
         state.last_message = line;
         g_free(line);
     }
@@ -70,14 +72,18 @@ static GstFlowReturn g2g_probe_transform_ip(GstBaseTransform *trans, GstBuffer *
     if (!silent)
         g_object_notify(G_OBJECT(self), "last-message");
 
-    gchar *element_name = gst_object_get_name(GST_OBJECT(self));
-    std::string category = element_name;
-    g_free(element_name);
+    // The element's name, for the error lines only.
+    auto category = [self] {
+        gchar *name = gst_object_get_name(GST_OBJECT(self));
+        std::string text = name;
+        g_free(name);
+        return text;
+    };
 
     if (!kind) {
         if (!require.empty()) {
             GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                              ("%s requires %s but received a frame in %s", category.c_str(),
+                              ("%s requires %s but received a frame in %s", category().c_str(),
                                require.to_string().c_str(), kind.error().message().c_str()),
                               (nullptr));
             return GST_FLOW_ERROR;
@@ -89,7 +95,7 @@ static GstFlowReturn g2g_probe_transform_ip(GstBaseTransform *trans, GstBuffer *
 
     GST_LOG_OBJECT(self, "frame %" GST_PTR_FORMAT " lives in %s", buffer, g2g::name(*kind).data());
     if (!require.empty() && !require.contains(*kind)) {
-        g2g::Error error = g2g::wrong_domain_error(category, require, *kind);
+        g2g::Error error = g2g::wrong_domain_error(category(), require, *kind);
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", error.message().c_str()), (nullptr));
         return GST_FLOW_ERROR;
     }
@@ -101,7 +107,7 @@ static gboolean g2g_probe_start(GstBaseTransform *trans)
     G2gProbe *self = G2G_PROBE(trans);
     GST_OBJECT_LOCK(self);
     self->state->warned_unknown = false;
-    self->state->last_domain.clear();
+    self->state->last_domain = {};
     GST_OBJECT_UNLOCK(self);
     return TRUE;
 }
@@ -130,7 +136,7 @@ static void g2g_probe_get_property(GObject *object, guint prop_id, GValue *value
     GST_OBJECT_LOCK(self);
     switch (prop_id) {
     case PROP_LAST_DOMAIN:
-        g_value_set_string(value, self->state->last_domain.c_str());
+        g_value_set_string(value, std::string(self->state->last_domain).c_str());
         break;
     case PROP_REQUIRE:
         g_value_set_flags(value, self->state->require.bits());
