@@ -26,9 +26,9 @@ constexpr gboolean kDefaultSilent = TRUE;
 // All state; the object lock guards it (properties are read and written from any thread while
 // the streaming thread updates them).
 struct ProbeState {
-    std::string last_domain;  // "" until the first frame; "unknown" for memory g2g does not know
-    std::string last_message; // per-frame line when silent is off
-    g2g::DomainSet require;   // empty: any domain passes
+    std::string_view last_domain; // "" until the first frame; "unknown" for memory g2g does not know
+    std::string last_message;     // per-frame line when silent is off
+    g2g::DomainSet require;       // empty: any domain passes
     bool silent = kDefaultSilent;
     bool warned_unknown = false; // an unknown memory type is warned about once per stream
 };
