@@ -4,6 +4,7 @@
 #include "g2g-config.h"
 #include "g2gmaterialize.h"
 #include "g2gprobe.h"
+#include "g2gtee.h"
 #include "g2gview.h"
 
 static gboolean plugin_init(GstPlugin *plugin)
@@ -12,6 +13,7 @@ static gboolean plugin_init(GstPlugin *plugin)
     ok &= gst_element_register(plugin, "g2gprobe", GST_RANK_NONE, G2G_TYPE_PROBE);
     ok &= gst_element_register(plugin, "g2gview", GST_RANK_NONE, G2G_TYPE_VIEW);
     ok &= gst_element_register(plugin, "g2gmaterialize", GST_RANK_NONE, G2G_TYPE_MATERIALIZE);
+    ok &= gst_element_register(plugin, "g2gtee", GST_RANK_NONE, G2G_TYPE_TEE);
     return ok;
 }
 

@@ -1,0 +1,11 @@
+// g2gtee: fan-out that shares each frame with every branch by reference count.
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define G2G_TYPE_TEE (g2g_tee_get_type())
+G_DECLARE_FINAL_TYPE(G2gTee, g2g_tee, G2G, TEE, GstElement)
+
+G_END_DECLS

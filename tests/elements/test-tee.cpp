@@ -1,0 +1,270 @@
+// g2gtee as tee's users rely on it (pads, properties, flow rules, pads coming and going while
+// data flows), and the seed's fan-out (every branch the same memory, NO_SHARE pool memory made
+// shareable once, copy-on-write isolation).
+#include <g2g/gst-ref.h>
+
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using g2g::BufferRef;
+using g2g::Ref;
+
+namespace {
+
+constexpr const char *kCaps = "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1";
+
+const guint8 *data_of(GstBuffer *buffer)
+{
+    GstMapInfo map;
+    EXPECT_TRUE(gst_buffer_map(buffer, &map, GST_MAP_READ));
+    const guint8 *data = map.data;
+    gst_buffer_unmap(buffer, &map);
+    return data;
+}
+
+guint64 stat(GstElement *tee, const char *field)
+{
+    GstStructure *stats = nullptr;
+    g_object_get(tee, "stats", &stats, nullptr);
+    guint64 value = 0;
+    gst_structure_get_uint64(stats, field, &value);
+    gst_structure_free(stats);
+    return value;
+}
+
+// A sink pad whose chain returns `flow`, linked to a new src pad of `tee` (caller unrefs it).
+GstPad *branch_returning(GstElement *tee, GstFlowReturn flow)
+{
+    GstPad *sink = gst_pad_new("branchsink", GST_PAD_SINK);
+    GST_PAD_ELEMENT_PRIVATE(sink) = GINT_TO_POINTER(flow);
+    gst_pad_set_chain_function(
+        sink, +[](GstPad *pad, GstObject *, GstBuffer *buffer) -> GstFlowReturn {
+            gst_buffer_unref(buffer);
+            return static_cast<GstFlowReturn>(GPOINTER_TO_INT(GST_PAD_ELEMENT_PRIVATE(pad)));
+        });
+    gst_pad_set_active(sink, TRUE);
+    GstPad *src = gst_element_request_pad_simple(tee, "src_%u");
+    EXPECT_EQ(gst_pad_link(src, sink), GST_PAD_LINK_OK);
+    gst_object_unref(src);
+    return sink;
+}
+
+} // namespace
+
+TEST(G2gTee, RequestPadsAreNamedAndCountedAsTeeDoes)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    gint count = -1;
+    GstPad *a = gst_element_request_pad_simple(tee, "src_%u");
+    GstPad *b = gst_element_request_pad_simple(tee, "src_%u");
+    GstPad *named = gst_element_request_pad_simple(tee, "src_7");
+    EXPECT_STREQ(GST_OBJECT_NAME(a), "src_0");
+    EXPECT_STREQ(GST_OBJECT_NAME(b), "src_1");
+    EXPECT_STREQ(GST_OBJECT_NAME(named), "src_7");
+    g_object_get(tee, "num-src-pads", &count, nullptr);
+    EXPECT_EQ(count, 3);
+    GstPad *next = gst_element_request_pad_simple(tee, "src_%u");
+    EXPECT_STREQ(GST_OBJECT_NAME(next), "src_8");
+    for (GstPad *pad : {a, b, named, next}) {
+        gst_element_release_request_pad(tee, pad);
+        gst_object_unref(pad);
+    }
+    g_object_get(tee, "num-src-pads", &count, nullptr);
+    EXPECT_EQ(count, 0);
+
+    gboolean has_chain = FALSE, silent = FALSE, allow = TRUE;
+    gint pull_mode = -1;
+    g_object_get(tee, "has-chain", &has_chain, "silent", &silent, "allow-not-linked", &allow, "pull-mode",
+                 &pull_mode, nullptr);
+    EXPECT_TRUE(has_chain);
+    EXPECT_TRUE(silent);
+    EXPECT_FALSE(allow);
+    EXPECT_EQ(pull_mode, 0);
+    gst_object_unref(tee);
+}
+
+TEST(G2gTee, EveryBranchReceivesTheSameFrameZeroBytesCopied)
+{
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *h2 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    GstHarness *h3 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(h1, kCaps);
+    BufferRef in = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 256, nullptr));
+    ASSERT_EQ(gst_harness_push(h1, gst_buffer_ref(in.get())), GST_FLOW_OK);
+    for (GstHarness *h : {h1, h2, h3}) {
+        BufferRef out = BufferRef::adopt(gst_harness_pull(h));
+        EXPECT_EQ(out.get(), in.get()); // the very same buffer: a reference per branch
+    }
+    EXPECT_EQ(stat(h1->element, "frames"), 1u);
+    EXPECT_EQ(stat(h1->element, "shares"), 3u);
+    EXPECT_EQ(stat(h1->element, "copies"), 0u);
+    gst_harness_teardown(h3);
+    gst_harness_teardown(h2);
+    gst_harness_teardown(h1);
+}
+
+TEST(G2gTee, NoSharePoolMemoryIsSharedByBranchCopiesAndReturnsToThePool)
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_buffer_pool_new());
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, nullptr, 256, 1, 1);
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    params.flags = GST_MEMORY_FLAG_NO_SHARE;
+    gst_buffer_pool_config_set_allocator(config, nullptr, &params);
+    ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    GstBuffer *pooled = nullptr;
+    ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &pooled, nullptr), GST_FLOW_OK);
+    const guint8 *bytes = data_of(pooled);
+
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *h2 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(h1, kCaps);
+    ASSERT_EQ(gst_harness_push(h1, pooled), GST_FLOW_OK);
+    BufferRef a = BufferRef::adopt(gst_harness_pull(h1));
+    BufferRef b = BufferRef::adopt(gst_harness_pull(h2));
+    EXPECT_EQ(a.get(), b.get());
+    EXPECT_EQ(data_of(a.get()), bytes);
+    // A branch that makes its buffer writable (to set a timestamp) still shares the bytes.
+    BufferRef writable = BufferRef::adopt(gst_buffer_make_writable(gst_buffer_ref(a.get())));
+    GST_BUFFER_PTS(writable.get()) = 5;
+    EXPECT_EQ(data_of(writable.get()), bytes);
+    EXPECT_EQ(stat(h1->element, "copies"), 0u);
+
+    GstBufferPoolAcquireParams dontwait{};
+    dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+    GstBuffer *none = nullptr;
+    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &none, &dontwait), GST_FLOW_EOS);
+    a.reset();
+    b.reset();
+    writable.reset();
+    gst_harness_teardown(h2);
+    gst_harness_teardown(h1);
+    GstBuffer *again = nullptr;
+    ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &again, &dontwait), GST_FLOW_OK);
+    EXPECT_EQ(data_of(again), bytes);
+    gst_buffer_unref(again);
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
+
+TEST(G2gTee, ABranchThatWritesGetsItsOwnCopy)
+{
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *h2 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(h1, kCaps);
+    GstBuffer *in = gst_buffer_new_allocate(nullptr, 256, nullptr);
+    gst_buffer_memset(in, 0, 1, 256);
+    ASSERT_EQ(gst_harness_push(h1, in), GST_FLOW_OK);
+    BufferRef writer = BufferRef::adopt(gst_harness_pull(h1));
+    BufferRef reader = BufferRef::adopt(gst_harness_pull(h2));
+    writer.reset(gst_buffer_make_writable(writer.release()));
+    GstMapInfo map;
+    ASSERT_TRUE(gst_buffer_map(writer.get(), &map, GST_MAP_WRITE));
+    std::memset(map.data, 9, map.size);
+    gst_buffer_unmap(writer.get(), &map);
+    EXPECT_EQ(data_of(reader.get())[0], 1);
+    EXPECT_EQ(data_of(reader.get())[255], 1);
+    EXPECT_NE(data_of(writer.get()), data_of(reader.get()));
+    writer.reset();
+    reader.reset();
+    gst_harness_teardown(h2);
+    gst_harness_teardown(h1);
+}
+
+TEST(G2gTee, FlowRulesMatchTee)
+{
+    // No linked branch: NOT_LINKED, or OK with allow-not-linked.
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", nullptr);
+    gst_harness_set_src_caps_str(h, kCaps);
+    GstPad *dangling = gst_element_request_pad_simple(h->element, "src_%u");
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_NOT_LINKED);
+    g_object_set(h->element, "allow-not-linked", TRUE, nullptr);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    g_object_set(h->element, "allow-not-linked", FALSE, nullptr);
+
+    // One branch at EOS, one unlinked: EOS. Add a working branch: OK, the EOS one is ignored.
+    GstPad *eos = branch_returning(h->element, GST_FLOW_EOS);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_EOS);
+    GstHarness *live = gst_harness_new_with_element(h->element, nullptr, "src_%u");
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(live));
+
+    // An error in any branch is the tee's answer.
+    GstPad *broken = branch_returning(h->element, GST_FLOW_ERROR);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_ERROR);
+    gst_buffer_unref(gst_harness_pull(live));
+
+    gst_element_release_request_pad(h->element, dangling);
+    gst_object_unref(dangling);
+    gst_object_unref(eos);
+    gst_object_unref(broken);
+    gst_harness_teardown(live);
+    gst_harness_teardown(h);
+}
+
+TEST(G2gTee, TwoHundredPadsComeAndGoWhileFramesFlow)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_src_caps_str(h, kCaps);
+    gst_harness_set_drop_buffers(h, TRUE);
+    GstBuffer *frame = gst_buffer_new_allocate(nullptr, 256, nullptr);
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    GstCaps *caps = gst_caps_from_string(kCaps);
+    GstHarnessThread *pusher = gst_harness_stress_push_buffer_start(h, caps, &segment, frame);
+    gst_caps_unref(caps);
+    gst_buffer_unref(frame);
+    // At least 200 add/remove cycles, and at least 200 frames pushed while they happen.
+    int cycles = 0;
+    for (; cycles < 200 || (stat(h->element, "frames") < 200 && cycles < 1000000); ++cycles) {
+        GstPad *pad = gst_element_request_pad_simple(h->element, "src_%u");
+        ASSERT_NE(pad, nullptr);
+        gst_element_release_request_pad(h->element, pad);
+        gst_object_unref(pad);
+    }
+    gst_harness_stress_thread_stop(pusher);
+    EXPECT_GE(cycles, 200);
+    EXPECT_GE(stat(h->element, "frames"), 200u);
+    gint count = -1;
+    g_object_get(h->element, "num-src-pads", &count, nullptr);
+    EXPECT_EQ(count, 1);
+    gst_harness_teardown(h);
+}
+
+TEST(G2gTee, SilentOffWritesLastMessage)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    g_object_set(h->element, "silent", FALSE, nullptr);
+    gst_harness_set_src_caps_str(h, kCaps);
+    gst_buffer_unref(gst_harness_push_and_pull(h, gst_buffer_new_allocate(nullptr, 256, nullptr)));
+    gchar *message = nullptr;
+    g_object_get(h->element, "last-message", &message, nullptr);
+    ASSERT_NE(message, nullptr);
+    EXPECT_NE(std::strstr(message, "256 bytes"), nullptr) << message;
+    g_free(message);
+    gst_harness_teardown(h);
+}
+
+TEST(G2gTee, AllocationQueriesAreAggregatedOverBranches)
+{
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *h2 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(h1, kCaps);
+    gst_harness_add_propose_allocation_meta(h1, GST_VIDEO_META_API_TYPE, nullptr);
+    gst_harness_add_propose_allocation_meta(h1, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+    gst_harness_add_propose_allocation_meta(h2, GST_VIDEO_META_API_TYPE, nullptr);
+    GstCaps *caps = gst_caps_from_string(kCaps);
+    GstQuery *query = gst_query_new_allocation(caps, FALSE);
+    ASSERT_TRUE(gst_pad_peer_query(h1->srcpad, query));
+    // Only what every branch takes.
+    EXPECT_TRUE(gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr));
+    EXPECT_FALSE(gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr));
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+    gst_harness_teardown(h2);
+    gst_harness_teardown(h1);
+}
