@@ -29,7 +29,8 @@ struct SharedMemoryCount {
 
 GstPadProbeReturn remember_memory(GstPad *, GstPadProbeInfo *info, gpointer data)
 {
-    static_cast<SharedMemoryCount *>(data)->entered = gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0);
+    static_cast<SharedMemoryCount *>(data)->entered =
+        gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0);
     return GST_PAD_PROBE_OK;
 }
 
@@ -42,7 +43,8 @@ GstPadProbeReturn compare_memory(GstPad *, GstPadProbeInfo *info, gpointer data)
     return GST_PAD_PROBE_OK;
 }
 
-Outcome play(const std::string &description, const char *probe_name = "probe", SharedMemoryCount *count = nullptr)
+Outcome play(const std::string &description, const char *probe_name = "probe",
+             SharedMemoryCount *count = nullptr)
 {
     Outcome outcome;
     GError *error = nullptr;
@@ -165,16 +167,19 @@ int main(int argc, char **argv)
     const ViewScene views[] = {
         {"rotate 90 degrees clockwise", "video-direction=90r", "view-rotate-90r.png"},
         {"crop 80,60,100,40 (left,top,right,bottom)", "left=80 top=60 right=100 bottom=40", "view-crop.png"},
-        {"crop, then the upper-right diagonal flip", "left=40 right=40 video-direction=ur-ll", "view-crop-ur-ll.png"},
+        {"crop, then the upper-right diagonal flip", "left=40 right=40 video-direction=ur-ll",
+         "view-crop-ur-ll.png"},
     };
     std::printf("\nFlips, rotations and crops are views: strides over the same memory, zero bytes copied.\n");
     std::printf("  %-44s %-12s %-22s %s\n", "g2gview", "domain", "memory shared", "picture");
     for (const ViewScene &v : views) {
         const std::string path = pictures + "/" + v.file;
         SharedMemoryCount count;
-        Outcome outcome = play("videotestsrc num-buffers=1 pattern=smpte ! " + rgba + " ! g2gview name=view " +
-                                   v.properties + " ! g2gprobe name=probe ! g2gmaterialize ! videoconvert ! "
-                                   "pngenc snapshot=true ! filesink location=" + path,
+        Outcome outcome = play("videotestsrc num-buffers=1 pattern=smpte ! " + rgba +
+                                   " ! g2gview name=view " + v.properties +
+                                   " ! g2gprobe name=probe ! g2gmaterialize ! videoconvert ! "
+                                   "pngenc snapshot=true ! filesink location=" +
+                                   path,
                                "probe", &count);
         if (!outcome.error.empty()) {
             std::printf("  %-44s failed: %s\n", v.what, outcome.error.c_str());

@@ -9,21 +9,15 @@
 
 #include <cstring>
 
+#include "buffers.h"
+
 using g2g::BufferRef;
 using g2g::Ref;
+using g2g::test::data_of;
 
 namespace {
 
 constexpr const char *kCaps = "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1";
-
-const guint8 *data_of(GstBuffer *buffer)
-{
-    GstMapInfo map;
-    EXPECT_TRUE(gst_buffer_map(buffer, &map, GST_MAP_READ));
-    const guint8 *data = map.data;
-    gst_buffer_unmap(buffer, &map);
-    return data;
-}
 
 guint64 stat(GstElement *tee, const char *field)
 {
@@ -108,15 +102,7 @@ TEST(G2gTee, EveryBranchReceivesTheSameFrameZeroBytesCopied)
 
 TEST(G2gTee, NoSharePoolMemoryIsSharedByBranchCopiesAndReturnsToThePool)
 {
-    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_buffer_pool_new());
-    GstStructure *config = gst_buffer_pool_get_config(pool.get());
-    gst_buffer_pool_config_set_params(config, nullptr, 256, 1, 1);
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    params.flags = GST_MEMORY_FLAG_NO_SHARE;
-    gst_buffer_pool_config_set_allocator(config, nullptr, &params);
-    ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
-    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    Ref<GstBufferPool> pool = g2g::test::no_share_pool(256);
     GstBuffer *pooled = nullptr;
     ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &pooled, nullptr), GST_FLOW_OK);
     const guint8 *bytes = data_of(pooled);
@@ -135,19 +121,17 @@ TEST(G2gTee, NoSharePoolMemoryIsSharedByBranchCopiesAndReturnsToThePool)
     EXPECT_EQ(data_of(writable.get()), bytes);
     EXPECT_EQ(stat(h1->element, "copies"), 0u);
 
-    GstBufferPoolAcquireParams dontwait{};
-    dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
-    GstBuffer *none = nullptr;
-    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &none, &dontwait), GST_FLOW_EOS);
+    BufferRef none;
+    EXPECT_EQ(g2g::test::try_acquire(pool.get(), none), GST_FLOW_EOS);
     a.reset();
     b.reset();
     writable.reset();
     gst_harness_teardown(h2);
     gst_harness_teardown(h1);
-    GstBuffer *again = nullptr;
-    ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &again, &dontwait), GST_FLOW_OK);
-    EXPECT_EQ(data_of(again), bytes);
-    gst_buffer_unref(again);
+    BufferRef again;
+    ASSERT_EQ(g2g::test::try_acquire(pool.get(), again), GST_FLOW_OK);
+    EXPECT_EQ(data_of(again.get()), bytes);
+    again.reset();
     gst_buffer_pool_set_active(pool.get(), FALSE);
 }
 

@@ -1,6 +1,7 @@
 // share / make_shareable / copy-on-write / pool return, asserted with pointers and refcounts.
 #include <g2g/memory-domain.h>
 
+#include "buffers.h"
 #include "g2g-config.h"
 
 #include <gst/allocators/allocators.h>
@@ -15,46 +16,17 @@ using g2g::BufferRef;
 using g2g::MemoryDomain;
 using g2g::Ref;
 using K = g2g::MemoryDomainKind;
+using g2g::test::data_of;
+using g2g::test::no_share_pool;
+using g2g::test::try_acquire;
 
 namespace {
-
-const guint8 *data_of(GstBuffer *buffer)
-{
-    GstMapInfo map;
-    EXPECT_TRUE(gst_buffer_map(buffer, &map, GST_MAP_READ));
-    const guint8 *data = map.data;
-    gst_buffer_unmap(buffer, &map);
-    return data;
-}
 
 MemoryDomain domain_of(GstBuffer *buffer)
 {
     auto domain = MemoryDomain::adopt(buffer);
     EXPECT_TRUE(domain.ok());
     return std::move(domain.value());
-}
-
-// A started pool of one 4 KiB buffer whose memory is flagged NO_SHARE, as v4l2 and capture
-// pools hand out.
-Ref<GstBufferPool> no_share_pool()
-{
-    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_buffer_pool_new());
-    GstStructure *config = gst_buffer_pool_get_config(pool.get());
-    gst_buffer_pool_config_set_params(config, nullptr, 4096, 1, 1);
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    params.flags = GST_MEMORY_FLAG_NO_SHARE;
-    gst_buffer_pool_config_set_allocator(config, nullptr, &params);
-    EXPECT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
-    EXPECT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
-    return pool;
-}
-
-GstFlowReturn try_acquire(GstBufferPool *pool, BufferRef &out)
-{
-    GstBufferPoolAcquireParams params{};
-    params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
-    return gst_buffer_pool_acquire_buffer(pool, out.out(), &params);
 }
 
 void fill(GstBuffer *buffer, guint8 value)
@@ -88,7 +60,7 @@ TEST(Share, IsARefcountBumpOfTheSameFrame)
 
 TEST(Share, NoShareMemoryWouldBeDeepCopiedByGstBufferCopy)
 {
-    Ref<GstBufferPool> pool = no_share_pool();
+    Ref<GstBufferPool> pool = no_share_pool(4096);
     BufferRef pooled;
     ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
     ASSERT_TRUE(GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(pooled.get(), 0), GST_MEMORY_FLAG_NO_SHARE));
@@ -101,7 +73,7 @@ TEST(Share, NoShareMemoryWouldBeDeepCopiedByGstBufferCopy)
 
 TEST(Share, MakeShareableRewrapsNoShareMemoryZeroCopyAndThePoolGetsItsBufferBack)
 {
-    Ref<GstBufferPool> pool = no_share_pool();
+    Ref<GstBufferPool> pool = no_share_pool(4096);
     BufferRef pooled;
     ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
     fill(pooled.get(), 0x5a);
@@ -171,7 +143,7 @@ TEST(Share, AWriterGetsItsOwnCopyAndOtherSharesNeverSeeTheWrite)
 
 TEST(Share, WritesOnMakeShareablePoolMemoryNeverReachThePool)
 {
-    Ref<GstBufferPool> pool = no_share_pool();
+    Ref<GstBufferPool> pool = no_share_pool(4096);
     BufferRef pooled;
     ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
     fill(pooled.get(), 1);

@@ -1,0 +1,20 @@
+// Test helpers for buffers and pools.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <g2g/gst-ref.h>
+
+namespace g2g::test {
+
+// Where the buffer's bytes are (mapped and unmapped again): to compare memory identity.
+const guint8 *data_of(GstBuffer *buffer);
+
+// A started pool of one `size`-byte buffer whose memory is flagged NO_SHARE, as v4l2 and
+// capture pools hand out.
+Ref<GstBufferPool> no_share_pool(guint size);
+
+// A buffer from `pool` without waiting: GST_FLOW_EOS when the pool has none free.
+GstFlowReturn try_acquire(GstBufferPool *pool, BufferRef &out);
+
+} // namespace g2g::test
