@@ -55,6 +55,9 @@ struct TeeState {
     guint64 shares = 0;
     guint64 copies = 0;
     guint64 bytes_copied = 0;
+    // The streaming thread's copy of src_pads for the frame being pushed (reused: no allocation
+    // per frame). Only the chain function touches it, under the sink pad's stream lock.
+    std::vector<GstPad *> pushing;
 };
 
 } // namespace
@@ -73,20 +76,37 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src_%u", GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
 
 // The src pads as they are now, each with a reference the caller drops.
-static std::vector<GstPad *> snapshot_pads(G2gTee *self)
+static void snapshot_pads(G2gTee *self, std::vector<GstPad *> &pads)
 {
     GST_OBJECT_LOCK(self);
-    std::vector<GstPad *> pads = self->state->src_pads;
+    pads.assign(self->state->src_pads.begin(), self->state->src_pads.end());
+    GST_OBJECT_UNLOCK(self);
     for (GstPad *pad : pads)
         gst_object_ref(pad);
-    GST_OBJECT_UNLOCK(self);
+}
+
+static std::vector<GstPad *> snapshot_pads(G2gTee *self)
+{
+    std::vector<GstPad *> pads;
+    snapshot_pads(self, pads);
     return pads;
+}
+
+// True when some memory of the buffer is flagged NO_SHARE (all that make_shareable changes).
+static bool has_unshareable_memory(GstBuffer *buffer)
+{
+    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
+        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer, i), GST_MEMORY_FLAG_NO_SHARE))
+            return true;
+    }
+    return false;
 }
 
 static GstFlowReturn g2g_tee_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
 {
     G2gTee *self = G2G_TEE(parent);
-    std::vector<GstPad *> pads = snapshot_pads(self);
+    std::vector<GstPad *> &pads = self->state->pushing;
+    snapshot_pads(self, pads);
 
     GST_OBJECT_LOCK(self);
     const bool allow_not_linked = self->state->allow_not_linked;
@@ -96,9 +116,11 @@ static GstFlowReturn g2g_tee_chain(GstPad *, GstObject *parent, GstBuffer *buffe
     // The seed's fan-out: make the frame shareable once, then a reference per branch. A buffer
     // of a memory type g2g does not know is still shared by reference, just not re-wrapped.
     g2g::BufferRef frame = g2g::BufferRef::adopt(buffer);
-    if (auto domain = g2g::MemoryDomain::from_buffer(frame.get())) {
-        domain->make_shareable();
-        frame = domain->buffer_ref();
+    if (has_unshareable_memory(frame.get())) {
+        if (auto domain = g2g::MemoryDomain::from_buffer(frame.get())) {
+            domain->make_shareable();
+            frame = domain->buffer_ref();
+        }
     }
 
     if (!silent) {
@@ -131,6 +153,7 @@ static GstFlowReturn g2g_tee_chain(GstPad *, GstObject *parent, GstBuffer *buffe
     }
     for (GstPad *pad : pads)
         gst_object_unref(pad);
+    pads.clear();
 
     GST_OBJECT_LOCK(self);
     ++self->state->frames;
