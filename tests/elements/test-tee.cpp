@@ -252,3 +252,37 @@ TEST(G2gTee, AllocationQueriesAreAggregatedOverBranches)
     gst_harness_teardown(h2);
     gst_harness_teardown(h1);
 }
+
+TEST(G2gTee, ABranchAddedMidStreamStartsWithTheStreamsCaps)
+{
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_src_caps_str(h1, kCaps);
+    gst_buffer_unref(gst_harness_push_and_pull(h1, gst_buffer_new_allocate(nullptr, 256, nullptr)));
+    GstHarness *late = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    ASSERT_EQ(gst_harness_push(h1, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h1));
+    gst_buffer_unref(gst_harness_pull(late));
+    GstCaps *caps = gst_pad_get_current_caps(late->sinkpad);
+    ASSERT_NE(caps, nullptr);
+    GstCaps *expected = gst_caps_from_string(kCaps);
+    EXPECT_TRUE(gst_caps_is_equal(caps, expected));
+    gst_caps_unref(expected);
+    gst_caps_unref(caps);
+    gst_harness_teardown(late);
+    gst_harness_teardown(h1);
+}
+
+TEST(G2gTee, CapsQueriesIntersectWhatEveryBranchTakesAsTeeDoes)
+{
+    GstHarness *h1 = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *h2 = gst_harness_new_with_element(h1->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(h1, "video/x-raw,format={GRAY8,RGBA}");
+    gst_harness_set_sink_caps_str(h2, "video/x-raw,format=GRAY8");
+    GstCaps *caps = gst_pad_peer_query_caps(h1->srcpad, nullptr);
+    GstCaps *expected = gst_caps_from_string("video/x-raw,format=GRAY8");
+    EXPECT_TRUE(gst_caps_is_equal(caps, expected)) << gst_caps_to_string(caps);
+    gst_caps_unref(expected);
+    gst_caps_unref(caps);
+    gst_harness_teardown(h2);
+    gst_harness_teardown(h1);
+}
