@@ -76,47 +76,32 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src_%u", GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
 
 // The src pads as they are now, each with a reference the caller drops.
-static void snapshot_pads(G2gTee *self, std::vector<GstPad *> &pads)
+static std::vector<GstPad *> snapshot_pads(G2gTee *self)
 {
     GST_OBJECT_LOCK(self);
-    pads.assign(self->state->src_pads.begin(), self->state->src_pads.end());
+    std::vector<GstPad *> pads = self->state->src_pads;
     GST_OBJECT_UNLOCK(self);
     for (GstPad *pad : pads)
         gst_object_ref(pad);
-}
-
-static std::vector<GstPad *> snapshot_pads(G2gTee *self)
-{
-    std::vector<GstPad *> pads;
-    snapshot_pads(self, pads);
     return pads;
-}
-
-// True when some memory of the buffer is flagged NO_SHARE (all that make_shareable changes).
-static bool has_unshareable_memory(GstBuffer *buffer)
-{
-    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
-        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer, i), GST_MEMORY_FLAG_NO_SHARE))
-            return true;
-    }
-    return false;
 }
 
 static GstFlowReturn g2g_tee_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
 {
     G2gTee *self = G2G_TEE(parent);
     std::vector<GstPad *> &pads = self->state->pushing;
-    snapshot_pads(self, pads);
-
     GST_OBJECT_LOCK(self);
+    pads.assign(self->state->src_pads.begin(), self->state->src_pads.end());
     const bool allow_not_linked = self->state->allow_not_linked;
     const bool silent = self->state->silent;
     GST_OBJECT_UNLOCK(self);
+    for (GstPad *pad : pads)
+        gst_object_ref(pad);
 
     // The seed's fan-out: make the frame shareable once, then a reference per branch. A buffer
     // of a memory type g2g does not know is still shared by reference, just not re-wrapped.
     g2g::BufferRef frame = g2g::BufferRef::adopt(buffer);
-    if (has_unshareable_memory(frame.get())) {
+    if (!g2g::buffer_is_shareable(frame.get())) {
         if (auto domain = g2g::MemoryDomain::from_buffer(frame.get())) {
             domain->make_shareable();
             frame = domain->buffer_ref();

@@ -44,9 +44,6 @@ std::string_view upload_to(K kind)
     }
 }
 
-// A host-reading element takes these three alike (a DMABuf frame through its mapping).
-constexpr DomainSet kHostReaders = {K::System, K::SystemView, K::DmaBuf};
-
 } // namespace
 
 std::string converter_between(K from, K to)
@@ -71,8 +68,10 @@ Error wrong_domain_error(std::string_view category, DomainSet accepted, K arrive
         return Error(ErrorCode::UnsupportedDomain, std::string(category) +
                                                        " accepts no memory domain but received a " +
                                                        std::string(name(arrived)) + " frame");
-    const bool reads_host = !accepted.empty() && kHostReaders.contains(*accepted.preferred()) &&
-                            accepted.without(kHostReaders).empty();
+    // An element that takes only host domains reads system memory (a DMABuf through its mapping).
+    bool reads_host = true;
+    for (K kind : accepted)
+        reads_host = reads_host && is_host_domain(kind);
     std::string wants;
     std::string settle;
     if (reads_host) {

@@ -72,14 +72,18 @@ std::optional<SystemBytes> MemoryDomain::as_system_slice() const
     return SystemBytes::map(buffer_, true);
 }
 
-bool MemoryDomain::is_shareable() const
+bool buffer_is_shareable(GstBuffer *buffer)
 {
-    const guint n = gst_buffer_n_memory(buffer_.get());
-    for (guint i = 0; i < n; ++i) {
-        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer_.get(), i), GST_MEMORY_FLAG_NO_SHARE))
+    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
+        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer, i), GST_MEMORY_FLAG_NO_SHARE))
             return false;
     }
     return true;
+}
+
+bool MemoryDomain::is_shareable() const
+{
+    return buffer_is_shareable(buffer_.get());
 }
 
 Result<WritableSystemBytes> MemoryDomain::as_mut_system_slice(std::string_view category,

@@ -65,6 +65,10 @@ private:
     GstMapInfo map_;
 };
 
+// True when no memory of `buffer` is flagged GST_MEMORY_FLAG_NO_SHARE: copies of it then share
+// its bytes by reference count (what MemoryDomain::make_shareable establishes).
+bool buffer_is_shareable(GstBuffer *buffer);
+
 class MemoryDomain {
 public:
     // Classifies buffer and takes a new reference to it. Unknown memory is an error.
