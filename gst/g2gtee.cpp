@@ -1,14 +1,20 @@
+// g2gtee the element: tee's pads and properties, fan-out-policy, copy-budget, stats, and the
+// conversions' lifetime across state changes. Negotiation and data flow are in tee-*.cpp.
 #include "g2gtee.h"
 
-#include <g2g/memory-domain.h>
+#include "tee-private.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-GST_DEBUG_CATEGORY_STATIC(g2g_tee_debug);
+GST_DEBUG_CATEGORY(g2g_tee_debug);
 #define GST_CAT_DEFAULT g2g_tee_debug
+
+using g2g::tee::Branch;
+using g2g::tee::Route;
+using g2g::tee::TeeState;
 
 namespace {
 
@@ -22,213 +28,59 @@ enum {
     PROP_ALLOC_PAD,
     PROP_ALLOW_NOT_LINKED,
     PROP_STATS,
+    PROP_FAN_OUT_POLICY,
+    PROP_COPY_BUDGET,
 };
-
-// tee's pull modes, same nicks; only "never" is implemented (push mode).
-enum G2gTeePullMode { G2G_TEE_PULL_MODE_NEVER, G2G_TEE_PULL_MODE_SINGLE };
 
 GType pull_mode_get_type()
 {
     static GType type = [] {
         static const GEnumValue values[] = {
-            {G2G_TEE_PULL_MODE_NEVER, "Never activate in pull mode", "never"},
-            {G2G_TEE_PULL_MODE_SINGLE,
-             "Only one src pad can be active in pull mode (not supported by g2gtee)", "single"},
+            {g2g::tee::PULL_MODE_NEVER, "Never activate in pull mode", "never"},
+            {g2g::tee::PULL_MODE_SINGLE, "Only one src pad can be active in pull mode (not supported by g2gtee)",
+             "single"},
             {0, nullptr, nullptr}};
         return g_enum_register_static("G2gTeePullMode", values);
     }();
     return type;
 }
 
-// Guarded by the object lock.
-struct TeeState {
-    std::vector<GstPad *> src_pads; // one reference each
-    guint next_index = 0;
-    bool has_chain = true;
-    bool silent = true;
-    bool allow_not_linked = false;
-    G2gTeePullMode pull_mode = G2G_TEE_PULL_MODE_NEVER;
-    std::string last_message;
-    GstPad *alloc_pad = nullptr; // kept for tee compatibility; allocation is aggregated over all pads
-    // Accounting (the seed's copy policy): frames in, shares handed out, bytes copied by the tee.
-    guint64 frames = 0;
-    guint64 shares = 0;
-    guint64 copies = 0;
-    guint64 bytes_copied = 0;
-    // The streaming thread's copy of src_pads for the frame being pushed (reused: no allocation
-    // per frame). Only the chain function touches it, under the sink pad's stream lock.
-    std::vector<GstPad *> pushing;
-};
+GType fan_out_policy_get_type()
+{
+    static GType type = [] {
+        static const GEnumValue values[] = {
+            {g2g::tee::FAN_OUT_POLICY_FAIL,
+             "A branch no conversion reaches is an element error naming the branch, the domain and the "
+             "converter to insert",
+             "fail"},
+            {g2g::tee::FAN_OUT_POLICY_DROP_BRANCH,
+             "A branch no conversion reaches gets no frames (one warning says so); the others go on",
+             "drop-branch"},
+            {0, nullptr, nullptr}};
+        return g_enum_register_static("G2gTeeFanOutPolicy", values);
+    }();
+    return type;
+}
 
 } // namespace
 
-struct _G2gTee {
-    GstElement parent;
-    GstPad *sinkpad;
-    TeeState *state;
-};
-
-G_DEFINE_TYPE(G2gTee, g2g_tee, GST_TYPE_ELEMENT)
+G_DEFINE_TYPE(G2gTee, g2g_tee, GST_TYPE_BIN)
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src_%u", GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
 
-// The src pads as they are now, each with a reference the caller drops.
-static std::vector<GstPad *> snapshot_pads(G2gTee *self)
-{
-    GST_OBJECT_LOCK(self);
-    std::vector<GstPad *> pads = self->state->src_pads;
-    GST_OBJECT_UNLOCK(self);
-    for (GstPad *pad : pads)
-        gst_object_ref(pad);
-    return pads;
-}
-
-static GstFlowReturn g2g_tee_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
-{
-    G2gTee *self = G2G_TEE(parent);
-    std::vector<GstPad *> &pads = self->state->pushing;
-    GST_OBJECT_LOCK(self);
-    pads.assign(self->state->src_pads.begin(), self->state->src_pads.end());
-    const bool allow_not_linked = self->state->allow_not_linked;
-    const bool silent = self->state->silent;
-    GST_OBJECT_UNLOCK(self);
-    for (GstPad *pad : pads)
-        gst_object_ref(pad);
-
-    // The seed's fan-out: make the frame shareable once, then a reference per branch. A buffer
-    // of a memory type g2g does not know is still shared by reference, just not re-wrapped.
-    g2g::BufferRef frame = g2g::BufferRef::adopt(buffer);
-    if (!g2g::buffer_is_shareable(frame.get())) {
-        if (auto domain = g2g::MemoryDomain::from_buffer(frame.get())) {
-            domain->make_shareable();
-            frame = domain->buffer_ref();
-        }
-    }
-
-    if (!silent) {
-        gchar *line =
-            g_strdup_printf("chain   ******* (%s:sink) (%" G_GSIZE_FORMAT " bytes, %" GST_TIME_FORMAT ") %p",
-                            GST_OBJECT_NAME(self), gst_buffer_get_size(frame.get()),
-                            GST_TIME_ARGS(GST_BUFFER_PTS(frame.get())), frame.get());
-        GST_OBJECT_LOCK(self);
-        self->state->last_message = line;
-        GST_OBJECT_UNLOCK(self);
-        g_free(line);
-        g_object_notify(G_OBJECT(self), "last-message");
-    }
-
-    // tee's flow rules: OK when one branch took the frame; EOS only when every linked branch
-    // is at EOS; the first other error as it is; NOT_LINKED when no branch is linked (OK with
-    // allow-not-linked).
-    guint ok = 0, eos = 0, not_linked = 0;
-    GstFlowReturn failure = GST_FLOW_OK;
-    for (GstPad *pad : pads) {
-        const GstFlowReturn ret = gst_pad_push(pad, gst_buffer_ref(frame.get()));
-        if (ret == GST_FLOW_OK)
-            ++ok;
-        else if (ret == GST_FLOW_EOS)
-            ++eos;
-        else if (ret == GST_FLOW_NOT_LINKED)
-            ++not_linked;
-        else if (failure == GST_FLOW_OK)
-            failure = ret;
-    }
-    for (GstPad *pad : pads)
-        gst_object_unref(pad);
-    pads.clear();
-
-    GST_OBJECT_LOCK(self);
-    ++self->state->frames;
-    self->state->shares += ok;
-    GST_OBJECT_UNLOCK(self);
-
-    if (failure != GST_FLOW_OK && failure != GST_FLOW_FLUSHING)
-        return failure;
-    if (ok > 0)
-        return GST_FLOW_OK;
-    if (failure == GST_FLOW_FLUSHING)
-        return failure;
-    if (eos > 0)
-        return GST_FLOW_EOS;
-    (void)not_linked;
-    return allow_not_linked ? GST_FLOW_OK : GST_FLOW_NOT_LINKED;
-}
-
-static gboolean forward_sticky_event(GstPad *, GstEvent **event, gpointer user_data)
-{
-    gst_pad_store_sticky_event(GST_PAD(user_data), *event);
-    return TRUE;
-}
-
-// ALLOCATION over all branches: what every branch can take (metas all of them support, the
-// largest alignment and padding), no pool (one pool cannot serve every branch).
-static gboolean aggregate_allocation(G2gTee *self, GstQuery *query)
-{
-    std::vector<GstPad *> pads = snapshot_pads(self);
-    GstCaps *caps = nullptr;
-    gboolean need_pool = FALSE;
-    gst_query_parse_allocation(query, &caps, &need_pool);
-    bool answered = false;
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    std::vector<GType> metas;
-    guint min_buffers = 0;
-    for (GstPad *pad : pads) {
-        GstQuery *branch = gst_query_new_allocation(caps, need_pool);
-        if (!gst_pad_peer_query(pad, branch)) {
-            gst_query_unref(branch);
-            continue;
-        }
-        std::vector<GType> branch_metas;
-        for (guint i = 0; i < gst_query_get_n_allocation_metas(branch); ++i)
-            branch_metas.push_back(gst_query_parse_nth_allocation_meta(branch, i, nullptr));
-        if (!answered) {
-            metas = branch_metas;
-        } else {
-            std::erase_if(metas, [&](GType api) {
-                return std::find(branch_metas.begin(), branch_metas.end(), api) == branch_metas.end();
-            });
-        }
-        for (guint i = 0; i < gst_query_get_n_allocation_params(branch); ++i) {
-            GstAllocationParams p;
-            gst_query_parse_nth_allocation_param(branch, i, nullptr, &p);
-            params.align = std::max(params.align, p.align);
-            params.prefix = std::max(params.prefix, p.prefix);
-            params.padding = std::max(params.padding, p.padding);
-        }
-        for (guint i = 0; i < gst_query_get_n_allocation_pools(branch); ++i) {
-            guint size = 0, min = 0, max = 0;
-            gst_query_parse_nth_allocation_pool(branch, i, nullptr, &size, &min, &max);
-            min_buffers += min;
-        }
-        answered = true;
-        gst_query_unref(branch);
-    }
-    for (GstPad *pad : pads)
-        gst_object_unref(pad);
-    if (!answered)
-        return FALSE;
-    gst_query_add_allocation_param(query, nullptr, &params);
-    for (GType api : metas)
-        gst_query_add_allocation_meta(query, api, nullptr);
-    GST_DEBUG_OBJECT(self, "aggregated allocation: %zu metas, min %u buffers", metas.size(), min_buffers);
-    return TRUE;
-}
-
-static gboolean g2g_tee_sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
-{
-    if (GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION)
-        return aggregate_allocation(G2G_TEE(parent), query);
-    return gst_pad_query_default(pad, parent, query);
-}
-
 static gboolean g2g_tee_src_activate_mode(GstPad *, GstObject *, GstPadMode mode, gboolean)
 {
     // Push mode only: pull-mode=single is not implemented.
     return mode == GST_PAD_MODE_PUSH;
+}
+
+static gboolean store_sticky_event(GstPad *, GstEvent **event, gpointer user_data)
+{
+    gst_pad_store_sticky_event(GST_PAD(user_data), *event);
+    return TRUE;
 }
 
 static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *templ, const gchar *name_req,
@@ -238,8 +90,8 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
     GST_OBJECT_LOCK(self);
     guint index = self->state->next_index;
     if (name_req && sscanf(name_req, "src_%u", &index) == 1) {
-        for (GstPad *pad : self->state->src_pads) {
-            if (g_strcmp0(GST_OBJECT_NAME(pad), name_req) == 0) {
+        for (const Branch &branch : self->state->branches) {
+            if (g_strcmp0(GST_OBJECT_NAME(branch.pad), name_req) == 0) {
                 GST_OBJECT_UNLOCK(self);
                 GST_WARNING_OBJECT(self, "pad %s exists already", name_req);
                 return nullptr;
@@ -252,18 +104,21 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
     gchar *name = g_strdup_printf("src_%u", index);
     GstPad *pad = gst_pad_new_from_template(templ, name);
     g_free(name);
-    GST_PAD_SET_PROXY_CAPS(pad);
     gst_pad_set_activatemode_function(pad, g2g_tee_src_activate_mode);
+    gst_pad_set_query_function(pad, g2g::tee::src_query);
+    gst_pad_set_event_function(pad, g2g::tee::src_event);
 
     if (GST_STATE(element) > GST_STATE_READY || GST_STATE_TARGET(element) > GST_STATE_READY)
         gst_pad_set_active(pad, TRUE);
     // Stream-start, caps and segment of the stream so far (after activation, which would clear
-    // them), so the branch starts where the stream is.
-    gst_pad_sticky_events_foreach(self->sinkpad, forward_sticky_event, pad);
+    // them), so the branch starts where the stream is; its route, and with it the caps it gets,
+    // is decided before the next frame.
+    gst_pad_sticky_events_foreach(self->sinkpad, store_sticky_event, pad);
 
     GST_OBJECT_LOCK(self);
-    self->state->src_pads.push_back(GST_PAD(gst_object_ref(pad)));
+    self->state->branches.push_back(Branch{GST_PAD(gst_object_ref(pad))});
     GST_OBJECT_UNLOCK(self);
+    self->state->routes_stale = true;
     gst_element_add_pad(element, pad);
     g_object_notify(G_OBJECT(self), "num-src-pads");
     return pad;
@@ -273,11 +128,11 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
 {
     G2gTee *self = G2G_TEE(element);
     GST_OBJECT_LOCK(self);
-    auto &pads = self->state->src_pads;
-    auto found = std::find(pads.begin(), pads.end(), pad);
-    const bool ours = found != pads.end();
+    auto &branches = self->state->branches;
+    auto found = std::find_if(branches.begin(), branches.end(), [&](const Branch &b) { return b.pad == pad; });
+    const bool ours = found != branches.end();
     if (ours)
-        pads.erase(found);
+        branches.erase(found);
     if (self->state->alloc_pad == pad) {
         gst_object_unref(self->state->alloc_pad);
         self->state->alloc_pad = nullptr;
@@ -288,14 +143,27 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
     gst_pad_set_active(pad, FALSE);
     gst_element_remove_pad(element, pad);
     gst_object_unref(pad); // the list's reference
+    self->state->routes_stale = true; // its conversion may have no branch left
     g_object_notify(G_OBJECT(self), "num-src-pads");
 }
 
 static GstStructure *stats_of(const TeeState &state)
 {
-    return gst_structure_new("g2gtee-stats", "frames", G_TYPE_UINT64, state.frames, "shares", G_TYPE_UINT64,
-                             state.shares, "copies", G_TYPE_UINT64, state.copies, "bytes-copied",
-                             G_TYPE_UINT64, state.bytes_copied, nullptr);
+    GstStructure *pairs = gst_structure_new_empty("conversions");
+    guint64 conversions = 0;
+    for (const auto &[pair, count] : state.conversions) {
+        gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
+        conversions += count;
+    }
+    GstStructure *stats = gst_structure_new(
+        "g2gtee-stats", "frames", G_TYPE_UINT64, state.frames, "shares", G_TYPE_UINT64, state.shares, "copies",
+        G_TYPE_UINT64, state.copies, "bytes-copied", G_TYPE_UINT64, state.bytes_copied, "conversions",
+        G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, state.bytes_converted, nullptr);
+    GValue by_pair = G_VALUE_INIT;
+    g_value_init(&by_pair, GST_TYPE_STRUCTURE);
+    g_value_take_boxed(&by_pair, pairs);
+    gst_structure_take_value(stats, "conversions-by-pair", &by_pair);
+    return stats;
 }
 
 static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -311,7 +179,7 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
         state.silent = g_value_get_boolean(value);
         break;
     case PROP_PULL_MODE:
-        state.pull_mode = static_cast<G2gTeePullMode>(g_value_get_enum(value));
+        state.pull_mode = static_cast<g2g::tee::PullMode>(g_value_get_enum(value));
         break;
     case PROP_ALLOC_PAD:
         gst_object_replace(reinterpret_cast<GstObject **>(&state.alloc_pad),
@@ -320,13 +188,21 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
     case PROP_ALLOW_NOT_LINKED:
         state.allow_not_linked = g_value_get_boolean(value);
         break;
+    case PROP_FAN_OUT_POLICY:
+        state.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));
+        state.routes_stale = true;
+        break;
+    case PROP_COPY_BUDGET:
+        state.copy_budget = g_value_get_int(value);
+        state.routes_stale = true;
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
     }
     GST_OBJECT_UNLOCK(self);
     if (prop_id == PROP_HAS_CHAIN)
-        gst_pad_set_chain_function(self->sinkpad, state.has_chain ? g2g_tee_chain : nullptr);
+        gst_pad_set_chain_function(self->sinkpad, state.has_chain ? g2g::tee::sink_chain : nullptr);
 }
 
 static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
@@ -336,7 +212,7 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
     const TeeState &state = *self->state;
     switch (prop_id) {
     case PROP_NUM_SRC_PADS:
-        g_value_set_int(value, static_cast<gint>(state.src_pads.size()));
+        g_value_set_int(value, static_cast<gint>(state.branches.size()));
         break;
     case PROP_HAS_CHAIN:
         g_value_set_boolean(value, state.has_chain);
@@ -359,6 +235,12 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
     case PROP_STATS:
         g_value_take_boxed(value, stats_of(state));
         break;
+    case PROP_FAN_OUT_POLICY:
+        g_value_set_enum(value, state.fan_out_policy);
+        break;
+    case PROP_COPY_BUDGET:
+        g_value_set_int(value, state.copy_budget);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
@@ -366,11 +248,39 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
     GST_OBJECT_UNLOCK(self);
 }
 
+static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateChange transition)
+{
+    G2gTee *self = G2G_TEE(element);
+    const GstStateChangeReturn ret = GST_ELEMENT_CLASS(g2g_tee_parent_class)->change_state(element, transition);
+    if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+        // The stream is over (streaming has stopped): its conversions go, routes are decided
+        // afresh for the next one.
+        GST_OBJECT_LOCK(self);
+        for (Branch &branch : self->state->branches) {
+            branch.route = Route::Unresolved;
+            branch.converter = nullptr;
+            branch.gap_sent = false;
+        }
+        GST_OBJECT_UNLOCK(self);
+        self->state->converters.clear();
+        self->state->routes_stale = true;
+    }
+    return ret;
+}
+
+static void g2g_tee_dispose(GObject *object)
+{
+    // Conversions are children: they leave before GstBin's dispose drops the children.
+    G2gTee *self = G2G_TEE(object);
+    self->state->converters.clear();
+    G_OBJECT_CLASS(g2g_tee_parent_class)->dispose(object);
+}
+
 static void g2g_tee_finalize(GObject *object)
 {
     G2gTee *self = G2G_TEE(object);
-    for (GstPad *pad : self->state->src_pads)
-        gst_object_unref(pad);
+    for (Branch &branch : self->state->branches)
+        gst_object_unref(branch.pad);
     if (self->state->alloc_pad)
         gst_object_unref(self->state->alloc_pad);
     delete self->state;
@@ -383,6 +293,7 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
     GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
     object_class->set_property = g2g_tee_set_property;
     object_class->get_property = g2g_tee_get_property;
+    object_class->dispose = g2g_tee_dispose;
     object_class->finalize = g2g_tee_finalize;
 
     const auto rw = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
@@ -405,7 +316,7 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
     g_object_class_install_property(
         object_class, PROP_PULL_MODE,
         g_param_spec_enum("pull-mode", "Pull mode", "Behavior of tee in pull mode (only never is supported)",
-                          pull_mode_get_type(), G2G_TEE_PULL_MODE_NEVER,
+                          pull_mode_get_type(), g2g::tee::PULL_MODE_NEVER,
                           static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT)));
     g_object_class_install_property(
         object_class, PROP_ALLOC_PAD,
@@ -421,21 +332,39 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
         object_class, PROP_STATS,
         g_param_spec_boxed(
             "stats", "Statistics",
-            "frames in, shares handed to branches, copies and bytes copied by the tee (zero-copy "
-            "fan-out keeps those at 0)",
+            "frames in; shares handed to branches; copies and bytes-copied the tee made itself (zero-copy "
+            "fan-out keeps those at 0); conversions (one per frame per target domain), bytes-converted they "
+            "wrote, and conversions-by-pair (\"VulkanTexture-to-System\": frames)",
             GST_TYPE_STRUCTURE, ro));
+    g_object_class_install_property(
+        object_class, PROP_FAN_OUT_POLICY,
+        g_param_spec_enum("fan-out-policy", "Fan-out policy",
+                          "What happens to a branch whose memory domain no conversion reaches",
+                          fan_out_policy_get_type(), g2g::tee::FAN_OUT_POLICY_FAIL,
+                          static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
+    g_object_class_install_property(
+        object_class, PROP_COPY_BUDGET,
+        g_param_spec_int("copy-budget", "Copy budget",
+                         "Most copies plus conversions per frame the tee may make (-1: unlimited); more is an "
+                         "element error naming the conversions. Relabelling mappable DMABuf for system-memory "
+                         "branches copies nothing and does not count",
+                         -1, G_MAXINT, -1,
+                         static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
 
     gst_element_class_set_static_metadata(
         element_class, "g2g tee", "Generic",
         "1-to-N fan-out that hands every branch the same frame by reference count (pool memory flagged "
-        "NO_SHARE is made shareable once, without copying), with tee's pads and properties",
+        "NO_SHARE is made shareable once, without copying), each branch in the memory domain it negotiated "
+        "(one conversion per frame per target domain), with tee's pads and properties",
         "g2g developers");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
     element_class->request_new_pad = g2g_tee_request_new_pad;
     element_class->release_pad = g2g_tee_release_pad;
+    element_class->change_state = g2g_tee_change_state;
 
     gst_type_mark_as_plugin_api(pull_mode_get_type(), static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(fan_out_policy_get_type(), static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(g2g_tee_debug, "g2gtee", 0, "g2g tee");
 }
 
@@ -443,8 +372,8 @@ static void g2g_tee_init(G2gTee *self)
 {
     self->state = new TeeState();
     self->sinkpad = gst_pad_new_from_static_template(&sink_template, "sink");
-    GST_PAD_SET_PROXY_CAPS(self->sinkpad);
-    gst_pad_set_chain_function(self->sinkpad, g2g_tee_chain);
-    gst_pad_set_query_function(self->sinkpad, g2g_tee_sink_query);
+    gst_pad_set_chain_function(self->sinkpad, g2g::tee::sink_chain);
+    gst_pad_set_event_function(self->sinkpad, g2g::tee::sink_event);
+    gst_pad_set_query_function(self->sinkpad, g2g::tee::sink_query);
     gst_element_add_pad(GST_ELEMENT(self), self->sinkpad);
 }

@@ -2,6 +2,8 @@
 
 #include <gst/app/gstappsink.h>
 
+#include <algorithm>
+
 namespace g2g::test {
 
 bool have_element(const char *factory)
@@ -61,13 +63,30 @@ namespace {
 
 GstFlowReturn keep_sample(GstAppSink *sink, gpointer data)
 {
-    auto *run = static_cast<PipelineRun *>(data);
+    auto *kept = static_cast<std::vector<BufferRef> *>(data);
     GstSample *sample = gst_app_sink_pull_sample(sink);
     if (!sample)
         return GST_FLOW_EOS;
-    run->buffers.push_back(BufferRef::borrow(gst_sample_get_buffer(sample)));
+    kept->push_back(BufferRef::borrow(gst_sample_get_buffer(sample)));
     gst_sample_unref(sample);
     return GST_FLOW_OK;
+}
+
+// Every appsink of `bin`, also inside nested bins.
+std::vector<ElementRef> app_sinks(GstBin *bin)
+{
+    std::vector<ElementRef> sinks;
+    GstIterator *it = gst_bin_iterate_recurse(bin);
+    GValue item = G_VALUE_INIT;
+    while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+        auto *element = GST_ELEMENT(g_value_get_object(&item));
+        if (GST_IS_APP_SINK(element))
+            sinks.push_back(ElementRef::borrow(element));
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return sinks;
 }
 
 GstPadProbeReturn call_tap(GstPad *, GstPadProbeInfo *info, gpointer data)
@@ -78,7 +97,8 @@ GstPadProbeReturn call_tap(GstPad *, GstPadProbeInfo *info, gpointer data)
 
 } // namespace
 
-PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, GstClockTime timeout)
+PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, GstClockTime timeout,
+                         const PipelineInspector &inspect)
 {
     PipelineRun run;
     GError *parse_error = nullptr;
@@ -88,11 +108,16 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
         g_error_free(parse_error);
         return run;
     }
-    ElementRef sink = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline.get()), "sink"));
-    if (sink && GST_IS_APP_SINK(sink.get())) {
+    if (!GST_IS_BIN(pipeline.get())) {
+        run.error = "parse: not a pipeline";
+        return run;
+    }
+    // The map's nodes are created before the pipeline runs: callbacks only append to them.
+    for (const ElementRef &sink : app_sinks(GST_BIN(pipeline.get()))) {
         GstAppSinkCallbacks callbacks{};
         callbacks.new_sample = keep_sample;
-        gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &run, nullptr);
+        gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &run.sinks[GST_OBJECT_NAME(sink.get())],
+                                   nullptr);
     }
 
     if (tap) {
@@ -107,8 +132,20 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
     }
     gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
     Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline.get()));
-    Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_timed_pop_filtered(
-        bus.get(), timeout, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
+    const gint64 deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);
+    Ref<GstMessage> message;
+    for (;;) {
+        const gint64 left = std::max<gint64>(0, deadline - g_get_monotonic_time());
+        message = Ref<GstMessage>::adopt(gst_bus_timed_pop_filtered(
+            bus.get(), static_cast<GstClockTime>(left) * GST_USECOND,
+            static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING)));
+        if (!message || GST_MESSAGE_TYPE(message.get()) != GST_MESSAGE_WARNING)
+            break;
+        GError *warning = nullptr;
+        gst_message_parse_warning(message.get(), &warning, nullptr);
+        run.warnings.emplace_back(warning->message);
+        g_error_free(warning);
+    }
     if (!message) {
         run.error = "timeout";
     } else if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_ERROR) {
@@ -118,7 +155,11 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
         run.error_source = GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()));
         g_error_free(error);
     }
+    if (inspect)
+        inspect(GST_BIN(pipeline.get()));
     gst_element_set_state(pipeline.get(), GST_STATE_NULL);
+    if (auto kept = run.sinks.find("sink"); kept != run.sinks.end())
+        run.buffers = kept->second;
     return run;
 }
 

@@ -6,6 +6,7 @@
 #include <g2g/gst-ref.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,16 +27,20 @@ std::string media_path(const char *file);
 
 struct PipelineRun {
     std::vector<BufferRef> buffers; // what appsink "sink" received, in order
+    std::map<std::string, std::vector<BufferRef>> sinks; // what every appsink received, by name
     std::string error;              // the first error message, empty when the run reached EOS
     std::string error_source;       // name of the element that posted it
+    std::vector<std::string> warnings; // every warning message posted, in order
 };
 
 using BufferTap = std::function<void(GstBuffer *)>;
+using PipelineInspector = std::function<void(GstBin *)>;
 
 // Parses and runs `description` to EOS or the first error (at most timeout). Buffers reaching
-// an appsink named "sink" are kept, every one. `tap`, when given, sees each buffer that enters
-// the element named "tap" while the pipeline runs (for frames that must not outlive it).
+// an appsink are kept, every one. `tap`, when given, sees each buffer that enters the element
+// named "tap" while the pipeline runs (for frames that must not outlive it). `inspect`, when
+// given, sees the pipeline at EOS or error, before it stops (to read an element's stats).
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = {},
-                         GstClockTime timeout = 20 * GST_SECOND);
+                         GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {});
 
 } // namespace g2g::test

@@ -1,0 +1,142 @@
+// g2gtee's instance and the functions its files share: g2gtee.cpp (the element: pads,
+// properties, state), tee-negotiation.cpp (caps and allocation over branches, each branch's
+// route), tee-fanout.cpp (frames and events to the branches, through conversions).
+#pragma once
+
+#include "g2gtee.h"
+#include "tee-converter.h"
+
+#include <g2g/memory-domain-kind.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+GST_DEBUG_CATEGORY_EXTERN(g2g_tee_debug);
+
+namespace g2g::tee {
+
+// tee's pull modes, same nicks; only "never" is implemented (push mode).
+enum PullMode { PULL_MODE_NEVER, PULL_MODE_SINGLE };
+
+// What g2gtee does with a branch no conversion reaches.
+enum FanOutPolicy { FAN_OUT_POLICY_FAIL, FAN_OUT_POLICY_DROP_BRANCH };
+
+// How a branch is fed.
+enum class Route {
+    Unresolved, // not negotiated yet (a new or unlinked pad): fed the frame as it is, as tee does
+    Direct,     // takes the upstream domain: the shared frame
+    Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
+    Converted,  // takes a domain a Converter produces: the converter's shared output
+    Dropped,    // nothing reaches its domain and fan-out-policy is drop-branch
+};
+
+struct Branch {
+    GstPad *pad; // one reference
+    Route route = Route::Unresolved;
+    Converter *converter = nullptr; // for Route::Converted; owned by TeeState::converters
+    bool gap_sent = false;          // for Route::Dropped: its sink was given a gap to preroll on
+};
+
+// tee's flow rules over the pushes of one frame: OK when one branch took it; EOS only when
+// every linked branch is at EOS; the first other error as it is; NOT_LINKED when no branch is
+// linked (OK with allow-not-linked).
+struct FlowTally {
+    guint ok = 0;
+    guint shares = 0; // OK pushes to branches (a conversion's own OK is a verdict, not a share)
+    guint eos = 0;
+    guint not_linked = 0;
+    GstFlowReturn failure = GST_FLOW_OK;
+
+    void add(GstFlowReturn ret);         // a push to a branch
+    void add_verdict(GstFlowReturn ret); // a conversion's result for its branches
+    void merge(const FlowTally &other);
+    GstFlowReturn combined(bool allow_not_linked) const;
+};
+
+// Guarded by the object lock unless said otherwise.
+struct TeeState {
+    std::vector<Branch> branches;
+    guint next_index = 0;
+    bool has_chain = true;
+    bool silent = true;
+    bool allow_not_linked = false;
+    PullMode pull_mode = PULL_MODE_NEVER;
+    FanOutPolicy fan_out_policy = FAN_OUT_POLICY_FAIL;
+    gint copy_budget = -1;
+    std::string last_message;
+    GstPad *alloc_pad = nullptr; // kept for tee compatibility; allocation is aggregated over all pads
+
+    // Accounting (the seed's copy policy): frames in, shares handed out, copies the tee made
+    // itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they wrote.
+    guint64 frames = 0;
+    guint64 shares = 0;
+    guint64 copies = 0;
+    guint64 bytes_copied = 0;
+    std::map<std::string, guint64> conversions;
+    guint64 bytes_converted = 0;
+
+    // Set when pads come, go or relink and when the policy or budget changes: the streaming
+    // thread decides routes again before the next frame.
+    std::atomic<bool> routes_stale{true};
+
+    // Streaming thread only (under the sink pad's stream lock): the conversions in use and the
+    // per-frame scratch, reused so a frame allocates nothing.
+    std::vector<std::unique_ptr<Converter>> converters;
+    std::vector<GstPad *> pushing;            // direct and unresolved branches of this frame
+    std::vector<GstPad *> pushing_relabelled; // relabelled branches of this frame
+    std::vector<GstPad *> gapping;            // branches dropped since the last frame
+    FlowTally tally;
+};
+
+} // namespace g2g::tee
+
+struct _G2gTee {
+    GstBin parent;
+    GstPad *sinkpad;
+    g2g::tee::TeeState *state;
+};
+
+namespace g2g::tee {
+
+// tee-negotiation.cpp
+gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query);
+gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query);
+gboolean feeder_query(GstPad *pad, GstObject *parent, GstQuery *query);
+gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
+// Decides every linked branch's route for frames of `caps`, creating the conversions they need
+// and stopping those no branch needs. `in_caps_event`: called before the sink pad stores `caps`
+// (new conversions then get the stream's events up to, not including, its caps). False after
+// posting an element error (fan-out-policy=fail or copy-budget).
+bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event);
+
+// tee-fanout.cpp
+GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
+gboolean sink_event(GstPad *pad, GstObject *parent, GstEvent *event);
+gboolean src_event(GstPad *pad, GstObject *parent, GstEvent *event);
+GstFlowReturn collector_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
+gboolean collector_event(GstPad *pad, GstObject *parent, GstEvent *event);
+gboolean feeder_event(GstPad *pad, GstObject *parent, GstEvent *event);
+// The caps event for relabelled branches: `caps` in system memory (new reference).
+GstEvent *relabelled_caps_event(GstCaps *caps);
+
+// How copy_stream_events hands on the events.
+struct StreamEventCopy {
+    bool store = true;        // stored on `to` (a branch pad), else pushed (into a feeder)
+    bool before_caps = false; // stop at the caps (the caps event in flight replaces them)
+    bool relabel = false;     // the caps in system memory
+    bool skip_caps = false;   // everything but the caps (a dropped branch)
+};
+
+// Hands `from`'s sticky events (stream-start, caps, segment, tags) to `to`, so a branch or a
+// conversion starts where the stream is.
+void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how);
+
+// The branch pads a converter feeds, each with a reference (object lock not held).
+std::vector<GstPad *> pads_of(G2gTee *self, const Converter *converter);
+void unref_all(std::vector<GstPad *> &pads);
+
+} // namespace g2g::tee

@@ -1,0 +1,241 @@
+// g2gtee's routes in a GstHarness: each branch fed in the domain it takes (as it is, relabelled,
+// converted, or dropped with a gap), routes following renegotiation and branches that come
+// late, and conversions created and stopped while frames flow.
+#include <g2g/gst-ref.h>
+
+#include <gst/allocators/allocators.h>
+#include <gst/check/gstharness.h>
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "buffers.h"
+#include "g2g-config.h"
+
+using g2g::BufferRef;
+using g2g::Ref;
+using g2g::test::data_of;
+
+namespace {
+
+constexpr const char *kSystem = "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1";
+constexpr const char *kDmaBuf = "video/x-raw(memory:DMABuf),format=GRAY8,width=16,height=16,framerate=30/1";
+constexpr const char *kView =
+    "video/x-raw(memory:SystemMemory,meta:G2gTensorView),format=GRAY8,width=16,height=16,framerate=30/1";
+constexpr gsize kSize = 256;
+
+guint64 conversions(GstElement *tee, const char *pair)
+{
+    GstStructure *stats = nullptr;
+    g_object_get(tee, "stats", &stats, nullptr);
+    guint64 count = 0;
+    gst_structure_get_uint64(gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")), pair,
+                             &count);
+    gst_structure_free(stats);
+    return count;
+}
+
+guint64 stat(GstElement *tee, const char *field)
+{
+    GstStructure *stats = nullptr;
+    g_object_get(tee, "stats", &stats, nullptr);
+    guint64 value = 0;
+    gst_structure_get_uint64(stats, field, &value);
+    gst_structure_free(stats);
+    return value;
+}
+
+// A GRAY8 16x16 frame in a DMABuf over a memfd, filled with `value`.
+BufferRef dmabuf_frame(guint8 value)
+{
+    int fd = memfd_create("g2g-tee-test", MFD_CLOEXEC);
+    EXPECT_EQ(ftruncate(fd, kSize), 0);
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), gst_dmabuf_allocator_alloc(allocator.get(), fd, kSize));
+    gst_buffer_memset(buffer.get(), 0, value, kSize);
+    return buffer;
+}
+
+BufferRef system_frame(guint8 value)
+{
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new_allocate(nullptr, kSize, nullptr));
+    gst_buffer_memset(buffer.get(), 0, value, kSize);
+    return buffer;
+}
+
+bool caps_equal(GstPad *pad, const char *expected)
+{
+    GstCaps *caps = gst_pad_get_current_caps(pad);
+    GstCaps *want = gst_caps_from_string(expected);
+    const bool equal = caps && gst_caps_is_equal(caps, want);
+    if (caps)
+        gst_caps_unref(caps);
+    gst_caps_unref(want);
+    return equal;
+}
+
+// A sink pad that takes only dense system-memory GRAY8 and counts what it receives.
+GstPad *dense_sink_pad()
+{
+    GstPad *pad = gst_pad_new("dense", GST_PAD_SINK);
+    gst_pad_set_chain_function(
+        pad, +[](GstPad *, GstObject *, GstBuffer *buffer) -> GstFlowReturn {
+            gst_buffer_unref(buffer);
+            return GST_FLOW_OK;
+        });
+    gst_pad_set_query_function(
+        pad, +[](GstPad *pad, GstObject *parent, GstQuery *query) -> gboolean {
+            if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
+                return gst_pad_query_default(pad, parent, query);
+            GstCaps *caps = gst_caps_from_string(kSystem);
+            gst_query_set_caps_result(query, caps);
+            gst_caps_unref(caps);
+            return TRUE;
+        });
+    gst_pad_set_active(pad, TRUE);
+    return pad;
+}
+
+} // namespace
+
+TEST(G2gTeeRoutes, MappableDmaBufReachesSystemBranchesRelabelledNotCopied)
+{
+    if (!G2G_HAVE_DMABUF)
+        GTEST_SKIP() << "built without the dmabuf feature";
+    GstHarness *system = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(system, kSystem);
+    GstHarness *dmabuf = gst_harness_new_with_element(system->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(dmabuf, kDmaBuf);
+    gst_harness_set_src_caps_str(system, kDmaBuf);
+
+    BufferRef frame = dmabuf_frame(42);
+    GstMemory *memory = gst_buffer_peek_memory(frame.get(), 0);
+    ASSERT_EQ(gst_harness_push(system, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    BufferRef to_system = BufferRef::adopt(gst_harness_pull(system));
+    BufferRef to_dmabuf = BufferRef::adopt(gst_harness_pull(dmabuf));
+    // The same DMABuf memory for both; the system branch negotiated system memory and maps it.
+    EXPECT_EQ(gst_buffer_peek_memory(to_system.get(), 0), memory);
+    EXPECT_EQ(gst_buffer_peek_memory(to_dmabuf.get(), 0), memory);
+    EXPECT_TRUE(caps_equal(system->sinkpad, kSystem));
+    EXPECT_TRUE(caps_equal(dmabuf->sinkpad, kDmaBuf));
+    guint8 last = 0;
+    gst_buffer_extract(to_system.get(), kSize - 1, &last, 1); // fd memory unmaps on unmap: no data_of
+    EXPECT_EQ(last, 42);
+    EXPECT_EQ(conversions(system->element, "DmaBuf-to-System"), 1u);
+    EXPECT_EQ(stat(system->element, "bytes-converted"), 0u);
+    gst_harness_teardown(dmabuf);
+    gst_harness_teardown(system);
+}
+
+TEST(G2gTeeRoutes, RoutesFollowTheStreamWhenUpstreamRenegotiatesItsDomain)
+{
+    if (!G2G_HAVE_DMABUF)
+        GTEST_SKIP() << "built without the dmabuf feature";
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(h, kSystem);
+    gst_harness_set_src_caps_str(h, kSystem);
+    ASSERT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 0u);
+
+    gst_harness_set_src_caps_str(h, kDmaBuf); // mid-stream: now DMABuf frames
+    ASSERT_EQ(gst_harness_push(h, dmabuf_frame(2).release()), GST_FLOW_OK);
+    BufferRef relabelled = BufferRef::adopt(gst_harness_pull(h));
+    EXPECT_TRUE(gst_is_dmabuf_memory(gst_buffer_peek_memory(relabelled.get(), 0)));
+    EXPECT_TRUE(caps_equal(h->sinkpad, kSystem));
+    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 1u);
+
+    gst_harness_set_src_caps_str(h, kSystem); // and back
+    ASSERT_EQ(gst_harness_push(h, system_frame(3).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 1u);
+    gst_harness_teardown(h);
+}
+
+TEST(G2gTeeRoutes, ABranchAddedMidStreamThatTakesOnlyDenseFramesGetsAConversion)
+{
+    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(views, kView);
+    gst_harness_set_src_caps_str(views, kView);
+    ASSERT_EQ(gst_harness_push(views, system_frame(5).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(views));
+
+    GstHarness *dense = gst_harness_new_with_element(views->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(dense, kSystem);
+    gst_harness_play(dense);
+    BufferRef frame = system_frame(7);
+    ASSERT_EQ(gst_harness_push(views, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    BufferRef as_view = BufferRef::adopt(gst_harness_pull(views));
+    BufferRef materialized = BufferRef::adopt(gst_harness_pull(dense));
+    EXPECT_EQ(gst_buffer_peek_memory(as_view.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
+    EXPECT_NE(gst_buffer_peek_memory(materialized.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
+    EXPECT_EQ(std::memcmp(data_of(materialized.get()), data_of(frame.get()), kSize), 0);
+    EXPECT_TRUE(caps_equal(dense->sinkpad, kSystem));
+    EXPECT_EQ(conversions(views->element, "SystemView-to-System"), 1u);
+    gst_harness_teardown(dense);
+    gst_harness_teardown(views);
+}
+
+TEST(G2gTeeRoutes, ADroppedBranchGetsTheStreamAndAGapToPrerollOnButNoFrames)
+{
+    GstHarness *ok = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    g_object_set(ok->element, "fan-out-policy", 1 /* drop-branch */, nullptr);
+    gst_harness_set_sink_caps_str(ok, kSystem);
+    GstHarness *cuda = gst_harness_new_with_element(ok->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(cuda, "video/x-raw(memory:CUDAMemory),format=GRAY8,width=16,height=16");
+    gst_harness_set_src_caps_str(ok, kSystem);
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(gst_harness_push(ok, system_frame(1).release()), GST_FLOW_OK);
+        gst_buffer_unref(gst_harness_pull(ok));
+    }
+    EXPECT_EQ(gst_harness_buffers_received(cuda), 0u);
+    bool gap = false, caps = false;
+    while (GstEvent *event = gst_harness_try_pull_event(cuda)) {
+        gap |= GST_EVENT_TYPE(event) == GST_EVENT_GAP;
+        caps |= GST_EVENT_TYPE(event) == GST_EVENT_CAPS;
+        gst_event_unref(event);
+    }
+    EXPECT_TRUE(gap);
+    EXPECT_FALSE(caps);
+    gst_harness_teardown(cuda);
+    gst_harness_teardown(ok);
+}
+
+TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(h, kView);
+    gst_harness_set_drop_buffers(h, TRUE);
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    GstCaps *caps = gst_caps_from_string(kView);
+    BufferRef frame = system_frame(9);
+    GstHarnessThread *pusher = gst_harness_stress_push_buffer_start(h, caps, &segment, frame.get());
+    gst_caps_unref(caps);
+    // Each added branch takes only dense frames: linking it starts a conversion (g2gmaterialize
+    // inside the tee), releasing it stops the conversion again.
+    int cycles = 0;
+    for (; cycles < 200 || (conversions(h->element, "SystemView-to-System") < 20 && cycles < 100000); ++cycles) {
+        GstPad *src = gst_element_request_pad_simple(h->element, "src_%u");
+        GstPad *sink = dense_sink_pad();
+        ASSERT_EQ(gst_pad_link(src, sink), GST_PAD_LINK_OK);
+        g_usleep(cycles % 10 == 0 ? 2000 : 0); // now and then, long enough for frames to reach it
+        gst_pad_unlink(src, sink);
+        gst_element_release_request_pad(h->element, src);
+        gst_object_unref(src);
+        gst_pad_set_active(sink, FALSE);
+        gst_object_unref(sink);
+    }
+    gst_harness_stress_thread_stop(pusher);
+    EXPECT_GE(cycles, 200);
+    EXPECT_GT(stat(h->element, "frames"), 0u);
+    EXPECT_GT(conversions(h->element, "SystemView-to-System"), 0u);
+    gint count = -1;
+    g_object_get(h->element, "num-src-pads", &count, nullptr);
+    EXPECT_EQ(count, 1);
+    gst_harness_teardown(h);
+}
