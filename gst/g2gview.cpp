@@ -204,11 +204,11 @@ static GstCaps *g2g_view_fixate_caps(GstBaseTransform *trans, GstPadDirection di
                                      GstCaps *othercaps)
 {
     othercaps = gst_caps_make_writable(othercaps);
-    // A view goes to a peer whose first choice it is, and only to one: ANY-caps sinks (fakesink,
+    // A view goes to a peer that names the feature, and only to one: ANY-caps sinks (fakesink,
     // filesink, a caps-less appsink) get dense frames.
     if (direction == GST_PAD_SINK) {
         GstCaps *kept = gst_caps_copy(othercaps);
-        g2g::caps::keep_structures(kept, g2g::caps::peer_prefers_view(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+        g2g::caps::keep_structures(kept, g2g::caps::peer_names_view(GST_BASE_TRANSFORM_SRC_PAD(trans)));
         if (!gst_caps_is_empty(kept)) {
             gst_caps_unref(othercaps);
             othercaps = kept;

@@ -103,6 +103,26 @@ void answer_caps(GstQuery *query, GstCaps *result, GstCaps *filter)
     gst_caps_unref(result);
 }
 
+// True when a structure of `caps` names `kind`'s domain (ANY does not: it takes anything
+// without asking for it).
+bool names_domain(const GstCaps *caps, K kind)
+{
+    for (guint i = 0; i < gst_caps_get_size(caps) && !gst_caps_is_any(caps); ++i) {
+        if (domain_of(gst_caps_get_features(caps, i)) == kind)
+            return true;
+    }
+    return false;
+}
+
+// Removes `caps`' (writable) structures of `kind`'s domain.
+void without_domain(GstCaps *caps, K kind)
+{
+    for (guint i = gst_caps_get_size(caps); i-- > 0;) {
+        if (domain_of(gst_caps_get_features(caps, i)) == kind)
+            gst_caps_remove_structure(caps, i);
+    }
+}
+
 // The sink pad's caps: what every branch can be fed (its peer's caps, or a domain g2gtee
 // converts into them), best domain first, preferring domains some branch takes as they are.
 void answer_sink_caps(G2gTee *self, GstQuery *query)
@@ -141,6 +161,12 @@ void answer_sink_caps(G2gTee *self, GstQuery *query)
         direct = gst_caps_merge(direct, peer);
     }
     unref_all(pads);
+    // Views only where some branch takes them: for dense branches alone, the producer of a view
+    // (g2gview) materializes it itself, with no conversion in the tee.
+    if (!gst_caps_is_any(agreed) && !names_domain(direct, K::SystemView)) {
+        agreed = gst_caps_make_writable(agreed);
+        without_domain(agreed, K::SystemView);
+    }
     GstCaps *result = ordered_for_upstream(agreed, direct);
     gst_caps_unref(direct);
 
@@ -206,6 +232,19 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     return message;
 }
 
+// Whether the branch on `pad` takes `caps` (fixed). Accept-caps alone is shallow (a
+// basetransform with ANY templates, such as identity or g2gprobe, accepts everything), so the
+// branch's caps, asked down to the element that cares, must also allow them.
+bool branch_takes(GstPad *pad, GstCaps *caps)
+{
+    if (!gst_pad_peer_query_accept_caps(pad, caps))
+        return false;
+    GstCaps *takes = gst_pad_peer_query_caps(pad, caps);
+    const bool allowed = !gst_caps_is_empty(takes);
+    gst_caps_unref(takes);
+    return allowed;
+}
+
 struct Decision {
     GstPad *pad; // one reference
     Route route;
@@ -241,9 +280,9 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     for (Decision &decision : decisions) {
         if (!gst_pad_is_linked(decision.pad))
             decision.route = Route::Unresolved;
-        else if (!upstream || gst_pad_peer_query_accept_caps(decision.pad, caps))
+        else if (!upstream || branch_takes(decision.pad, caps))
             decision.route = Route::Direct;
-        else if (system_caps && gst_pad_peer_query_accept_caps(decision.pad, system_caps))
+        else if (system_caps && branch_takes(decision.pad, system_caps))
             decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
         else {
             decision.route = Route::Dropped;

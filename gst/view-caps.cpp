@@ -33,14 +33,17 @@ GstCaps *without_view(GstCaps *caps)
     return gst_caps_simplify(dense);
 }
 
-bool peer_prefers_view(GstPad *pad)
+bool peer_names_view(GstPad *pad)
 {
     GstCaps *peer = gst_pad_peer_query_caps(pad, nullptr);
-    const bool prefers = peer && !gst_caps_is_any(peer) && !gst_caps_is_empty(peer) &&
-                         has_view_feature(gst_caps_get_features(peer, 0));
+    bool names = false;
+    if (peer && !gst_caps_is_any(peer)) {
+        for (guint i = 0; i < gst_caps_get_size(peer) && !names; ++i)
+            names = has_view_feature(gst_caps_get_features(peer, i));
+    }
     if (peer)
         gst_caps_unref(peer);
-    return prefers;
+    return names;
 }
 
 void keep_structures(GstCaps *caps, bool keep_views)

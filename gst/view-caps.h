@@ -23,10 +23,8 @@ GstCaps *with_and_without_view(GstCaps *caps);
 // The same caps with every structure's features set to plain system memory.
 GstCaps *without_view(GstCaps *caps);
 
-// True when the first (most preferred) structure of the peer's caps names meta:G2gTensorView
-// (ANY caps do not count). A peer that also offers a view only as a fallback, such as g2gtee
-// listing what it can materialize itself, gets dense frames.
-bool peer_prefers_view(GstPad *pad);
+// True when the peer of `pad` explicitly names meta:G2gTensorView (ANY caps do not count).
+bool peer_names_view(GstPad *pad);
 
 // Keeps only the structures of `caps` (writable) with (keep_views) or without the view feature.
 void keep_structures(GstCaps *caps, bool keep_views);

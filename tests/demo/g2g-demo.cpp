@@ -102,6 +102,135 @@ bool have(const char *factory)
     return found != nullptr;
 }
 
+// The H.264 sample (G2G_MEDIA_DIR, .media/ or ../shared/media), or "" when absent.
+std::string sample_stream()
+{
+    const char *env = g_getenv("G2G_MEDIA_DIR");
+    for (std::string dir : {std::string(env ? env : ""), std::string(".media"), std::string("../shared/media")}) {
+        const std::string path = dir + "/ball-1920x1080-300f.h264";
+        if (!dir.empty() && g_file_test(path.c_str(), G_FILE_TEST_IS_REGULAR))
+            return path;
+    }
+    return {};
+}
+
+guint64 field(const GstStructure *s, const char *name)
+{
+    guint64 value = 0;
+    gst_structure_get_uint64(s, name, &value);
+    return value;
+}
+
+// One source (the best this machine has: CUDA-decoded H.264, Vulkan frames, system memory),
+// g2gtee to branches in different domains and views; a PNG per branch and the tee's stats:
+// shares copy nothing, and each target domain costs one conversion per frame.
+void fan_out(const std::string &pictures)
+{
+    struct Source {
+        const char *what;
+        std::string pipeline;
+        const char *gpu_branch; // the branch that takes the source's own domain, or nullptr
+        const char *gpu_what;
+    };
+    const std::string sample = sample_stream();
+    std::vector<Source> sources;
+    if (have("nvh264dec") && !sample.empty())
+        sources.push_back({"H.264 sample ! nvh264dec (CUDA frames)",
+                           "filesrc location=" + sample +
+                               " ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory) ! identity eos-after=30",
+                           "cudadownload", "Cuda branch (cudadownload ! pngenc)"});
+    if (have("vulkanupload"))
+        sources.push_back({"videotestsrc ! vulkanupload (VulkanImage frames, lavapipe)",
+                           "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 "
+                           "! vulkanupload",
+                           "vulkandownload", "Vulkan branch (vulkandownload ! pngenc)"});
+    sources.push_back({"videotestsrc (system memory)",
+                       "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240",
+                       nullptr, nullptr});
+
+    std::printf("\nFan-out: one source, g2gtee, branches that each take their own domain.\n");
+    for (const Source &source : sources) {
+        auto branch = [&](const char *name, const std::string &chain) {
+            return " t. ! queue ! g2gprobe name=" + std::string(name) + " ! " + chain +
+                   " ! videoconvert ! pngenc compression-level=1 ! multifilesink location=" + pictures + "/tee-" +
+                   name + ".png"; // every frame, the last one stays
+        };
+        std::string description = source.pipeline + " ! g2gtee name=t" +
+                                  branch("rotate", "g2gview video-direction=90r ! g2gmaterialize") +
+                                  branch("crop", "g2gview left=80 right=80 top=60 bottom=60") +
+                                  branch("dense", "identity");
+        if (source.gpu_branch)
+            description += branch("gpu", source.gpu_branch);
+        std::printf("  source: %s\n", source.what);
+
+        GError *error = nullptr;
+        GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+        if (error) {
+            std::printf("    (not available here: %s)\n", error->message);
+            g_error_free(error);
+            if (pipeline)
+                gst_object_unref(pipeline);
+            continue;
+        }
+        gst_element_set_state(pipeline, GST_STATE_PLAYING);
+        GstBus *bus = gst_element_get_bus(pipeline);
+        GstMessage *message = gst_bus_timed_pop_filtered(
+            bus, 60 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        std::string failure = message ? "" : "timed out";
+        if (message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+            GError *err = nullptr;
+            gst_message_parse_error(message, &err, nullptr);
+            failure = err->message;
+            g_error_free(err);
+        }
+        if (message)
+            gst_message_unref(message);
+        const bool ran = failure.empty();
+        if (!ran) {
+            std::printf("    (not available here: %s)\n", failure.c_str());
+        } else {
+            const std::pair<const char *, const char *> probes[] = {
+                {"rotate", "view branch (g2gview 90r ! g2gmaterialize)"},
+                {"crop", "crop branch (g2gview left/right/top/bottom)"},
+                {"dense", "dense branch (videoconvert ! pngenc)"},
+                {"gpu", source.gpu_what}};
+            for (const auto &[name, what] : probes) {
+                GstElement *probe = gst_bin_get_by_name(GST_BIN(pipeline), name);
+                if (!probe)
+                    continue;
+                gchar *domain = nullptr;
+                g_object_get(probe, "last-domain", &domain, nullptr);
+                std::printf("    %-46s received %-14s %s/tee-%s.png\n", what, domain ? domain : "?",
+                            pictures.c_str(), name);
+                g_free(domain);
+                gst_object_unref(probe);
+            }
+            GstElement *tee = gst_bin_get_by_name(GST_BIN(pipeline), "t");
+            GstStructure *stats = nullptr;
+            g_object_get(tee, "stats", &stats, nullptr);
+            const GstStructure *by_pair = gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair"));
+            std::string pairs;
+            for (int i = 0; i < gst_structure_n_fields(by_pair); ++i) {
+                const char *pair = gst_structure_nth_field_name(by_pair, i);
+                pairs += (pairs.empty() ? "" : ", ") + std::string(pair) + " " + std::to_string(field(by_pair, pair));
+            }
+            std::printf("    g2gtee stats: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
+                        " shares, %" G_GUINT64_FORMAT " copies, %" G_GUINT64_FORMAT
+                        " conversions (%s), %" G_GUINT64_FORMAT " bytes converted\n",
+                        field(stats, "frames"), field(stats, "shares"), field(stats, "copies"),
+                        field(stats, "conversions"), pairs.empty() ? "none needed" : pairs.c_str(),
+                        field(stats, "bytes-converted"));
+            gst_structure_free(stats);
+            gst_object_unref(tee);
+        }
+        gst_element_set_state(pipeline, GST_STATE_NULL);
+        gst_object_unref(bus);
+        gst_object_unref(pipeline);
+        if (ran)
+            break; // the best source this machine has; the pictures are its
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -188,6 +317,7 @@ int main(int argc, char **argv)
         std::printf("  %-44s %-12s %d of %d frames%8s %s\n", v.what, outcome.domain.c_str(), count.shared,
                     count.frames, "", path.c_str());
     }
+    fan_out(pictures);
     gst_deinit();
     return 0;
 }

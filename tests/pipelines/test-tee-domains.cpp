@@ -113,7 +113,7 @@ TEST(G2gTeeDomains, OneVulkanDownloadPerFrameFeedsEverySystemBranch)
         source() + " ! vulkanupload ! g2gtee name=t "
                    "t. ! queue ! vulkandownload ! appsink name=vulkan "
                    "t. ! queue ! appsink name=system1 caps=video/x-raw "
-                   "t. ! queue ! appsink name=system2 caps=video/x-raw",
+                   "t. ! queue ! identity ! appsink name=system2 caps=video/x-raw",
         stats);
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(stats.frames, static_cast<guint64>(kFrames));
