@@ -31,7 +31,7 @@ void FlowTally::add_verdict(GstFlowReturn ret)
     else if (ret == GST_FLOW_NOT_LINKED)
         ++not_linked;
     else if (failure == GST_FLOW_OK)
-        failure = ret;
+        failure = ret; // FLUSHING too: one flushing branch flushes the tee, as with tee
 }
 
 void FlowTally::merge(const FlowTally &other)
@@ -46,12 +46,10 @@ void FlowTally::merge(const FlowTally &other)
 
 GstFlowReturn FlowTally::combined(bool allow_not_linked) const
 {
-    if (failure != GST_FLOW_OK && failure != GST_FLOW_FLUSHING)
+    if (failure != GST_FLOW_OK)
         return failure;
     if (ok > 0)
         return GST_FLOW_OK;
-    if (failure == GST_FLOW_FLUSHING)
-        return failure;
     if (eos > 0)
         return GST_FLOW_EOS;
     return allow_not_linked ? GST_FLOW_OK : GST_FLOW_NOT_LINKED;
@@ -119,6 +117,23 @@ void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how)
 }
 
 namespace {
+
+// A push to a branch; a branch released while the frame was on its way is NOT_LINKED, not
+// FLUSHING (which would stop upstream), as tee does with its removed pads.
+GstFlowReturn push_to_branch(G2gTee *self, GstPad *pad, GstBuffer *buffer)
+{
+    GstFlowReturn ret = gst_pad_push(pad, buffer);
+    if (ret == GST_FLOW_FLUSHING) {
+        GST_OBJECT_LOCK(self);
+        const auto &branches = self->state->branches;
+        const bool released =
+            std::none_of(branches.begin(), branches.end(), [&](const Branch &b) { return b.pad == pad; });
+        GST_OBJECT_UNLOCK(self);
+        if (released)
+            ret = GST_FLOW_NOT_LINKED;
+    }
+    return ret;
+}
 
 // A relabelled branch reads the DMABuf in place: every memory must map for reading.
 bool maps_for_reading(GstBuffer *buffer)
@@ -224,7 +239,7 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     FlowTally &tally = state.tally;
     tally = {};
     for (GstPad *pad : state.pushing)
-        tally.add(gst_pad_push(pad, gst_buffer_ref(frame.get())));
+        tally.add(push_to_branch(self, pad, gst_buffer_ref(frame.get())));
 
     if (!state.pushing_relabelled.empty()) {
         if (!maps_for_reading(frame.get())) {
@@ -241,7 +256,7 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
             ++state.conversions[relabel_pair];
             GST_OBJECT_UNLOCK(self);
             for (GstPad *pad : state.pushing_relabelled)
-                tally.add(gst_pad_push(pad, gst_buffer_ref(frame.get())));
+                tally.add(push_to_branch(self, pad, gst_buffer_ref(frame.get())));
         }
     }
 
@@ -277,7 +292,7 @@ GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
     GST_OBJECT_UNLOCK(self);
     FlowTally delivered;
     for (GstPad *branch : converter->pushing)
-        delivered.add(gst_pad_push(branch, gst_buffer_ref(buffer)));
+        delivered.add(push_to_branch(self, branch, gst_buffer_ref(buffer)));
     gst_buffer_unref(buffer);
     state.tally.merge(delivered);
     // The conversion goes on while one of its branches takes frames.

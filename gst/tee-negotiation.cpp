@@ -26,56 +26,98 @@ const ConverterPadFunctions &pad_functions()
     return functions;
 }
 
-// ALLOCATION over `pads`' peers: what every one of them can take (metas all of them support,
-// the largest alignment and padding), no pool (one pool cannot serve every branch).
-gboolean aggregate_allocation(GstObject *owner, const std::vector<GstPad *> &pads, GstQuery *query)
+// ALLOCATION over `pads`' peers, as tee aggregates it: the largest alignment, prefix and
+// padding; the metas every peer takes with the same parameters; one pool entry without a pool
+// object (one pool cannot serve every branch) of the largest size, the largest minimum plus
+// one for the buffer the fan-out holds while pushing, and no maximum. A peer that fails the
+// query fails it; an unlinked pad fails it too unless allow-not-linked.
+gboolean aggregate_allocation(GstObject *owner, const std::vector<GstPad *> &pads, bool allow_not_linked,
+                              GstQuery *query)
 {
     GstCaps *caps = nullptr;
     gboolean need_pool = FALSE;
     gst_query_parse_allocation(query, &caps, &need_pool);
-    bool answered = false;
+    struct Meta {
+        GType api;
+        GstStructure *params; // owned, may be null
+    };
+    std::vector<Meta> metas;
+    bool first = true;
+    bool have_params = false, have_pool = false;
     GstAllocationParams params;
     gst_allocation_params_init(&params);
-    std::vector<GType> metas;
-    guint min_buffers = 0;
+    guint size = 0, min_buffers = 0, answered = 0;
+    gboolean ok = TRUE;
     for (GstPad *pad : pads) {
+        if (!gst_pad_is_linked(pad)) {
+            ok = allow_not_linked;
+            if (!ok)
+                break;
+            continue;
+        }
         GstQuery *branch = gst_query_new_allocation(caps, need_pool);
         if (!gst_pad_peer_query(pad, branch)) {
             gst_query_unref(branch);
-            continue;
+            ok = FALSE;
+            break;
         }
-        std::vector<GType> branch_metas;
-        for (guint i = 0; i < gst_query_get_n_allocation_metas(branch); ++i)
-            branch_metas.push_back(gst_query_parse_nth_allocation_meta(branch, i, nullptr));
-        if (!answered) {
-            metas = branch_metas;
+        ++answered;
+        std::vector<Meta> branch_metas;
+        for (guint i = 0; i < gst_query_get_n_allocation_metas(branch); ++i) {
+            const GstStructure *meta_params = nullptr;
+            GType api = gst_query_parse_nth_allocation_meta(branch, i, &meta_params);
+            branch_metas.push_back({api, meta_params ? gst_structure_copy(meta_params) : nullptr});
+        }
+        if (first) {
+            metas = std::move(branch_metas);
         } else {
-            std::erase_if(metas, [&](GType api) {
-                return std::find(branch_metas.begin(), branch_metas.end(), api) == branch_metas.end();
+            std::erase_if(metas, [&](Meta &meta) {
+                const bool shared = std::any_of(branch_metas.begin(), branch_metas.end(), [&](const Meta &other) {
+                    return other.api == meta.api &&
+                           (meta.params && other.params ? gst_structure_is_equal(meta.params, other.params)
+                                                        : meta.params == other.params);
+                });
+                if (!shared && meta.params)
+                    gst_structure_free(meta.params);
+                return !shared;
             });
+            for (Meta &meta : branch_metas) {
+                if (meta.params)
+                    gst_structure_free(meta.params);
+            }
         }
+        first = false;
         for (guint i = 0; i < gst_query_get_n_allocation_params(branch); ++i) {
             GstAllocationParams p;
             gst_query_parse_nth_allocation_param(branch, i, nullptr, &p);
             params.align = std::max(params.align, p.align);
             params.prefix = std::max(params.prefix, p.prefix);
             params.padding = std::max(params.padding, p.padding);
+            have_params = true;
         }
         for (guint i = 0; i < gst_query_get_n_allocation_pools(branch); ++i) {
-            guint size = 0, min = 0, max = 0;
-            gst_query_parse_nth_allocation_pool(branch, i, nullptr, &size, &min, &max);
-            min_buffers += min;
+            guint pool_size = 0, min = 0, max = 0;
+            gst_query_parse_nth_allocation_pool(branch, i, nullptr, &pool_size, &min, &max);
+            size = std::max(size, pool_size);
+            min_buffers = std::max(min_buffers, min);
+            have_pool = true;
         }
-        answered = true;
         gst_query_unref(branch);
     }
-    if (!answered)
-        return FALSE;
-    gst_query_add_allocation_param(query, nullptr, &params);
-    for (GType api : metas)
-        gst_query_add_allocation_meta(query, api, nullptr);
-    GST_DEBUG_OBJECT(owner, "aggregated allocation: %zu metas, min %u buffers", metas.size(), min_buffers);
-    return TRUE;
+    if (ok) {
+        if (have_params)
+            gst_query_add_allocation_param(query, nullptr, &params);
+        if (have_pool)
+            gst_query_add_allocation_pool(query, nullptr, size, min_buffers + (answered > 1 ? 1 : 0), 0);
+        for (const Meta &meta : metas)
+            gst_query_add_allocation_meta(query, meta.api, meta.params);
+        GST_DEBUG_OBJECT(owner, "aggregated allocation over %u branches: %zu metas", answered, metas.size());
+    }
+    for (Meta &meta : metas) {
+        if (meta.params)
+            gst_structure_free(meta.params);
+    }
+    return ok;
 }
 
 // The intersection of what `pads`' peers take (ANY when there are none), then `filter`.
@@ -410,7 +452,10 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
                 pads.push_back(GST_PAD(gst_object_ref(target)));
         }
         GST_OBJECT_UNLOCK(self);
-        const gboolean answered = aggregate_allocation(parent, pads, query);
+        GST_OBJECT_LOCK(self);
+        const bool allow_not_linked = self->state->allow_not_linked;
+        GST_OBJECT_UNLOCK(self);
+        const gboolean answered = aggregate_allocation(parent, pads, allow_not_linked, query);
         unref_all(pads);
         return answered;
     }
@@ -465,7 +510,7 @@ gboolean collector_query(GstPad *pad, GstObject *, GstQuery *query)
         break;
     }
     case GST_QUERY_ALLOCATION:
-        answered = aggregate_allocation(GST_OBJECT(self), pads, query);
+        answered = aggregate_allocation(GST_OBJECT(self), pads, true, query);
         break;
     default:
         for (GstPad *branch : pads) {

@@ -7,9 +7,13 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "buffers.h"
+#include "pipeline.h"
 
 using g2g::BufferRef;
 using g2g::Ref;
@@ -292,4 +296,230 @@ TEST(G2gTee, CapsQueriesIntersectWhatEveryBranchTakesAsTeeDoes)
     gst_caps_unref(caps);
     gst_harness_teardown(h2);
     gst_harness_teardown(h1);
+}
+
+// The cases of GStreamer's own tee tests (tests/check/elements/tee.c) that apply, written for
+// g2gtee.
+
+namespace {
+
+// A sink pad answering ALLOCATION with `query_function`, linked to a new src pad of `tee`.
+GstPad *branch_answering(GstElement *tee, GstPadQueryFunction query_function)
+{
+    GstPad *sink = gst_pad_new("branchsink", GST_PAD_SINK);
+    gst_pad_set_query_function(sink, query_function);
+    gst_pad_set_chain_function(
+        sink, +[](GstPad *, GstObject *, GstBuffer *buffer) -> GstFlowReturn {
+            gst_buffer_unref(buffer);
+            return GST_FLOW_OK;
+        });
+    gst_pad_set_active(sink, TRUE);
+    GstPad *src = gst_element_request_pad_simple(tee, "src_%u");
+    EXPECT_EQ(gst_pad_link(src, sink), GST_PAD_LINK_OK);
+    gst_object_unref(src);
+    return sink;
+}
+
+// ALLOCATION answers: a pool (size, min, max), params (align, prefix, padding) and metas, the
+// third branch's protection meta with parameters the others do not have.
+template <guint Size, guint Min, guint Max, gsize Align, gsize Prefix, gsize Padding, bool OddMeta>
+gboolean proposes(GstPad *pad, GstObject *parent, GstQuery *query)
+{
+    if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+        return gst_pad_query_default(pad, parent, query);
+    GstAllocationParams params = {static_cast<GstMemoryFlags>(0), Align, Prefix, Padding, {}};
+    gst_query_add_allocation_pool(query, nullptr, Size, Min, Max);
+    gst_query_add_allocation_param(query, nullptr, &params);
+    gst_query_add_allocation_meta(query, GST_PARENT_BUFFER_META_API_TYPE, nullptr);
+    if (OddMeta) {
+        GstStructure *odd = gst_structure_new_empty("test/test");
+        gst_query_add_allocation_meta(query, GST_PROTECTION_META_API_TYPE, odd);
+        gst_structure_free(odd);
+    } else {
+        gst_query_add_allocation_meta(query, GST_REFERENCE_TIMESTAMP_META_API_TYPE, nullptr);
+        gst_query_add_allocation_meta(query, GST_PROTECTION_META_API_TYPE, nullptr);
+    }
+    return TRUE;
+}
+
+gboolean answers_nothing(GstPad *pad, GstObject *parent, GstQuery *query)
+{
+    return GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION ? TRUE : gst_pad_query_default(pad, parent, query);
+}
+
+gboolean refuses(GstPad *pad, GstObject *parent, GstQuery *query)
+{
+    return GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION ? FALSE : gst_pad_query_default(pad, parent, query);
+}
+
+bool query_allocation(GstElement *tee, GstQuery **out = nullptr)
+{
+    GstPad *sink = gst_element_get_static_pad(tee, "sink");
+    GstCaps *caps = gst_caps_new_empty_simple("test/test");
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    const bool answered = gst_pad_query(sink, query);
+    gst_caps_unref(caps);
+    gst_object_unref(sink);
+    if (out)
+        *out = query;
+    else
+        gst_query_unref(query);
+    return answered;
+}
+
+void release_all(GstElement *tee, std::initializer_list<GstPad *> sinks)
+{
+    for (GstPad *sink : sinks) {
+        GstPad *src = gst_pad_get_peer(sink);
+        gst_pad_unlink(src, sink);
+        gst_element_release_request_pad(tee, src);
+        gst_object_unref(src);
+        gst_pad_set_active(sink, FALSE);
+        gst_object_unref(sink);
+    }
+}
+
+} // namespace
+
+TEST(G2gTeeAsTee, FifteenQueuedBranchesEachGetEveryBuffer)
+{
+    std::string description = "fakesrc num-buffers=3 ! g2gtee name=t";
+    for (int i = 0; i < 15; ++i)
+        description += " t. ! queue ! appsink name=branch" + std::to_string(i);
+    g2g::test::PipelineRun run = g2g::test::run_pipeline(description);
+    ASSERT_EQ(run.error, "");
+    ASSERT_EQ(run.sinks.size(), 15u);
+    for (const auto &[name, buffers] : run.sinks)
+        EXPECT_EQ(buffers.size(), 3u) << name;
+}
+
+TEST(G2gTeeAsTee, OneFlushingBranchFlushesTheTee)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", nullptr);
+    gst_harness_set_src_caps_str(h, kCaps);
+    GstPad *one = branch_returning(h->element, GST_FLOW_OK);
+    GstPad *two = branch_returning(h->element, GST_FLOW_OK);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    gst_pad_set_active(two, FALSE);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_FLUSHING);
+    gst_pad_set_active(one, FALSE);
+    gst_pad_set_active(two, TRUE);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_FLUSHING);
+    gst_pad_set_active(one, TRUE);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    // One unlinked branch of two: OK.
+    GstPad *src = gst_pad_get_peer(one);
+    gst_pad_unlink(src, one);
+    EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 256, nullptr)), GST_FLOW_OK);
+    gst_element_release_request_pad(h->element, src);
+    gst_object_unref(src);
+    gst_pad_set_active(one, FALSE);
+    gst_object_unref(one);
+    release_all(h->element, {two});
+    gst_harness_teardown(h);
+}
+
+TEST(G2gTeeAsTee, AllocationIsAggregatedAsTeeDoes)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    GstPad *a = branch_answering(tee, proposes<128, 2, 10, 15, 1, 1, false>);
+    GstPad *b = branch_answering(tee, proposes<129, 1, 15, 7, 2, 1, false>);
+    GstPad *c = branch_answering(tee, proposes<130, 1, 20, 7, 1, 2, true>);
+    GstQuery *query = nullptr;
+    ASSERT_TRUE(query_allocation(tee, &query));
+    ASSERT_EQ(gst_query_get_n_allocation_pools(query), 1u);
+    guint size = 0, min = 0, max = 0;
+    gst_query_parse_nth_allocation_pool(query, 0, nullptr, &size, &min, &max);
+    EXPECT_EQ(size, 130u);
+    EXPECT_EQ(min, 2u + 1u); // one more for the buffer the fan-out holds
+    EXPECT_EQ(max, 0u);
+    ASSERT_EQ(gst_query_get_n_allocation_params(query), 1u);
+    GstAllocationParams params;
+    gst_query_parse_nth_allocation_param(query, 0, nullptr, &params);
+    EXPECT_EQ(params.align, 15u);
+    EXPECT_EQ(params.prefix, 2u);
+    EXPECT_EQ(params.padding, 2u);
+    // Only the meta every branch takes with the same parameters.
+    ASSERT_EQ(gst_query_get_n_allocation_metas(query), 1u);
+    EXPECT_EQ(gst_query_parse_nth_allocation_meta(query, 0, nullptr), GST_PARENT_BUFFER_META_API_TYPE);
+    gst_query_unref(query);
+    release_all(tee, {a, b, c});
+    gst_object_unref(tee);
+}
+
+TEST(G2gTeeAsTee, AllocationFailsOnAnUnlinkedBranchUnlessAllowNotLinked)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    GstPad *a = branch_answering(tee, proposes<128, 2, 10, 15, 1, 1, false>);
+    GstPad *dangling = gst_element_request_pad_simple(tee, "src_%u");
+    EXPECT_FALSE(query_allocation(tee));
+    g_object_set(tee, "allow-not-linked", TRUE, nullptr);
+    EXPECT_TRUE(query_allocation(tee));
+    gst_element_release_request_pad(tee, dangling);
+    gst_object_unref(dangling);
+    release_all(tee, {a});
+    gst_object_unref(tee);
+}
+
+TEST(G2gTeeAsTee, AllocationFailsWhenABranchFailsIt)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    g_object_set(tee, "allow-not-linked", TRUE, nullptr);
+    GstPad *a = branch_answering(tee, proposes<128, 2, 10, 15, 1, 1, false>);
+    GstPad *b = branch_answering(tee, refuses);
+    EXPECT_FALSE(query_allocation(tee));
+    release_all(tee, {a, b});
+    gst_object_unref(tee);
+}
+
+TEST(G2gTeeAsTee, AnEmptyAllocationAnswerStaysEmpty)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    GstPad *a = branch_answering(tee, answers_nothing);
+    GstQuery *query = nullptr;
+    ASSERT_TRUE(query_allocation(tee, &query));
+    EXPECT_EQ(gst_query_get_n_allocation_pools(query), 0u);
+    EXPECT_EQ(gst_query_get_n_allocation_params(query), 0u);
+    gst_query_unref(query);
+    release_all(tee, {a});
+    gst_object_unref(tee);
+}
+
+TEST(G2gTeeAsTee, InternalLinksFollowThePads)
+{
+    GstElement *tee = gst_element_factory_make("g2gtee", nullptr);
+    GstPad *sink = gst_element_get_static_pad(tee, "sink");
+    auto links_of = [](GstPad *pad) {
+        std::vector<GstPad *> links;
+        GstIterator *it = gst_pad_iterate_internal_links(pad);
+        GValue item = G_VALUE_INIT;
+        GstIteratorResult res;
+        while ((res = gst_iterator_next(it, &item)) != GST_ITERATOR_DONE) {
+            if (res == GST_ITERATOR_RESYNC) {
+                links.clear();
+                gst_iterator_resync(it);
+                continue;
+            }
+            links.push_back(GST_PAD(g_value_get_object(&item)));
+            g_value_reset(&item);
+        }
+        g_value_unset(&item);
+        gst_iterator_free(it);
+        return links;
+    };
+    EXPECT_TRUE(links_of(sink).empty());
+    GstPad *one = gst_element_request_pad_simple(tee, "src_%u");
+    GstPad *two = gst_element_request_pad_simple(tee, "src_%u");
+    const std::vector<GstPad *> links = links_of(sink);
+    ASSERT_EQ(links.size(), 2u);
+    EXPECT_NE(std::find(links.begin(), links.end(), one), links.end());
+    EXPECT_NE(std::find(links.begin(), links.end(), two), links.end());
+    EXPECT_EQ(links_of(one), std::vector<GstPad *>{sink});
+    EXPECT_EQ(links_of(two), std::vector<GstPad *>{sink});
+    gst_element_release_request_pad(tee, one);
+    gst_element_release_request_pad(tee, two);
+    gst_object_unref(one);
+    gst_object_unref(two);
+    gst_object_unref(sink);
+    gst_object_unref(tee);
 }
