@@ -5,6 +5,7 @@
 
 #include <gst/video/video.h>
 
+#include "cuda-element.h"
 #include "view-caps.h"
 #include "view-output.h"
 
@@ -13,17 +14,19 @@ GST_DEBUG_CATEGORY_STATIC(g2g_materialize_debug);
 
 struct _G2gMaterialize {
     GstBaseTransform parent;
-    GstVideoInfo *out_info; // negotiated output geometry (streaming thread)
+    GstVideoInfo *out_info;             // negotiated output geometry (streaming thread)
+    g2g::element::CudaContextUse *cuda; // the pipeline's CUDA context, for CUDA frames
 };
 
 G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
+        G2G_VIEW_FORMATS) G2G_CUDA_VIEW_CAPS G2G_CUDA_DENSE_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+                            GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS) G2G_CUDA_DENSE_CAPS));
 
 static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                                GstCaps *filter)
@@ -84,8 +87,39 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
     return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, self->out_info, outbuf);
 }
 
+static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+    // CUDA output is written by a kernel into frames of a CUDA pool.
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    if (caps && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)) &&
+        !G2G_MATERIALIZE(trans)->cuda->decide_pool(GST_ELEMENT(trans), query))
+        return FALSE;
+    return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
+}
+
+static void g2g_materialize_set_context(GstElement *element, GstContext *context)
+{
+    G2G_MATERIALIZE(element)->cuda->set_context(element, context);
+    GST_ELEMENT_CLASS(g2g_materialize_parent_class)->set_context(element, context);
+}
+
+static gboolean g2g_materialize_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+    if (G2G_MATERIALIZE(trans)->cuda->answer_query(GST_ELEMENT(trans), query))
+        return TRUE;
+    return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->query(trans, direction, query);
+}
+
+static gboolean g2g_materialize_stop(GstBaseTransform *trans)
+{
+    G2G_MATERIALIZE(trans)->cuda->release();
+    return TRUE;
+}
+
 static void g2g_materialize_finalize(GObject *object)
 {
+    delete G2G_MATERIALIZE(object)->cuda;
     g_free(G2G_MATERIALIZE(object)->out_info);
     G_OBJECT_CLASS(g2g_materialize_parent_class)->finalize(object);
 }
@@ -100,7 +134,7 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     gst_element_class_set_static_metadata(
         element_class, "g2g materialize", "Filter/Converter/Video",
         "Writes a frame view (meta:G2gTensorView) out as the dense frame in one "
-        "cache-blocked pass; dense frames pass through untouched",
+        "cache-blocked pass (CUDA frames: one kernel, in device memory); dense frames pass through untouched",
         "g2g developers");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -111,6 +145,10 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     transform_class->transform = g2g_materialize_transform;
     transform_class->transform_meta = g2g_materialize_transform_meta;
     transform_class->passthrough_on_same_caps = FALSE;
+    transform_class->decide_allocation = g2g_materialize_decide_allocation;
+    transform_class->query = g2g_materialize_query;
+    transform_class->stop = g2g_materialize_stop;
+    element_class->set_context = g2g_materialize_set_context;
 
     GST_DEBUG_CATEGORY_INIT(g2g_materialize_debug, "g2gmaterialize", 0, "g2g materialize");
 }
@@ -118,4 +156,5 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
 static void g2g_materialize_init(G2gMaterialize *self)
 {
     self->out_info = g_new0(GstVideoInfo, 1);
+    self->cuda = new g2g::element::CudaContextUse();
 }

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cuda-element.h"
 #include "view-caps.h"
 #include "view-output.h"
 
@@ -50,6 +51,9 @@ struct ViewState {
     bool out_view = false;
     bool downstream_crops = false; // downstream takes GstVideoCropMeta and GstVideoMeta (allocation)
 
+    // The pipeline's CUDA context, for dense CUDA output (a kernel writes it).
+    g2g::element::CudaContextUse cuda;
+
     Geometry requested() const
     {
         Geometry g;
@@ -80,7 +84,7 @@ G_DEFINE_TYPE_WITH_CODE(G2gView, g2g_view, GST_TYPE_BASE_TRANSFORM,
 
 #define VIEW_CAPS                                                                                            \
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS)                                   \
-    ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)
+    ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS) G2G_CUDA_VIEW_CAPS G2G_CUDA_DENSE_CAPS
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(VIEW_CAPS));
@@ -263,7 +267,32 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     self->state->downstream_crops =
         gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
         gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+    // Dense CUDA output is written by a kernel into frames of a CUDA pool.
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    if (caps && !self->state->out_view && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)) &&
+        !self->state->cuda.decide_pool(GST_ELEMENT(self), query))
+        return FALSE;
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
+}
+
+static void g2g_view_set_context(GstElement *element, GstContext *context)
+{
+    G2G_VIEW(element)->state->cuda.set_context(element, context);
+    GST_ELEMENT_CLASS(g2g_view_parent_class)->set_context(element, context);
+}
+
+static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+    if (G2G_VIEW(trans)->state->cuda.answer_query(GST_ELEMENT(trans), query))
+        return TRUE;
+    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
+}
+
+static gboolean g2g_view_stop(GstBaseTransform *trans)
+{
+    G2G_VIEW(trans)->state->cuda.release();
+    return TRUE;
 }
 
 // A pure crop of a dense frame towards a peer that reads GstVideoCropMeta: the input frame
@@ -523,6 +552,9 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
+    transform_class->query = g2g_view_query;
+    transform_class->stop = g2g_view_stop;
+    element_class->set_context = g2g_view_set_context;
     transform_class->sink_event = g2g_view_sink_event;
 
     GST_DEBUG_CATEGORY_INIT(g2g_view_debug, "g2gview", 0, "g2g stride view");

@@ -10,16 +10,33 @@ bool has_view_feature(GstCapsFeatures *features)
            gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
 }
 
+bool is_device_memory(GstCapsFeatures *features)
+{
+    return features && !gst_caps_features_is_any(features) &&
+           gst_caps_features_contains(features, G2G_CAPS_FEATURE_MEMORY_CUDA);
+}
+
+namespace {
+
+// The memory feature a structure keeps across the view elements: a view never changes where
+// the bytes are.
+const char *memory_of(GstCapsFeatures *features)
+{
+    return is_device_memory(features) ? G2G_CAPS_FEATURE_MEMORY_CUDA : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
+}
+
+} // namespace
+
 GstCaps *with_and_without_view(GstCaps *caps)
 {
     GstCaps *views = gst_caps_new_empty();
     GstCaps *dense = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         GstStructure *s = gst_caps_get_structure(caps, i);
+        const char *memory = memory_of(gst_caps_get_features(caps, i));
         gst_caps_append_structure_full(views, gst_structure_copy(s),
-                                       gst_caps_features_from_string(G2G_VIEW_FEATURES));
-        gst_caps_append_structure_full(dense, gst_structure_copy(s),
-                                       gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+                                       gst_caps_features_new(memory, G2G_CAPS_FEATURE_META_TENSOR_VIEW, nullptr));
+        gst_caps_append_structure_full(dense, gst_structure_copy(s), gst_caps_features_new_single(memory));
     }
     return gst_caps_merge(views, dense);
 }
@@ -29,7 +46,7 @@ GstCaps *without_view(GstCaps *caps)
     GstCaps *dense = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i)
         gst_caps_append_structure_full(dense, gst_structure_copy(gst_caps_get_structure(caps, i)),
-                                       gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+                                       gst_caps_features_new_single(memory_of(gst_caps_get_features(caps, i))));
     return gst_caps_simplify(dense);
 }
 

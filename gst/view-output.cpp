@@ -1,5 +1,6 @@
 #include "view-output.h"
 
+#include <g2g/cuda-view.h>
 #include <g2g/tensor-view-meta.h>
 
 namespace g2g::element {
@@ -23,6 +24,15 @@ bool describes_geometry(GType api)
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
                           GstBuffer *output)
 {
+    // CUDA in, CUDA out: a kernel writes the frame, the bytes never leave the device.
+    if (cuda::is_device_frame(output) || cuda::is_device_frame(input)) {
+        Result<void> written = cuda::materialize_into(view, input, output);
+        if (!written) {
+            GST_ELEMENT_ERROR(element, STREAM, FAILED, ("%s", written.error().message().c_str()), (nullptr));
+            return GST_FLOW_ERROR;
+        }
+        return GST_FLOW_OK;
+    }
     GstVideoFrame frame;
     if (!gst_video_frame_map(&frame, info, output, GST_MAP_WRITE)) {
         GST_ELEMENT_ERROR(element, STREAM, FAILED, ("cannot map the output frame for writing"), (nullptr));

@@ -68,11 +68,15 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     const GstVideoFormatInfo *finfo = layout.finfo;
     const bool packed422 = detail::is_packed_422(format);
 
+    // Without a video meta, CUDA device memory still knows its own layout (its pitch is the
+    // driver's choice, not the caps' default stride).
+    const GstVideoInfo *device_layout = meta ? nullptr : detail::device_memory_layout(buffer, format);
     gsize offsets[GST_VIDEO_MAX_PLANES];
     gint strides[GST_VIDEO_MAX_PLANES];
     for (unsigned p = 0; p < view.n_planes_; ++p) {
-        offsets[p] = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
-        strides[p] = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&layout, p);
+        const GstVideoInfo &own = device_layout ? *device_layout : layout;
+        offsets[p] = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&own, p);
+        strides[p] = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&own, p);
     }
 
     for (unsigned p = 0; p < view.n_planes_; ++p) {

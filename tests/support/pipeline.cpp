@@ -61,13 +61,24 @@ bool have_cuda_device()
 
 namespace {
 
+// Where one appsink's samples go.
+struct SinkRecord {
+    std::vector<BufferRef> *buffers;
+    std::string *caps;
+};
+
 GstFlowReturn keep_sample(GstAppSink *sink, gpointer data)
 {
-    auto *kept = static_cast<std::vector<BufferRef> *>(data);
+    auto *record = static_cast<SinkRecord *>(data);
     GstSample *sample = gst_app_sink_pull_sample(sink);
     if (!sample)
         return GST_FLOW_EOS;
-    kept->push_back(BufferRef::borrow(gst_sample_get_buffer(sample)));
+    record->buffers->push_back(BufferRef::borrow(gst_sample_get_buffer(sample)));
+    if (GstCaps *caps = gst_sample_get_caps(sample)) {
+        gchar *text = gst_caps_to_string(caps);
+        *record->caps = text;
+        g_free(text);
+    }
     gst_sample_unref(sample);
     return GST_FLOW_OK;
 }
@@ -112,12 +123,16 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
         run.error = "parse: not a pipeline";
         return run;
     }
-    // The map's nodes are created before the pipeline runs: callbacks only append to them.
-    for (const ElementRef &sink : app_sinks(GST_BIN(pipeline.get()))) {
+    // The maps' nodes are created before the pipeline runs: callbacks only append to them.
+    std::vector<ElementRef> sinks = app_sinks(GST_BIN(pipeline.get()));
+    std::vector<SinkRecord> records;
+    records.reserve(sinks.size());
+    for (const ElementRef &sink : sinks) {
+        const char *name = GST_OBJECT_NAME(sink.get());
+        records.push_back({&run.sinks[name], &run.sink_caps[name]});
         GstAppSinkCallbacks callbacks{};
         callbacks.new_sample = keep_sample;
-        gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &run.sinks[GST_OBJECT_NAME(sink.get())],
-                                   nullptr);
+        gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &records.back(), nullptr);
     }
 
     if (tap) {

@@ -1,0 +1,34 @@
+// The CUDA side of g2gview and g2gmaterialize: they join the pipeline's CUDA context (GstContext
+// "gst.cuda.context") as nvcodec elements do, so their kernels run on the decoder's device, and
+// they give their CUDA output a CUDA buffer pool. In a build without CUDA every call says no.
+#pragma once
+
+#include <gst/gst.h>
+
+namespace g2g::element {
+
+class CudaContextUse {
+public:
+    CudaContextUse() = default;
+    ~CudaContextUse() { release(); }
+    CudaContextUse(const CudaContextUse &) = delete;
+    CudaContextUse &operator=(const CudaContextUse &) = delete;
+
+    // GstElementClass::set_context: a context the application or the pipeline hands us.
+    void set_context(GstElement *element, GstContext *context);
+    // A CONTEXT query reaching one of the element's pads: answered with ours, if we have one.
+    bool answer_query(GstElement *element, GstQuery *query);
+    // The pipeline's CUDA context (asked of the peers, then the application), or a new one.
+    // False, with an element error, when CUDA cannot run here.
+    bool ensure(GstElement *element);
+    // decide_allocation for CUDA output caps: keeps downstream's CUDA pool of our context,
+    // else puts a CUDA pool of ours first in `query`.
+    bool decide_pool(GstElement *element, GstQuery *query);
+    // Drops the context (stop).
+    void release();
+
+private:
+    gpointer context_ = nullptr; // GstCudaContext, one reference
+};
+
+} // namespace g2g::element

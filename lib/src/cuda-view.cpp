@@ -1,0 +1,240 @@
+#include <g2g/cuda-view.h>
+
+#include "frame-view-private.h"
+#include "g2g-config.h"
+
+#if G2G_HAVE_CUDA
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+// The kernels nvcc compiled at build time (view-kernels.cu), as a fatbin.
+extern "C" const unsigned char g2g_view_kernels_fatbin[];
+#endif
+
+namespace g2g {
+namespace detail {
+
+const GstVideoInfo *device_memory_layout(GstBuffer *buffer, GstVideoFormat format)
+{
+#if G2G_HAVE_CUDA
+    if (gst_buffer_n_memory(buffer) != 1)
+        return nullptr;
+    GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+    if (!gst_is_cuda_memory(memory))
+        return nullptr;
+    const GstVideoInfo *info = &GST_CUDA_MEMORY_CAST(memory)->info;
+    return GST_VIDEO_INFO_FORMAT(info) == format ? info : nullptr;
+#else
+    (void)buffer;
+    (void)format;
+    return nullptr;
+#endif
+}
+
+} // namespace detail
+
+namespace cuda {
+
+#if G2G_HAVE_CUDA
+namespace {
+
+// Must match view-kernels.cu's PlaneCopy.
+struct PlaneCopy {
+    long long origin;
+    long long col;
+    long long row;
+    long long dst_offset;
+    long long dst_stride;
+    unsigned int width;
+    unsigned int height;
+    unsigned int element;
+};
+
+struct Kernels {
+    CUmodule module = nullptr;
+    CUfunction rows[5] = {};       // by element size 1, 2, 4
+    CUfunction transposed[5] = {}; // by element size 1, 2, 4
+    CUfunction gather = nullptr;
+};
+
+Error cuda_error(const char *what, CUresult result)
+{
+    const char *name = nullptr;
+    CuGetErrorName(result, &name);
+    return Error(ErrorCode::MapFailed, std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
+}
+
+// The kernels of the current context, loaded once per context.
+Result<const Kernels *> kernels_of_current_context(GstCudaContext *context)
+{
+    static std::mutex lock;
+    static std::map<CUcontext, Kernels> loaded;
+    std::lock_guard<std::mutex> guard(lock);
+    auto handle = static_cast<CUcontext>(gst_cuda_context_get_handle(context));
+    auto found = loaded.find(handle);
+    if (found != loaded.end())
+        return &found->second;
+    Kernels kernels;
+    if (CUresult r = CuModuleLoadData(&kernels.module, g2g_view_kernels_fatbin); r != CUDA_SUCCESS)
+        return cuda_error("loading g2g's CUDA kernels (built for sm_75 to sm_90 and PTX)", r);
+    const std::pair<CUfunction *, const char *> names[] = {
+        {&kernels.rows[1], "g2g_rows_1"},
+        {&kernels.rows[2], "g2g_rows_2"},
+        {&kernels.rows[4], "g2g_rows_4"},
+        {&kernels.transposed[1], "g2g_transposed_1"},
+        {&kernels.transposed[2], "g2g_transposed_2"},
+        {&kernels.transposed[4], "g2g_transposed_4"},
+        {&kernels.gather, "g2g_gather"},
+    };
+    for (const auto &[function, name] : names) {
+        if (CUresult r = CuModuleGetFunction(function, kernels.module, name); r != CUDA_SUCCESS)
+            return cuda_error(name, r);
+    }
+    return &loaded.emplace(handle, kernels).first->second;
+}
+
+guint device_of(GstCudaContext *context)
+{
+    guint device = 0;
+    g_object_get(context, "cuda-device-id", &device, nullptr);
+    return device;
+}
+
+unsigned blocks(unsigned n, unsigned per_block)
+{
+    return (n + per_block - 1) / per_block;
+}
+
+// One plane: the kernel for its shape, launched on the default stream.
+CUresult launch(const Kernels &kernels, const PlaneCopy &copy, CUdeviceptr src, CUdeviceptr dst)
+{
+    void *args[] = {&src, &dst, const_cast<PlaneCopy *>(&copy)};
+    const long long e = copy.element;
+    const bool vector_size = e == 1 || e == 2 || e == 4;
+    if (vector_size && (copy.col == e || copy.col == -e))
+        return CuLaunchKernel(kernels.rows[e], blocks(blocks(copy.width, 4), 64), blocks(copy.height, 4), 1, 64, 4, 1,
+                              0, nullptr, args, nullptr);
+    if (vector_size && (copy.row == e || copy.row == -e))
+        return CuLaunchKernel(kernels.transposed[e], blocks(copy.width, 32), blocks(copy.height, 32), 1, 32, 8, 1, 0,
+                              nullptr, args, nullptr);
+    return CuLaunchKernel(kernels.gather, blocks(copy.width, 32), blocks(copy.height, 8), 1, 32, 8, 1, 0, nullptr,
+                          args, nullptr);
+}
+
+Error refused(std::string message)
+{
+    return Error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+} // namespace
+#endif
+
+bool available()
+{
+#if G2G_HAVE_CUDA
+    static const bool loads = gst_cuda_load_library();
+    return loads;
+#else
+    return false;
+#endif
+}
+
+bool is_device_frame(GstBuffer *buffer)
+{
+#if G2G_HAVE_CUDA
+    const guint n = gst_buffer_n_memory(buffer);
+    for (guint i = 0; i < n; ++i) {
+        if (!gst_is_cuda_memory(gst_buffer_peek_memory(buffer, i)))
+            return false;
+    }
+    return n > 0;
+#else
+    (void)buffer;
+    return false;
+#endif
+}
+
+Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination, bool wait)
+{
+#if G2G_HAVE_CUDA
+    if (!available())
+        return Error(ErrorCode::UnsupportedDomain, "the CUDA driver library is not available on this machine");
+    if (!view.strided())
+        return refused("this view of " + std::string(gst_video_format_to_string(view.format())) +
+                       " has no stride form; CUDA frames materialize only strided views");
+    if (gst_buffer_n_memory(source) != 1 || !is_device_frame(source))
+        return refused("the source is not one CUDA device memory");
+    if (gst_buffer_n_memory(destination) != 1 || !is_device_frame(destination))
+        return refused("the destination is not one CUDA device memory");
+    if (Result<void> inside = view.check_bounds(source); !inside)
+        return inside.error();
+    GstMemory *src_memory = gst_buffer_peek_memory(source, 0);
+    GstMemory *dst_memory = gst_buffer_peek_memory(destination, 0);
+    GstCudaContext *src_context = GST_CUDA_MEMORY_CAST(src_memory)->context;
+    GstCudaContext *dst_context = GST_CUDA_MEMORY_CAST(dst_memory)->context;
+    if (src_context != dst_context && device_of(src_context) != device_of(dst_context))
+        return refused("the frame is on CUDA device " + std::to_string(device_of(src_context)) +
+                       " but the output is on CUDA device " + std::to_string(device_of(dst_context)));
+    const GstVideoInfo &out = GST_CUDA_MEMORY_CAST(dst_memory)->info;
+    if (GST_VIDEO_INFO_FORMAT(&out) != view.format() || GST_VIDEO_INFO_WIDTH(&out) != static_cast<gint>(view.width()) ||
+        GST_VIDEO_INFO_HEIGHT(&out) != static_cast<gint>(view.height()))
+        return refused("the destination is not a " + std::string(gst_video_format_to_string(view.format())) + " " +
+                       std::to_string(view.width()) + "x" + std::to_string(view.height()) + " frame");
+
+    GstMapInfo src_map, dst_map;
+    if (!gst_memory_map(src_memory, &src_map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
+        return Error(ErrorCode::MapFailed, "cannot map the source CUDA memory");
+    if (!gst_memory_map(dst_memory, &dst_map, static_cast<GstMapFlags>(GST_MAP_WRITE | GST_MAP_CUDA))) {
+        gst_memory_unmap(src_memory, &src_map);
+        return Error(ErrorCode::MapFailed, "cannot map the destination CUDA memory");
+    }
+    Result<void> result{};
+    if (!gst_cuda_context_push(dst_context)) {
+        result = Error(ErrorCode::MapFailed, "cannot make the CUDA context current");
+    } else {
+        Result<const Kernels *> kernels = kernels_of_current_context(dst_context);
+        if (!kernels)
+            result = kernels.error();
+        for (unsigned p = 0; kernels && p < view.n_planes(); ++p) {
+            const PlaneView &plane = view.plane(p);
+            const PlaneCopy copy{plane.grid.origin,
+                                 plane.grid.col,
+                                 plane.grid.row,
+                                 static_cast<long long>(GST_VIDEO_INFO_PLANE_OFFSET(&out, p)),
+                                 GST_VIDEO_INFO_PLANE_STRIDE(&out, p),
+                                 plane.grid.width,
+                                 plane.grid.height,
+                                 plane.element_size};
+            if (CUresult r = launch(**kernels, copy, reinterpret_cast<CUdeviceptr>(src_map.data),
+                                    reinterpret_cast<CUdeviceptr>(dst_map.data));
+                r != CUDA_SUCCESS) {
+                result = cuda_error("launching the materialize kernel", r);
+                break;
+            }
+        }
+        // GStreamer 1.22's CUDA memory carries no stream: the frame must be complete when the
+        // next element maps it.
+        if (CUresult r = wait ? CuStreamSynchronize(nullptr) : CUDA_SUCCESS; r != CUDA_SUCCESS && result)
+            result = cuda_error("waiting for the materialize kernel", r);
+        CUcontext popped = nullptr;
+        gst_cuda_context_pop(&popped);
+    }
+    gst_memory_unmap(dst_memory, &dst_map);
+    gst_memory_unmap(src_memory, &src_map);
+    return result;
+#else
+    (void)view;
+    (void)source;
+    (void)destination;
+    (void)wait;
+    return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
+#endif
+}
+
+} // namespace cuda
+} // namespace g2g

@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""Writes a C++ source defining `extern "C" const unsigned char NAME[]` with a binary file's bytes."""
+import sys
+
+source, output, name = sys.argv[1:4]
+data = open(source, 'rb').read()
+with open(output, 'w') as out:
+    out.write('// Generated from %s by embed-fatbin.py; do not edit.\n' % source.rsplit('/', 1)[-1])
+    out.write('extern "C" const unsigned char %s[];\n' % name)
+    out.write('extern "C" const unsigned char %s[] __attribute__((aligned(64))) = {\n' % name)
+    for i in range(0, len(data), 20):
+        out.write('    ' + ', '.join(str(b) for b in data[i:i + 20]) + ',\n')
+    out.write('};\n')

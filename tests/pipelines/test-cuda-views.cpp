@@ -1,0 +1,215 @@
+// CUDA frames through g2gview, g2gmaterialize and g2gtee without leaving the device, against
+// GStreamer's own elements on the downloaded frames: nvh264dec's output of both sample streams
+// for every video-direction method and crops, cudaupload's for NV12, P010_10LE, I420 and RGBA.
+// Needs an NVIDIA GPU (nvh264dec, cudaupload): elsewhere every test skips, saying so.
+#include <g2g/tensor-view-meta.h>
+
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include "frames.h"
+#include "pipeline.h"
+
+#include <string>
+
+using g2g::test::compare_frames;
+using g2g::test::PipelineRun;
+using g2g::test::run_pipeline;
+
+namespace {
+
+constexpr const char *kMethods[] = {"90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
+constexpr const char *kStreams[] = {"ball-1920x1080-300f.h264", "smpte-3840x2160-120f.h264"};
+
+std::string skip_reason(bool needs_decoder)
+{
+    if (!g2g::test::have_cuda_device())
+        return "no CUDA device (cudaupload/cudadownload) on this machine";
+    if (needs_decoder && !g2g::test::have_element("nvh264dec"))
+        return "no nvh264dec (NVDEC) on this machine";
+    return {};
+}
+
+GstVideoInfo info_of(const std::string &caps_string)
+{
+    GstCaps *caps = gst_caps_from_string(caps_string.c_str());
+    GstVideoInfo info;
+    gst_video_info_init(&info);
+    if (caps)
+        gst_video_info_from_caps(&info, caps);
+    if (caps)
+        gst_caps_unref(caps);
+    return info;
+}
+
+// Every frame of `ours` equals the same frame of `peer`, pixel for pixel (visible pixels, each
+// laid out as its own caps and video meta say).
+void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what)
+{
+    ASSERT_EQ(ours.error, "") << what;
+    ASSERT_EQ(peer.error, "") << what;
+    ASSERT_FALSE(peer.buffers.empty()) << what;
+    ASSERT_EQ(ours.buffers.size(), peer.buffers.size()) << what;
+    const GstVideoInfo our_info = info_of(ours.sink_caps.at("sink"));
+    const GstVideoInfo peer_info = info_of(peer.sink_caps.at("sink"));
+    for (std::size_t i = 0; i < ours.buffers.size(); ++i)
+        ASSERT_EQ(compare_frames(our_info, ours.buffers[i].get(), peer_info, peer.buffers[i].get()), "")
+            << what << ", frame " << i;
+}
+
+std::string decoded(const std::string &path)
+{
+    return "filesrc location=" + path + " ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory)";
+}
+
+constexpr const char *kToHost = " ! cudadownload ! video/x-raw ! appsink name=sink sync=false";
+
+} // namespace
+
+TEST(CudaViews, DecodedFramesRotateAndFlipOnTheGpuAsVideoflipDoes)
+{
+    if (const std::string why = skip_reason(true); !why.empty())
+        GTEST_SKIP() << why;
+    for (const char *stream : kStreams) {
+        const std::string path = g2g::test::media_path(stream);
+        if (path.empty())
+            GTEST_SKIP() << "sample stream " << stream << " not on this machine";
+        for (const char *method : kMethods) {
+            const std::string direction = std::string("video-direction=") + method;
+            PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + direction + " ! g2gmaterialize" + kToHost,
+                                            {}, 120 * GST_SECOND);
+            PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! videoflip " + direction +
+                                                " ! appsink name=sink sync=false",
+                                            {}, 120 * GST_SECOND);
+            expect_same_frames(ours, peer, std::string(stream) + " " + direction);
+        }
+    }
+}
+
+TEST(CudaViews, DecodedFramesCropOnTheGpuAsVideocropDoes)
+{
+    if (const std::string why = skip_reason(true); !why.empty())
+        GTEST_SKIP() << why;
+    // Even and odd crops (odd ones cut through NV12's chroma pairs), and a crop then a rotation.
+    const std::pair<const char *, const char *> cases[] = {
+        {"left=64 top=32 right=128 bottom=16", ""},
+        {"left=17 top=9 right=31 bottom=5", ""},
+        {"left=17 top=9 right=31 bottom=5", "90r"},
+    };
+    for (const char *stream : kStreams) {
+        const std::string path = g2g::test::media_path(stream);
+        if (path.empty())
+            GTEST_SKIP() << "sample stream " << stream << " not on this machine";
+        for (const auto &[crop, method] : cases) {
+            const std::string direction = *method ? std::string(" video-direction=") + method : "";
+            PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + crop + direction + " ! g2gmaterialize" +
+                                                kToHost,
+                                            {}, 120 * GST_SECOND);
+            PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! videocrop " + crop +
+                                                (*method ? " ! videoflip" + direction : "") +
+                                                " ! appsink name=sink sync=false",
+                                            {}, 120 * GST_SECOND);
+            expect_same_frames(ours, peer, std::string(stream) + " " + crop + direction);
+        }
+    }
+}
+
+TEST(CudaViews, UploadedFramesOfEveryCudaFormatMatchVideoflip)
+{
+    if (const std::string why = skip_reason(false); !why.empty())
+        GTEST_SKIP() << why;
+    for (const char *format : {"NV12", "P010_10LE", "I420", "RGBA"}) {
+        for (const char *size : {"width=1280,height=720", "width=318,height=242"}) {
+            const std::string source = std::string("videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=") +
+                                       format + "," + size;
+            for (const char *method : kMethods) {
+                const std::string direction = std::string("video-direction=") + method;
+                PipelineRun ours = run_pipeline(source + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gview " +
+                                                direction + " ! g2gmaterialize" + kToHost);
+                PipelineRun peer = run_pipeline(source + " ! videoflip " + direction + " ! appsink name=sink");
+                expect_same_frames(ours, peer, std::string(format) + " " + size + " " + direction);
+            }
+        }
+    }
+}
+
+TEST(CudaViews, ViewsStayInDeviceMemoryAndG2gviewMaterializesForCudaPeers)
+{
+    if (const std::string why = skip_reason(true); !why.empty())
+        GTEST_SKIP() << why;
+    const std::string path = g2g::test::media_path(kStreams[0]);
+    if (path.empty())
+        GTEST_SKIP() << "sample stream not on this machine";
+    // The view out is the decoder's own device memory (g2gview holds the decoded frame as its
+    // parent) with a view meta, in the Cuda domain.
+    int frames = 0, views = 0, same_memory = 0;
+    std::string domain;
+    PipelineRun run = run_pipeline(
+        decoded(path) + " ! g2gview video-direction=90l ! g2gprobe name=tap ! g2gmaterialize" + kToHost,
+        [&](GstBuffer *buffer) {
+            ++frames;
+            views += g2g::tensor_view_of(buffer) != nullptr;
+            GstParentBufferMeta *parent = gst_buffer_get_parent_buffer_meta(buffer);
+            same_memory += parent && gst_buffer_peek_memory(parent->buffer, 0) == gst_buffer_peek_memory(buffer, 0);
+        },
+        120 * GST_SECOND, [&](GstBin *pipeline) {
+            GstElement *probe = gst_bin_get_by_name(pipeline, "tap");
+            gchar *last = nullptr;
+            g_object_get(probe, "last-domain", &last, nullptr);
+            domain = last ? last : "";
+            g_free(last);
+            gst_object_unref(probe);
+        });
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(frames, 300);
+    EXPECT_EQ(views, frames);
+    EXPECT_EQ(same_memory, frames);
+    EXPECT_EQ(domain, "Cuda");
+    // g2gview straight into cudadownload (plain memory:CUDAMemory): it materializes on the GPU.
+    PipelineRun direct = run_pipeline(decoded(path) + " ! g2gview video-direction=90l" + kToHost, {}, 120 * GST_SECOND);
+    PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! videoflip video-direction=90l ! appsink name=sink",
+                                    {}, 120 * GST_SECOND);
+    expect_same_frames(direct, peer, "g2gview alone, 90l");
+}
+
+TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDownload)
+{
+    if (const std::string why = skip_reason(true); !why.empty())
+        GTEST_SKIP() << why;
+    const std::string path = g2g::test::media_path(kStreams[0]);
+    if (path.empty())
+        GTEST_SKIP() << "sample stream not on this machine";
+    guint64 frames = 0, downloads = 0;
+    PipelineRun run = run_pipeline(
+        decoded(path) + " ! g2gtee name=t "
+                        "t. ! queue ! g2gprobe name=gpu require=cuda ! cudadownload ! appsink name=sink sync=false "
+                        "t. ! queue ! appsink name=s1 sync=false caps=video/x-raw "
+                        "t. ! queue ! appsink name=s2 sync=false caps=video/x-raw "
+                        "t. ! queue ! appsink name=s3 sync=false caps=video/x-raw",
+        {}, 120 * GST_SECOND, [&](GstBin *pipeline) {
+            GstElement *tee = gst_bin_get_by_name(pipeline, "t");
+            GstStructure *stats = nullptr;
+            g_object_get(tee, "stats", &stats, nullptr);
+            gst_structure_get_uint64(stats, "frames", &frames);
+            gst_structure_get_uint64(gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")),
+                                     "Cuda-to-System", &downloads);
+            gst_structure_free(stats);
+            gst_object_unref(tee);
+        });
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(frames, 300u);
+    EXPECT_EQ(downloads, frames) << "one device-to-host copy per frame, whatever the number of system branches";
+    PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! appsink name=sink sync=false", {},
+                                    120 * GST_SECOND);
+    for (const char *branch : {"s1", "s2", "s3"}) {
+        PipelineRun as_sink;
+        as_sink.buffers = run.sinks.at(branch);
+        as_sink.sink_caps["sink"] = run.sink_caps.at(branch);
+        expect_same_frames(as_sink, peer, branch);
+        for (std::size_t i = 0; i < run.sinks.at(branch).size(); ++i)
+            ASSERT_EQ(gst_buffer_peek_memory(run.sinks.at(branch)[i].get(), 0),
+                      gst_buffer_peek_memory(run.sinks.at("s1")[i].get(), 0))
+                << branch << " frame " << i << ": the one download, shared";
+    }
+    expect_same_frames(run, peer, "the Cuda branch");
+}
