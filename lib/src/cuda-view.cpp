@@ -8,7 +8,7 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 
-#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -69,33 +69,40 @@ Error cuda_error(const char *what, CUresult result)
     return Error(ErrorCode::MapFailed, std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
 }
 
-// The kernels of the current context, loaded once per context.
+// The kernels of `context` (current), loaded once per GstCudaContext and kept as its qdata:
+// a module lives and dies with its CUDA context, and a new context may reuse a destroyed one's
+// handle value, so the handle is no key.
 Result<const Kernels *> kernels_of_current_context(GstCudaContext *context)
 {
+    static const GQuark quark = g_quark_from_static_string("g2g-view-kernels");
     static std::mutex lock;
-    static std::map<CUcontext, Kernels> loaded;
     std::lock_guard<std::mutex> guard(lock);
-    auto handle = static_cast<CUcontext>(gst_cuda_context_get_handle(context));
-    auto found = loaded.find(handle);
-    if (found != loaded.end())
-        return &found->second;
-    Kernels kernels;
-    if (CUresult r = CuModuleLoadData(&kernels.module, g2g_view_kernels_fatbin); r != CUDA_SUCCESS)
+    if (auto *loaded = static_cast<const Kernels *>(g_object_get_qdata(G_OBJECT(context), quark)))
+        return loaded;
+    auto kernels = std::make_unique<Kernels>();
+    if (CUresult r = CuModuleLoadData(&kernels->module, g2g_view_kernels_fatbin); r != CUDA_SUCCESS)
         return cuda_error("loading g2g's CUDA kernels (built for sm_75 to sm_90 and PTX)", r);
     const std::pair<CUfunction *, const char *> names[] = {
-        {&kernels.rows[1], "g2g_rows_1"},
-        {&kernels.rows[2], "g2g_rows_2"},
-        {&kernels.rows[4], "g2g_rows_4"},
-        {&kernels.transposed[1], "g2g_transposed_1"},
-        {&kernels.transposed[2], "g2g_transposed_2"},
-        {&kernels.transposed[4], "g2g_transposed_4"},
-        {&kernels.gather, "g2g_gather"},
+        {&kernels->rows[1], "g2g_rows_1"},
+        {&kernels->rows[2], "g2g_rows_2"},
+        {&kernels->rows[4], "g2g_rows_4"},
+        {&kernels->transposed[1], "g2g_transposed_1"},
+        {&kernels->transposed[2], "g2g_transposed_2"},
+        {&kernels->transposed[4], "g2g_transposed_4"},
+        {&kernels->gather, "g2g_gather"},
     };
     for (const auto &[function, name] : names) {
-        if (CUresult r = CuModuleGetFunction(function, kernels.module, name); r != CUDA_SUCCESS)
+        if (CUresult r = CuModuleGetFunction(function, kernels->module, name); r != CUDA_SUCCESS) {
+            CuModuleUnload(kernels->module);
             return cuda_error(name, r);
+        }
     }
-    return &loaded.emplace(handle, kernels).first->second;
+    // The module goes with the context (GstCudaContext destroys the CUDA context before its
+    // qdata is cleared): only our bookkeeping is freed then.
+    const Kernels *kept = kernels.release();
+    g_object_set_qdata_full(G_OBJECT(context), quark, const_cast<Kernels *>(kept),
+                            [](gpointer data) { delete static_cast<Kernels *>(data); });
+    return kept;
 }
 
 guint device_of(GstCudaContext *context)
