@@ -89,12 +89,12 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
 
 static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 {
-    // CUDA output is written by a kernel into frames of a CUDA pool.
+    // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
+    // default would hand the pool downstream's system allocator).
     GstCaps *caps = nullptr;
     gst_query_parse_allocation(query, &caps, nullptr);
-    if (caps && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)) &&
-        !G2G_MATERIALIZE(trans)->cuda->decide_pool(GST_ELEMENT(trans), query))
-        return FALSE;
+    if (caps && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)))
+        return G2G_MATERIALIZE(trans)->cuda->decide_pool(GST_ELEMENT(trans), query);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
 }
 

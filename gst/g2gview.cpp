@@ -271,9 +271,9 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     // Dense CUDA output is written by a kernel into frames of a CUDA pool.
     GstCaps *caps = nullptr;
     gst_query_parse_allocation(query, &caps, nullptr);
-    if (caps && !self->state->out_view && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)) &&
-        !self->state->cuda.decide_pool(GST_ELEMENT(self), query))
-        return FALSE;
+    // (configured here, whole: the default would hand the pool downstream's system allocator).
+    if (caps && !self->state->out_view && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)))
+        return self->state->cuda.decide_pool(GST_ELEMENT(self), query);
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
 

@@ -150,8 +150,11 @@ void fan_out(const std::string &pictures)
 
     std::printf("\nFan-out: one source, g2gtee, branches that each take their own domain.\n");
     for (const Source &source : sources) {
+        // Each system branch says it reads system memory (video/x-raw): g2gtee then downloads a
+        // GPU frame once for all of them.
         auto branch = [&](const char *name, const std::string &chain) {
-            return " t. ! queue ! g2gprobe name=" + std::string(name) + " ! " + chain +
+            const bool system = std::string(name) != "gpu";
+            return " t. ! queue ! " + std::string(system ? "video/x-raw ! " : "") + "g2gprobe name=" + name + " ! " + chain +
                    " ! videoconvert ! pngenc compression-level=1 ! multifilesink location=" + pictures + "/tee-" +
                    name + ".png"; // every frame, the last one stays
         };
