@@ -6,6 +6,7 @@
 #include "tee-caps.h"
 
 #include <g2g/converters.h>
+#include <g2g/cuda-view.h>
 #include <g2g/memory-domain.h>
 
 #include <algorithm>
@@ -286,9 +287,12 @@ GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
     G2gTee *self = G2G_TEE(converter->tee());
     TeeState &state = *self->state;
     converter->delivered = true;
+    // Bytes a conversion wrote: a frame still in its source domain (handed on, not converted)
+    // moved none.
+    const bool converted = !g2g::cuda::is_device_frame(buffer);
     GST_OBJECT_LOCK(self);
     ++state.conversions[converter->pair()];
-    state.bytes_converted += gst_buffer_get_size(buffer);
+    state.bytes_converted += converted ? gst_buffer_get_size(buffer) : 0;
     GST_OBJECT_UNLOCK(self);
     FlowTally delivered;
     for (GstPad *branch : converter->pushing)

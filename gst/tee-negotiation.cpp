@@ -7,6 +7,8 @@
 #include <g2g/converters.h>
 #include <g2g/domain-set.h>
 
+#include <gst/video/video.h>
+
 #include <algorithm>
 
 namespace g2g::tee {
@@ -511,6 +513,14 @@ gboolean collector_query(GstPad *pad, GstObject *, GstQuery *query)
     }
     case GST_QUERY_ALLOCATION:
         answered = aggregate_allocation(GST_OBJECT(self), pads, true, query);
+        // cudadownload 1.22 hands CUDA memory on, unconverted, to a peer that takes GstVideoMeta
+        // (each branch would then download it when mapping it): without the meta it downloads
+        // here, once, and every branch shares the system-memory frame.
+        if (answered && converter->from() == K::Cuda) {
+            guint index = 0;
+            if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, &index))
+                gst_query_remove_nth_allocation_meta(query, index);
+        }
         break;
     default:
         for (GstPad *branch : pads) {

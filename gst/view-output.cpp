@@ -24,8 +24,11 @@ bool describes_geometry(GType api)
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
                           GstBuffer *output)
 {
-    // CUDA in, CUDA out: a kernel writes the frame, the bytes never leave the device.
-    if (cuda::is_device_frame(output) || cuda::is_device_frame(input)) {
+    // CUDA out (and so CUDA in): a kernel writes the frame, the bytes never leave the device.
+    // A CUDA frame under system-memory caps (cudadownload 1.22 passes CUDA memory through to
+    // peers that take GstVideoMeta, downloading when mapped) goes the CPU way: mapping it
+    // downloads it, once.
+    if (cuda::is_device_frame(output)) {
         Result<void> written = cuda::materialize_into(view, input, output);
         if (!written) {
             GST_ELEMENT_ERROR(element, STREAM, FAILED, ("%s", written.error().message().c_str()), (nullptr));

@@ -2,6 +2,7 @@
 // GStreamer's own elements on the downloaded frames: nvh264dec's output of both sample streams
 // for every video-direction method and crops, cudaupload's for NV12, P010_10LE, I420 and RGBA.
 // Needs an NVIDIA GPU (nvh264dec, cudaupload): elsewhere every test skips, saying so.
+#include <g2g/cuda-view.h>
 #include <g2g/tensor-view-meta.h>
 
 #include <gst/video/video.h>
@@ -63,6 +64,7 @@ std::string decoded(const std::string &path)
 }
 
 constexpr const char *kToHost = " ! cudadownload ! video/x-raw ! appsink name=sink sync=false";
+constexpr const char *kPeerToHost = " ! cudadownload ! video/x-raw";
 
 } // namespace
 
@@ -78,7 +80,7 @@ TEST(CudaViews, DecodedFramesRotateAndFlipOnTheGpuAsVideoflipDoes)
             const std::string direction = std::string("video-direction=") + method;
             PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + direction + " ! g2gmaterialize" + kToHost,
                                             {}, 120 * GST_SECOND);
-            PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! videoflip " + direction +
+            PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videoflip " + direction +
                                                 " ! appsink name=sink sync=false",
                                             {}, 120 * GST_SECOND);
             expect_same_frames(ours, peer, std::string(stream) + " " + direction);
@@ -105,9 +107,9 @@ TEST(CudaViews, DecodedFramesCropOnTheGpuAsVideocropDoes)
             PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + crop + direction + " ! g2gmaterialize" +
                                                 kToHost,
                                             {}, 120 * GST_SECOND);
-            // videocrop offers crop metas upstream, which nvh264dec 1.22 then refuses for CUDA caps
-            // ("Downstream doesn't support crop for non-raw caps"): the query stops before it.
-            PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! identity drop-allocation=true ! videocrop " + crop +
+            // video/x-raw: cudadownload would pass CUDA caps through to videocrop, which crops
+            // only system memory.
+            PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videocrop " + crop +
                                                 (*method ? " ! videoflip" + direction : "") +
                                                 " ! appsink name=sink sync=false",
                                             {}, 120 * GST_SECOND);
@@ -171,16 +173,16 @@ TEST(CudaViews, ViewsStayInDeviceMemoryAndG2gviewMaterializesForCudaPeers)
     EXPECT_EQ(views, frames);
     EXPECT_EQ(same_memory, frames);
     EXPECT_EQ(domain, "Cuda");
-    // g2gmaterialize into an element that is no CUDA element (videoconvert maps the frame).
-    PipelineRun mapped = run_pipeline(decoded(path) + " ! g2gview video-direction=90l ! g2gmaterialize ! videoconvert ! "
-                                                      "video/x-raw,format=NV12 ! appsink name=sink sync=false",
-                                      {}, 120 * GST_SECOND);
+    // g2gmaterialize with no CUDA pool offered downstream: it makes its own.
+    PipelineRun own_pool = run_pipeline(decoded(path) + " ! g2gview video-direction=90l ! g2gmaterialize ! "
+                                                        "identity drop-allocation=true" + kToHost,
+                                        {}, 120 * GST_SECOND);
     // g2gview straight into cudadownload (plain memory:CUDAMemory): it materializes on the GPU.
     PipelineRun direct = run_pipeline(decoded(path) + " ! g2gview video-direction=90l" + kToHost, {}, 120 * GST_SECOND);
-    PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! videoflip video-direction=90l ! appsink name=sink",
+    PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videoflip video-direction=90l ! appsink name=sink",
                                     {}, 120 * GST_SECOND);
     expect_same_frames(direct, peer, "g2gview alone, 90l");
-    expect_same_frames(mapped, peer, "g2gmaterialize into videoconvert, 90l");
+    expect_same_frames(own_pool, peer, "g2gmaterialize with its own CUDA pool, 90l");
 }
 
 TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDownload)
@@ -210,17 +212,20 @@ TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDown
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(frames, 300u);
     EXPECT_EQ(downloads, frames) << "one device-to-host copy per frame, whatever the number of system branches";
-    PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! appsink name=sink sync=false", {},
+    PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! appsink name=sink sync=false", {},
                                     120 * GST_SECOND);
     for (const char *branch : {"s1", "s2", "s3"}) {
         PipelineRun as_sink;
         as_sink.buffers = run.sinks.at(branch);
         as_sink.sink_caps["sink"] = run.sink_caps.at(branch);
         expect_same_frames(as_sink, peer, branch);
-        for (std::size_t i = 0; i < run.sinks.at(branch).size(); ++i)
+        for (std::size_t i = 0; i < run.sinks.at(branch).size(); ++i) {
             ASSERT_EQ(gst_buffer_peek_memory(run.sinks.at(branch)[i].get(), 0),
                       gst_buffer_peek_memory(run.sinks.at("s1")[i].get(), 0))
                 << branch << " frame " << i << ": the one download, shared";
+            ASSERT_FALSE(g2g::cuda::is_device_frame(run.sinks.at(branch)[i].get()))
+                << branch << " frame " << i << ": downloaded, not CUDA memory under system caps";
+        }
     }
     expect_same_frames(run, peer, "the Cuda branch");
 }
