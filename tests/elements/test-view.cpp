@@ -1,6 +1,7 @@
 // g2gview and g2gmaterialize as elements: zero copy, dense for ANY-caps peers, renegotiation,
 // bad properties, GstVideoCropMeta both ways, orientation from tags.
 #include <g2g/classify.h>
+#include <g2g/cuda-view.h>
 #include <g2g/frame-view.h>
 #include <g2g/tensor-view-meta.h>
 
@@ -10,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "frames.h"
+#include "g2g-config.h"
 #include "pipeline.h"
 
 using g2g::BufferRef;
@@ -240,4 +242,30 @@ TEST(G2gMaterialize, AChainOfViewsIsOneViewOverTheOriginalMemory)
     ASSERT_EQ(out.error, "");
     EXPECT_EQ(gst_buffer_peek_memory(out.buffer.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
     ASSERT_NE(g2g::tensor_view_of(out.buffer.get()), nullptr);
+}
+
+// Without an NVIDIA driver (CI) the CUDA paths say so: the plugin loads, CUDA caps negotiate,
+// and the first frame is a clear element error instead of a crash or a misread frame.
+TEST(G2gViewCuda, WithoutADriverCudaFramesAreAClearErrorAndTheLibrarySaysUnavailable)
+{
+    if (!G2G_HAVE_CUDA)
+        GTEST_SKIP() << "built without the cuda feature";
+    if (g2g::cuda::available())
+        GTEST_SKIP() << "a CUDA driver is present here; the GPU tests cover this machine";
+    g2g::test::PipelineRun run =
+        g2g::test::run_pipeline("fakesrc num-buffers=1 sizetype=fixed sizemax=6144 ! "
+                                "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=64,framerate=30/1 ! "
+                                "g2gview name=view video-direction=90r ! fakesink");
+    EXPECT_EQ(run.error_source, "view");
+    EXPECT_NE(run.error.find("CUDA"), std::string::npos) << run.error;
+
+    // The library's own entry point refuses the same way.
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 64);
+    BufferRef frame = random_frame(info, 1);
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(frame.get(), info);
+    ASSERT_TRUE(view.ok());
+    g2g::Result<void> written = g2g::cuda::materialize_into(*view, frame.get(), frame.get());
+    ASSERT_FALSE(written.ok());
+    EXPECT_NE(written.error().message().find("CUDA driver"), std::string::npos) << written.error().message();
 }
