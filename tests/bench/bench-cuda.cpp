@@ -23,14 +23,12 @@
 #include <cstring>
 #include <string>
 
+#include "bench-util.h"
+
+using g2g::bench::open_csv;
+using g2g::bench::run_to_eos;
+
 namespace {
-
-std::string csv_dir;
-
-FILE *open_csv(const char *name)
-{
-    return csv_dir.empty() ? nullptr : std::fopen((csv_dir + "/" + name).c_str(), "w");
-}
 
 double now()
 {
@@ -158,40 +156,11 @@ void bandwidth(GstCudaContext *context)
         std::fclose(csv);
 }
 
-// Runs `description` to EOS: seconds; `inspect` sees the pipeline at EOS.
-template <typename Inspect> double run(const std::string &description, Inspect inspect)
-{
-    GError *error = nullptr;
-    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
-    if (error) {
-        std::fprintf(stderr, "%s: %s\n", description.c_str(), error->message);
-        std::exit(1);
-    }
-    const double start = now();
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *message = gst_bus_timed_pop_filtered(
-        bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    const double took = now() - start;
-    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-        GError *failure = nullptr;
-        gst_message_parse_error(message, &failure, nullptr);
-        std::fprintf(stderr, "%s failed: %s\n", description.c_str(), failure->message);
-        std::exit(1);
-    }
-    inspect(GST_BIN(pipeline));
-    gst_message_unref(message);
-    gst_object_unref(bus);
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(pipeline);
-    return took;
-}
-
 double best_of_3(const std::string &description)
 {
     double best = 1e30;
     for (int i = 0; i < 3; ++i)
-        best = std::min(best, run(description, [](GstBin *) {}));
+        best = std::min(best, run_to_eos(description));
     return best;
 }
 
@@ -238,7 +207,7 @@ void fan_out(const std::string &media)
     guint64 converted = 0, frames = 0;
     double ours_time = 1e30;
     for (int i = 0; i < 3; ++i)
-        ours_time = std::min(ours_time, run(ours, [&](GstBin *pipeline) {
+        ours_time = std::min(ours_time, run_to_eos(ours, [&](GstBin *pipeline) {
                                  GstElement *tee = gst_bin_get_by_name(pipeline, "t");
                                  GstStructure *stats = nullptr;
                                  g_object_get(tee, "stats", &stats, nullptr);
@@ -268,11 +237,7 @@ void fan_out(const std::string &media)
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
-    int arg = 1;
-    if (arg + 1 < argc && std::strcmp(argv[arg], "--csv") == 0) {
-        csv_dir = argv[arg + 1];
-        arg += 2;
-    }
+    int arg = g2g::bench::take_csv_option(argc, argv);
     const std::string media = arg < argc ? argv[arg] : ".media";
     if (!g2g::cuda::available()) {
         std::printf("no CUDA driver on this machine: nothing to measure\n");

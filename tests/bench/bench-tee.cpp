@@ -15,44 +15,12 @@
 #include <cstring>
 #include <string>
 
+#include "bench-util.h"
+
+using g2g::bench::open_csv;
+using g2g::bench::run_to_eos;
+
 namespace {
-
-std::string csv_dir;
-
-FILE *open_csv(const char *name)
-{
-    return csv_dir.empty() ? nullptr : std::fopen((csv_dir + "/" + name).c_str(), "w");
-}
-
-// Runs `description` to EOS; the wall time in seconds, and `inspect` sees the pipeline at EOS.
-template <typename Inspect>
-double run_to_eos(const std::string &description, Inspect inspect)
-{
-    GError *error = nullptr;
-    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
-    if (error) {
-        std::fprintf(stderr, "cannot run %s: %s\n", description.c_str(), error->message);
-        std::exit(1);
-    }
-    const auto start = std::chrono::steady_clock::now();
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *message = gst_bus_timed_pop_filtered(
-        bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-        GError *failure = nullptr;
-        gst_message_parse_error(message, &failure, nullptr);
-        std::fprintf(stderr, "%s failed: %s\n", description.c_str(), failure->message);
-        std::exit(1);
-    }
-    inspect(GST_BIN(pipeline));
-    gst_message_unref(message);
-    gst_object_unref(bus);
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(pipeline);
-    return took.count();
-}
 
 // Seconds per buffer for `frames` buffers through fakesrc ! TEE ! N x fakesink; best of 3. The
 // sinks neither sync nor preroll (async=false), so no branch needs a queue.
@@ -64,7 +32,7 @@ double fan_out_per_frame(const char *tee, int branches, int frames)
         description += " t. ! fakesink sync=false async=false";
     double best = 1e30;
     for (int round = 0; round < 3; ++round)
-        best = std::min(best, run_to_eos(description, [](GstBin *) {}) / frames);
+        best = std::min(best, run_to_eos(description) / frames);
     return best;
 }
 
@@ -133,11 +101,7 @@ bool have(const char *factory)
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
-    int arg = 1;
-    if (arg + 1 < argc && std::strcmp(argv[arg], "--csv") == 0) {
-        csv_dir = argv[arg + 1];
-        arg += 2;
-    }
+    int arg = g2g::bench::take_csv_option(argc, argv);
     const int frames = arg < argc ? std::atoi(argv[arg++]) : 100000;
     const int vulkan_frames = arg < argc ? std::atoi(argv[arg++]) : 200;
 

@@ -1,10 +1,39 @@
-// Timing helpers for the benchmark programs: best-of-N wall time, machine-noise tolerant.
+// Timing helpers for the benchmark programs: best-of-N wall time, machine-noise tolerant, and
+// whole pipelines run to EOS.
 #pragma once
 
+#include <gst/gst.h>
+
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <string>
 
 namespace g2g::bench {
+
+// Where the tables also go as CSV files (--csv DIR), for the plot scripts; empty: nowhere.
+inline std::string &csv_dir()
+{
+    static std::string dir;
+    return dir;
+}
+
+// The CSV file `name` in csv_dir(), or nullptr without --csv.
+inline FILE *open_csv(const char *name)
+{
+    return csv_dir().empty() ? nullptr : std::fopen((csv_dir() + "/" + name).c_str(), "w");
+}
+
+// Takes a leading "--csv DIR" off the arguments; returns the index of the next argument.
+inline int take_csv_option(int argc, char **argv)
+{
+    if (argc > 2 && std::string(argv[1]) == "--csv") {
+        csv_dir() = argv[2];
+        return 3;
+    }
+    return 1;
+}
 
 // Seconds per call of `body`: the best of `rounds` rounds of `calls` calls each (the best round
 // is the one least disturbed by the rest of a shared machine).
@@ -19,6 +48,38 @@ inline double seconds_per_call(const std::function<void()> &body, int calls, int
         best = std::min(best, took.count() / calls);
     }
     return best;
+}
+
+// Runs the gst-launch `description` to EOS and returns the seconds it took; `inspect` sees the
+// pipeline at EOS (to read an element's stats). A parse error or an error message ends the
+// benchmark: a figure of a failed run would be meaningless.
+inline double run_to_eos(const std::string &description, const std::function<void(GstBin *)> &inspect = {})
+{
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+    if (error) {
+        std::fprintf(stderr, "cannot run %s: %s\n", description.c_str(), error->message);
+        std::exit(1);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+        GError *failure = nullptr;
+        gst_message_parse_error(message, &failure, nullptr);
+        std::fprintf(stderr, "%s failed: %s\n", description.c_str(), failure->message);
+        std::exit(1);
+    }
+    if (inspect)
+        inspect(GST_BIN(pipeline));
+    gst_message_unref(message);
+    gst_object_unref(bus);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+    return took.count();
 }
 
 } // namespace g2g::bench

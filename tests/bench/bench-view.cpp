@@ -16,6 +16,8 @@
 
 #include "bench-util.h"
 
+using g2g::bench::open_csv;
+
 namespace {
 
 struct Size {
@@ -25,14 +27,6 @@ struct Size {
 constexpr Size kSizes[] = {{"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}};
 constexpr const char *kFormats[] = {"RGBA", "NV12"};
 constexpr const char *kMethods[] = {"90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
-
-std::string csv_dir;
-
-// The CSV file for one table, or nullptr without --csv.
-FILE *open_csv(const char *name)
-{
-    return csv_dir.empty() ? nullptr : std::fopen((csv_dir + "/" + name).c_str(), "w");
-}
 
 GstBuffer *frame_of(const GstVideoInfo &info)
 {
@@ -202,7 +196,7 @@ int main(int argc, char **argv)
     gst_init(&argc, &argv);
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--csv")
-            csv_dir = argv[i + 1];
+            g2g::bench::csv_dir() = argv[i + 1];
     }
     std::string only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
     if (only.empty() || only == "view")

@@ -14,10 +14,13 @@
 
 #include "buffers.h"
 #include "g2g-config.h"
+#include "tee-stats.h"
 
 using g2g::BufferRef;
 using g2g::Ref;
 using g2g::test::data_of;
+using g2g::test::tee_conversions;
+using g2g::test::tee_stat;
 
 namespace {
 
@@ -26,27 +29,6 @@ constexpr const char *kDmaBuf = "video/x-raw(memory:DMABuf),format=GRAY8,width=1
 constexpr const char *kView =
     "video/x-raw(memory:SystemMemory,meta:G2gTensorView),format=GRAY8,width=16,height=16,framerate=30/1";
 constexpr gsize kSize = 256;
-
-guint64 conversions(GstElement *tee, const char *pair)
-{
-    GstStructure *stats = nullptr;
-    g_object_get(tee, "stats", &stats, nullptr);
-    guint64 count = 0;
-    gst_structure_get_uint64(gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")), pair,
-                             &count);
-    gst_structure_free(stats);
-    return count;
-}
-
-guint64 stat(GstElement *tee, const char *field)
-{
-    GstStructure *stats = nullptr;
-    g_object_get(tee, "stats", &stats, nullptr);
-    guint64 value = 0;
-    gst_structure_get_uint64(stats, field, &value);
-    gst_structure_free(stats);
-    return value;
-}
 
 // A GRAY8 16x16 frame in a DMABuf over a memfd, filled with `value`.
 BufferRef dmabuf_frame(guint8 value)
@@ -125,8 +107,8 @@ TEST(G2gTeeRoutes, MappableDmaBufReachesSystemBranchesRelabelledNotCopied)
     guint8 last = 0;
     gst_buffer_extract(to_system.get(), kSize - 1, &last, 1); // fd memory unmaps on unmap: no data_of
     EXPECT_EQ(last, 42);
-    EXPECT_EQ(conversions(system->element, "DmaBuf-to-System"), 1u);
-    EXPECT_EQ(stat(system->element, "bytes-converted"), 0u);
+    EXPECT_EQ(tee_conversions(system->element, "DmaBuf-to-System"), 1u);
+    EXPECT_EQ(tee_stat(system->element, "bytes-converted"), 0u);
     gst_harness_teardown(dmabuf);
     gst_harness_teardown(system);
 }
@@ -140,19 +122,19 @@ TEST(G2gTeeRoutes, RoutesFollowTheStreamWhenUpstreamRenegotiatesItsDomain)
     gst_harness_set_src_caps_str(h, kSystem);
     ASSERT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_OK);
     gst_buffer_unref(gst_harness_pull(h));
-    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 0u);
+    EXPECT_EQ(tee_conversions(h->element, "DmaBuf-to-System"), 0u);
 
     gst_harness_set_src_caps_str(h, kDmaBuf); // mid-stream: now DMABuf frames
     ASSERT_EQ(gst_harness_push(h, dmabuf_frame(2).release()), GST_FLOW_OK);
     BufferRef relabelled = BufferRef::adopt(gst_harness_pull(h));
     EXPECT_TRUE(gst_is_dmabuf_memory(gst_buffer_peek_memory(relabelled.get(), 0)));
     EXPECT_TRUE(caps_equal(h->sinkpad, kSystem));
-    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 1u);
+    EXPECT_EQ(tee_conversions(h->element, "DmaBuf-to-System"), 1u);
 
     gst_harness_set_src_caps_str(h, kSystem); // and back
     ASSERT_EQ(gst_harness_push(h, system_frame(3).release()), GST_FLOW_OK);
     gst_buffer_unref(gst_harness_pull(h));
-    EXPECT_EQ(conversions(h->element, "DmaBuf-to-System"), 1u);
+    EXPECT_EQ(tee_conversions(h->element, "DmaBuf-to-System"), 1u);
     gst_harness_teardown(h);
 }
 
@@ -175,7 +157,7 @@ TEST(G2gTeeRoutes, ABranchAddedMidStreamThatTakesOnlyDenseFramesGetsAConversion)
     EXPECT_NE(gst_buffer_peek_memory(materialized.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
     EXPECT_EQ(std::memcmp(data_of(materialized.get()), data_of(frame.get()), kSize), 0);
     EXPECT_TRUE(caps_equal(dense->sinkpad, kSystem));
-    EXPECT_EQ(conversions(views->element, "SystemView-to-System"), 1u);
+    EXPECT_EQ(tee_conversions(views->element, "SystemView-to-System"), 1u);
     gst_harness_teardown(dense);
     gst_harness_teardown(views);
 }
@@ -219,7 +201,7 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     // Each added branch takes only dense frames: linking it starts a conversion (g2gmaterialize
     // inside the tee), releasing it stops the conversion again.
     int cycles = 0;
-    for (; cycles < 200 || (conversions(h->element, "SystemView-to-System") < 20 && cycles < 100000); ++cycles) {
+    for (; cycles < 200 || (tee_conversions(h->element, "SystemView-to-System") < 20 && cycles < 100000); ++cycles) {
         GstPad *src = gst_element_request_pad_simple(h->element, "src_%u");
         GstPad *sink = dense_sink_pad();
         ASSERT_EQ(gst_pad_link(src, sink), GST_PAD_LINK_OK);
@@ -232,8 +214,8 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     }
     gst_harness_stress_thread_stop(pusher);
     EXPECT_GE(cycles, 200);
-    EXPECT_GT(stat(h->element, "frames"), 0u);
-    EXPECT_GT(conversions(h->element, "SystemView-to-System"), 0u);
+    EXPECT_GT(tee_stat(h->element, "frames"), 0u);
+    EXPECT_GT(tee_conversions(h->element, "SystemView-to-System"), 0u);
     gint count = -1;
     g_object_get(h->element, "num-src-pads", &count, nullptr);
     EXPECT_EQ(count, 1);

@@ -14,24 +14,16 @@
 
 #include "buffers.h"
 #include "pipeline.h"
+#include "tee-stats.h"
 
 using g2g::BufferRef;
 using g2g::Ref;
 using g2g::test::data_of;
+using g2g::test::tee_stat;
 
 namespace {
 
 constexpr const char *kCaps = "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1";
-
-guint64 stat(GstElement *tee, const char *field)
-{
-    GstStructure *stats = nullptr;
-    g_object_get(tee, "stats", &stats, nullptr);
-    guint64 value = 0;
-    gst_structure_get_uint64(stats, field, &value);
-    gst_structure_free(stats);
-    return value;
-}
 
 // A sink pad whose chain returns `flow`, linked to a new src pad of `tee` (caller unrefs it).
 GstPad *branch_returning(GstElement *tee, GstFlowReturn flow)
@@ -96,9 +88,9 @@ TEST(G2gTee, EveryBranchReceivesTheSameFrameZeroBytesCopied)
         BufferRef out = BufferRef::adopt(gst_harness_pull(h));
         EXPECT_EQ(out.get(), in.get()); // the very same buffer: a reference per branch
     }
-    EXPECT_EQ(stat(h1->element, "frames"), 1u);
-    EXPECT_EQ(stat(h1->element, "shares"), 3u);
-    EXPECT_EQ(stat(h1->element, "copies"), 0u);
+    EXPECT_EQ(tee_stat(h1->element, "frames"), 1u);
+    EXPECT_EQ(tee_stat(h1->element, "shares"), 3u);
+    EXPECT_EQ(tee_stat(h1->element, "copies"), 0u);
     gst_harness_teardown(h3);
     gst_harness_teardown(h2);
     gst_harness_teardown(h1);
@@ -123,7 +115,7 @@ TEST(G2gTee, NoSharePoolMemoryIsSharedByBranchCopiesAndReturnsToThePool)
     BufferRef writable = BufferRef::adopt(gst_buffer_make_writable(gst_buffer_ref(a.get())));
     GST_BUFFER_PTS(writable.get()) = 5;
     EXPECT_EQ(data_of(writable.get()), bytes);
-    EXPECT_EQ(stat(h1->element, "copies"), 0u);
+    EXPECT_EQ(tee_stat(h1->element, "copies"), 0u);
 
     BufferRef none;
     EXPECT_EQ(g2g::test::try_acquire(pool.get(), none), GST_FLOW_EOS);
@@ -208,7 +200,7 @@ TEST(G2gTee, TwoHundredPadsComeAndGoWhileFramesFlow)
     gst_buffer_unref(frame);
     // At least 200 add/remove cycles, and at least 200 frames pushed while they happen.
     int cycles = 0;
-    for (; cycles < 200 || (stat(h->element, "frames") < 200 && cycles < 1000000); ++cycles) {
+    for (; cycles < 200 || (tee_stat(h->element, "frames") < 200 && cycles < 1000000); ++cycles) {
         GstPad *pad = gst_element_request_pad_simple(h->element, "src_%u");
         ASSERT_NE(pad, nullptr);
         gst_element_release_request_pad(h->element, pad);
@@ -216,7 +208,7 @@ TEST(G2gTee, TwoHundredPadsComeAndGoWhileFramesFlow)
     }
     gst_harness_stress_thread_stop(pusher);
     EXPECT_GE(cycles, 200);
-    EXPECT_GE(stat(h->element, "frames"), 200u);
+    EXPECT_GE(tee_stat(h->element, "frames"), 200u);
     gint count = -1;
     g_object_get(h->element, "num-src-pads", &count, nullptr);
     EXPECT_EQ(count, 1);

@@ -1,0 +1,40 @@
+#include "tee-stats.h"
+
+namespace g2g::test {
+namespace {
+
+// `read` sees the stats structure, which is freed after.
+template <typename Read> guint64 with_stats(GstElement *tee, Read read)
+{
+    GstStructure *stats = nullptr;
+    g_object_get(tee, "stats", &stats, nullptr);
+    guint64 value = 0;
+    if (stats)
+        value = read(stats);
+    if (stats)
+        gst_structure_free(stats);
+    return value;
+}
+
+} // namespace
+
+guint64 tee_stat(GstElement *tee, const char *field)
+{
+    return with_stats(tee, [&](const GstStructure *stats) {
+        guint64 value = 0;
+        gst_structure_get_uint64(stats, field, &value);
+        return value;
+    });
+}
+
+guint64 tee_conversions(GstElement *tee, const char *pair)
+{
+    return with_stats(tee, [&](const GstStructure *stats) {
+        guint64 count = 0;
+        if (const GValue *pairs = gst_structure_get_value(stats, "conversions-by-pair"))
+            gst_structure_get_uint64(gst_value_get_structure(pairs), pair, &count);
+        return count;
+    });
+}
+
+} // namespace g2g::test

@@ -1,0 +1,14 @@
+// Test helpers: g2gtee's stats property, read field by field.
+#pragma once
+
+#include <gst/gst.h>
+
+namespace g2g::test {
+
+// A guint64 field of the tee's stats ("frames", "shares", "conversions", ...); 0 when absent.
+guint64 tee_stat(GstElement *tee, const char *field);
+
+// Frames converted for one domain pair ("VulkanTexture-to-System"); 0 when none were.
+guint64 tee_conversions(GstElement *tee, const char *pair);
+
+} // namespace g2g::test
