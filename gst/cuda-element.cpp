@@ -45,9 +45,10 @@ bool CudaContextUse::ensure(GstElement *element)
     if (context_)
         return true;
     if (!g2g::cuda::available()) {
-        GST_ELEMENT_ERROR(element, LIBRARY, INIT,
-                          ("CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine"),
-                          (nullptr));
+        GST_ELEMENT_ERROR(
+            element, LIBRARY, INIT,
+            ("CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine"),
+            (nullptr));
         return false;
     }
     if (!gst_cuda_ensure_element_context(element, kAnyDevice, slot(context_))) {
@@ -87,7 +88,8 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *query)
         gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
         if (!gst_buffer_pool_set_config(pool, config)) {
             gst_object_unref(pool);
-            GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("cannot configure a CUDA buffer pool"), (nullptr));
+            GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("cannot configure a CUDA buffer pool"),
+                              (nullptr));
             return false;
         }
     }
@@ -108,7 +110,9 @@ void CudaContextUse::release()
 
 #else
 
-void CudaContextUse::set_context(GstElement *, GstContext *) {}
+void CudaContextUse::set_context(GstElement *, GstContext *)
+{
+}
 
 bool CudaContextUse::answer_query(GstElement *, GstQuery *)
 {
@@ -126,7 +130,9 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *)
     return ensure(element);
 }
 
-void CudaContextUse::release() {}
+void CudaContextUse::release()
+{
+}
 
 #endif
 

@@ -20,10 +20,11 @@ struct _G2gMaterialize {
 
 G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
-        G2G_VIEW_FORMATS) G2G_CUDA_VIEW_CAPS G2G_CUDA_DENSE_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+                            GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
+                                G2G_VIEW_FEATURES, G2G_VIEW_FORMATS) ";" GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS)
+                                                G2G_CUDA_VIEW_CAPS G2G_CUDA_DENSE_CAPS));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(G2G_VIEW_FORMATS) G2G_CUDA_DENSE_CAPS));

@@ -37,8 +37,8 @@ GType pull_mode_get_type()
     static GType type = [] {
         static const GEnumValue values[] = {
             {g2g::tee::PULL_MODE_NEVER, "Never activate in pull mode", "never"},
-            {g2g::tee::PULL_MODE_SINGLE, "Only one src pad can be active in pull mode (not supported by g2gtee)",
-             "single"},
+            {g2g::tee::PULL_MODE_SINGLE,
+             "Only one src pad can be active in pull mode (not supported by g2gtee)", "single"},
             {0, nullptr, nullptr}};
         return g_enum_register_static("G2gTeePullMode", values);
     }();
@@ -129,7 +129,8 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
     G2gTee *self = G2G_TEE(element);
     GST_OBJECT_LOCK(self);
     auto &branches = self->state->branches;
-    auto found = std::find_if(branches.begin(), branches.end(), [&](const Branch &b) { return b.pad == pad; });
+    auto found =
+        std::find_if(branches.begin(), branches.end(), [&](const Branch &b) { return b.pad == pad; });
     const bool ours = found != branches.end();
     if (ours)
         branches.erase(found);
@@ -142,7 +143,7 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
         return;
     gst_pad_set_active(pad, FALSE);
     gst_element_remove_pad(element, pad);
-    gst_object_unref(pad); // the list's reference
+    gst_object_unref(pad);            // the list's reference
     self->state->routes_stale = true; // its conversion may have no branch left
     g_object_notify(G_OBJECT(self), "num-src-pads");
 }
@@ -155,10 +156,11 @@ static GstStructure *stats_of(const TeeState &state)
         gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
         conversions += count;
     }
-    GstStructure *stats = gst_structure_new(
-        "g2gtee-stats", "frames", G_TYPE_UINT64, state.frames, "shares", G_TYPE_UINT64, state.shares, "copies",
-        G_TYPE_UINT64, state.copies, "bytes-copied", G_TYPE_UINT64, state.bytes_copied, "conversions",
-        G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, state.bytes_converted, nullptr);
+    GstStructure *stats =
+        gst_structure_new("g2gtee-stats", "frames", G_TYPE_UINT64, state.frames, "shares", G_TYPE_UINT64,
+                          state.shares, "copies", G_TYPE_UINT64, state.copies, "bytes-copied", G_TYPE_UINT64,
+                          state.bytes_copied, "conversions", G_TYPE_UINT64, conversions, "bytes-converted",
+                          G_TYPE_UINT64, state.bytes_converted, nullptr);
     GValue by_pair = G_VALUE_INIT;
     g_value_init(&by_pair, GST_TYPE_STRUCTURE);
     g_value_take_boxed(&by_pair, pairs);
@@ -251,7 +253,8 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
 static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateChange transition)
 {
     G2gTee *self = G2G_TEE(element);
-    const GstStateChangeReturn ret = GST_ELEMENT_CLASS(g2g_tee_parent_class)->change_state(element, transition);
+    const GstStateChangeReturn ret =
+        GST_ELEMENT_CLASS(g2g_tee_parent_class)->change_state(element, transition);
     if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
         // The stream is over (streaming has stopped): its conversions go, routes are decided
         // afresh for the next one.
@@ -344,12 +347,12 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
                           static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
     g_object_class_install_property(
         object_class, PROP_COPY_BUDGET,
-        g_param_spec_int("copy-budget", "Copy budget",
-                         "Most copies plus conversions per frame the tee may make (-1: unlimited); more is an "
-                         "element error naming the conversions. Relabelling mappable DMABuf for system-memory "
-                         "branches copies nothing and does not count",
-                         -1, G_MAXINT, -1,
-                         static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
+        g_param_spec_int(
+            "copy-budget", "Copy budget",
+            "Most copies plus conversions per frame the tee may make (-1: unlimited); more is an "
+            "element error naming the conversions. Relabelling mappable DMABuf for system-memory "
+            "branches copies nothing and does not count",
+            -1, G_MAXINT, -1, static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
 
     gst_element_class_set_static_metadata(
         element_class, "g2g tee", "Generic",

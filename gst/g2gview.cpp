@@ -189,7 +189,8 @@ static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection
             gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
         // The features travel too: they say which memory (system or CUDA) the frame stays in.
         if (ok)
-            gst_caps_append_structure_full(mapped, out, gst_caps_features_copy(gst_caps_get_features(caps, i)));
+            gst_caps_append_structure_full(mapped, out,
+                                           gst_caps_features_copy(gst_caps_get_features(caps, i)));
         else
             gst_structure_free(out);
     }

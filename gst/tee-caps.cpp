@@ -98,8 +98,9 @@ GstCaps *feedable(const GstCaps *peer_caps)
         for (guint i = 0; i < gst_caps_get_size(peer_caps); ++i) {
             if (domain_of(gst_caps_get_features(peer_caps, i)) != K::System)
                 continue;
-            gst_caps_append_structure_full(converted, gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
-                                           gst_caps_features_from_string(std::string(caps_feature(from)).c_str()));
+            gst_caps_append_structure_full(
+                converted, gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
+                gst_caps_features_from_string(std::string(caps_feature(from)).c_str()));
         }
     }
     return gst_caps_merge(result, converted);
@@ -114,8 +115,9 @@ GstCaps *producible(const GstCaps *upstream_caps)
     for (guint i = 0; i < gst_caps_get_size(upstream_caps); ++i) {
         const std::optional<K> kind = domain_of(gst_caps_get_features(upstream_caps, i));
         if (kind && *kind != K::System && converts_to_system(*kind))
-            gst_caps_append_structure_full(converted, gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
-                                           gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+            gst_caps_append_structure_full(
+                converted, gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
+                gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
     }
     return gst_caps_merge(result, converted);
 }
@@ -138,7 +140,8 @@ GstCaps *ordered_for_upstream(const GstCaps *caps, const GstCaps *direct)
         gst_caps_unref(one);
         ranked.push_back({rank, i});
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) { return a.rank < b.rank; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const Ranked &a, const Ranked &b) { return a.rank < b.rank; });
     GstCaps *result = gst_caps_new_empty();
     for (const Ranked &r : ranked)
         result = gst_caps_merge(result, gst_caps_copy_nth(caps, r.index));

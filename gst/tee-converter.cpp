@@ -15,21 +15,23 @@ Result<std::unique_ptr<Converter>> Converter::create(GstBin *tee, MemoryDomainKi
 {
     std::string description = converter_between(from, to);
     if (description.empty())
-        return Error(ErrorCode::UnsupportedDomain, "no GStreamer element converts " + std::string(name(from)) +
-                                                       " frames to " + std::string(name(to)));
+        return Error(ErrorCode::UnsupportedDomain, "no GStreamer element converts " +
+                                                       std::string(name(from)) + " frames to " +
+                                                       std::string(name(to)));
     std::unique_ptr<Converter> converter(new Converter(tee, from, to, description));
 
     GError *error = nullptr;
     GstElement *chain = gst_parse_bin_from_description_full(description.c_str(), TRUE, nullptr,
                                                             GST_PARSE_FLAG_NO_SINGLE_ELEMENT_BINS, &error);
     if (!chain) {
-        std::string message = "cannot create " + description + ": " + (error ? error->message : "unknown error");
+        std::string message =
+            "cannot create " + description + ": " + (error ? error->message : "unknown error");
         g_clear_error(&error);
         return Error(ErrorCode::UnsupportedDomain, std::move(message));
     }
     g_clear_error(&error); // a warning about a missing optional property is not fatal
-    gchar *child_name = g_strdup_printf("convert-%s-to-%s", std::string(nick(from)).c_str(),
-                                        std::string(nick(to)).c_str());
+    gchar *child_name =
+        g_strdup_printf("convert-%s-to-%s", std::string(nick(from)).c_str(), std::string(nick(to)).c_str());
     gst_element_set_name(chain, child_name);
     g_free(child_name);
     converter->chain_ = GST_ELEMENT(gst_object_ref_sink(chain));
@@ -50,11 +52,10 @@ Result<std::unique_ptr<Converter>> Converter::create(GstBin *tee, MemoryDomainKi
         return Error(ErrorCode::InvalidArgument, "cannot add " + description + " to the tee");
     GstPad *chain_sink = gst_element_get_static_pad(converter->chain_, "sink");
     GstPad *chain_src = gst_element_get_static_pad(converter->chain_, "src");
-    const bool linked = chain_sink && chain_src &&
-                        gst_pad_link_full(converter->feeder_, chain_sink, GST_PAD_LINK_CHECK_NOTHING) ==
-                            GST_PAD_LINK_OK &&
-                        gst_pad_link_full(chain_src, converter->collector_, GST_PAD_LINK_CHECK_NOTHING) ==
-                            GST_PAD_LINK_OK;
+    const bool linked =
+        chain_sink && chain_src &&
+        gst_pad_link_full(converter->feeder_, chain_sink, GST_PAD_LINK_CHECK_NOTHING) == GST_PAD_LINK_OK &&
+        gst_pad_link_full(chain_src, converter->collector_, GST_PAD_LINK_CHECK_NOTHING) == GST_PAD_LINK_OK;
     if (chain_sink)
         gst_object_unref(chain_sink);
     if (chain_src)

@@ -18,8 +18,8 @@ namespace g2g::tee {
 // The pad functions of the tee that serve a converter's private pads. Each receives the
 // converter through GST_PAD_ELEMENT_PRIVATE of its pad.
 struct ConverterPadFunctions {
-    GstPadQueryFunction feeder_query;   // queries the chain sends upstream (caps, contexts)
-    GstPadEventFunction feeder_event;   // events the chain sends upstream (QoS, reconfigure)
+    GstPadQueryFunction feeder_query;    // queries the chain sends upstream (caps, contexts)
+    GstPadEventFunction feeder_event;    // events the chain sends upstream (QoS, reconfigure)
     GstPadChainFunction collector_chain; // converted frames
     GstPadEventFunction collector_event; // the chain's output events (caps, segment, EOS)
     GstPadQueryFunction collector_query; // the chain's downstream queries (caps, allocation)
@@ -58,9 +58,9 @@ private:
     MemoryDomainKind to_;
     std::string description_;
     std::string pair_;
-    GstElement *chain_ = nullptr;  // owned by the tee (a child); we hold an extra reference
-    GstPad *feeder_ = nullptr;     // ours, unparented
-    GstPad *collector_ = nullptr;  // ours, unparented
+    GstElement *chain_ = nullptr; // owned by the tee (a child); we hold an extra reference
+    GstPad *feeder_ = nullptr;    // ours, unparented
+    GstPad *collector_ = nullptr; // ours, unparented
 };
 
 // The Converter a private pad belongs to.

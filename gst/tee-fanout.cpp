@@ -151,9 +151,9 @@ bool maps_for_reading(GstBuffer *buffer)
 
 void set_last_message(G2gTee *self, GstBuffer *frame)
 {
-    gchar *line = g_strdup_printf("chain   ******* (%s:sink) (%" G_GSIZE_FORMAT " bytes, %" GST_TIME_FORMAT ") %p",
-                                  GST_OBJECT_NAME(self), gst_buffer_get_size(frame),
-                                  GST_TIME_ARGS(GST_BUFFER_PTS(frame)), frame);
+    gchar *line = g_strdup_printf(
+        "chain   ******* (%s:sink) (%" G_GSIZE_FORMAT " bytes, %" GST_TIME_FORMAT ") %p",
+        GST_OBJECT_NAME(self), gst_buffer_get_size(frame), GST_TIME_ARGS(GST_BUFFER_PTS(frame)), frame);
     GST_OBJECT_LOCK(self);
     self->state->last_message = line;
     GST_OBJECT_UNLOCK(self);
@@ -183,12 +183,12 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
 
     if (state.routes_stale.exchange(false)) {
         GstCaps *caps = gst_pad_get_current_caps(self->sinkpad);
-        const bool routed = !caps || decide_routes(self, caps, false);
+        state.refused = caps && !decide_routes(self, caps, false);
         if (caps)
             gst_caps_unref(caps);
-        if (!routed)
-            return GST_FLOW_ERROR; // decide_routes posted the error
     }
+    if (state.refused)
+        return GST_FLOW_ERROR; // deciding the routes posted the error
 
     GST_OBJECT_LOCK(self);
     for (Branch &branch : state.branches) {
@@ -232,8 +232,9 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     // it gets the stream (without caps) and a gap where the frames would have been.
     for (GstPad *pad : state.gapping) {
         copy_stream_events(self->sinkpad, pad, {.store = true, .skip_caps = true});
-        gst_pad_push_event(pad, gst_event_new_gap(GST_BUFFER_PTS_IS_VALID(frame.get()) ? GST_BUFFER_PTS(frame.get()) : 0,
-                                                  GST_BUFFER_DURATION(frame.get())));
+        gst_pad_push_event(
+            pad, gst_event_new_gap(GST_BUFFER_PTS_IS_VALID(frame.get()) ? GST_BUFFER_PTS(frame.get()) : 0,
+                                   GST_BUFFER_DURATION(frame.get())));
     }
     unref_all(state.gapping);
 
@@ -311,9 +312,13 @@ gboolean sink_event(GstPad *, GstObject *parent, GstEvent *event)
         GstCaps *caps = nullptr;
         gst_event_parse_caps(event, &caps);
         state.routes_stale = false;
-        if (!decide_routes(self, caps, true)) {
+        // A refusal is an element error now and an error for each frame after it; the caps
+        // themselves are accepted, so upstream does not add a not-negotiated of its own (and
+        // stops on the first frame, as it would on any other flow error).
+        state.refused = !decide_routes(self, caps, true);
+        if (state.refused) {
             gst_event_unref(event);
-            return FALSE;
+            return TRUE;
         }
     }
 

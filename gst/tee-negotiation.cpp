@@ -74,11 +74,13 @@ gboolean aggregate_allocation(GstObject *owner, const std::vector<GstPad *> &pad
             metas = std::move(branch_metas);
         } else {
             std::erase_if(metas, [&](Meta &meta) {
-                const bool shared = std::any_of(branch_metas.begin(), branch_metas.end(), [&](const Meta &other) {
-                    return other.api == meta.api &&
-                           (meta.params && other.params ? gst_structure_is_equal(meta.params, other.params)
-                                                        : meta.params == other.params);
-                });
+                const bool shared =
+                    std::any_of(branch_metas.begin(), branch_metas.end(), [&](const Meta &other) {
+                        return other.api == meta.api &&
+                               (meta.params && other.params
+                                    ? gst_structure_is_equal(meta.params, other.params)
+                                    : meta.params == other.params);
+                    });
                 if (!shared && meta.params)
                     gst_structure_free(meta.params);
                 return !shared;
@@ -339,7 +341,8 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     // The conversion the converted branches share: the one running already, or a new one.
     Converter *converter = nullptr;
     Converter *created = nullptr;
-    if (std::any_of(decisions.begin(), decisions.end(), [](const Decision &d) { return d.route == Route::Converted; })) {
+    if (std::any_of(decisions.begin(), decisions.end(),
+                    [](const Decision &d) { return d.route == Route::Converted; })) {
         for (const auto &running : state.converters) {
             if (running->from() == *upstream && running->to() == K::System)
                 converter = running.get();
@@ -364,7 +367,8 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     for (Decision &decision : decisions) {
         if (decision.route == Route::Converted) {
             decision.converter = converter;
-            converted_pads += (converted_pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(decision.pad));
+            converted_pads +=
+                (converted_pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(decision.pad));
         }
     }
 
@@ -373,15 +377,17 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
         if (decision.route != Route::Dropped)
             continue;
         if (policy == FAN_OUT_POLICY_FAIL) {
-            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("%s", decision.refusal.c_str()),
-                              ("fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"));
+            GST_ELEMENT_ERROR(
+                self, CORE, NEGOTIATION, ("%s", decision.refusal.c_str()),
+                ("fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"));
             release_decisions();
             return false;
         }
         if (before[i] != Route::Dropped)
-            GST_ELEMENT_WARNING(self, CORE, NEGOTIATION,
-                                ("%s: fan-out-policy=drop-branch, this branch gets no frames", decision.refusal.c_str()),
-                                (nullptr));
+            GST_ELEMENT_WARNING(
+                self, CORE, NEGOTIATION,
+                ("%s: fan-out-policy=drop-branch, this branch gets no frames", decision.refusal.c_str()),
+                (nullptr));
     }
 
     // The seed's copy policy: copies plus conversions per frame within copy-budget.
@@ -415,7 +421,8 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     }
     GST_OBJECT_UNLOCK(self);
     for (Decision *decision : changed) {
-        GST_DEBUG_OBJECT(self, "%s: route %d", GST_OBJECT_NAME(decision->pad), static_cast<int>(decision->route));
+        GST_DEBUG_OBJECT(self, "%s: route %d", GST_OBJECT_NAME(decision->pad),
+                         static_cast<int>(decision->route));
         if (decision->route == Route::Converted) {
             copy_stream_events(decision->converter->collector(), decision->pad, {.store = true});
         } else if (decision->route != Route::Dropped) {
@@ -429,7 +436,8 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     release_decisions();
 
     // Conversions no branch needs any more stop.
-    std::erase_if(state.converters, [&](const std::unique_ptr<Converter> &running) { return running.get() != converter; });
+    std::erase_if(state.converters,
+                  [&](const std::unique_ptr<Converter> &running) { return running.get() != converter; });
     return true;
 }
 

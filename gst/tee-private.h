@@ -82,6 +82,9 @@ struct TeeState {
     // Set when pads come, go or relink and when the policy or budget changes: the streaming
     // thread decides routes again before the next frame.
     std::atomic<bool> routes_stale{true};
+    // The last route decision failed (fan-out-policy=fail, copy-budget) and posted its error:
+    // frames are refused until routes are decided again (streaming thread only).
+    bool refused = false;
 
     // Streaming thread only (under the sink pad's stream lock): the conversions in use and the
     // per-frame scratch, reused so a frame allocates nothing.

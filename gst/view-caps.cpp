@@ -34,8 +34,9 @@ GstCaps *with_and_without_view(GstCaps *caps)
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         GstStructure *s = gst_caps_get_structure(caps, i);
         const char *memory = memory_of(gst_caps_get_features(caps, i));
-        gst_caps_append_structure_full(views, gst_structure_copy(s),
-                                       gst_caps_features_new(memory, G2G_CAPS_FEATURE_META_TENSOR_VIEW, nullptr));
+        gst_caps_append_structure_full(
+            views, gst_structure_copy(s),
+            gst_caps_features_new(memory, G2G_CAPS_FEATURE_META_TENSOR_VIEW, nullptr));
         gst_caps_append_structure_full(dense, gst_structure_copy(s), gst_caps_features_new_single(memory));
     }
     return gst_caps_merge(views, dense);
@@ -45,8 +46,9 @@ GstCaps *without_view(GstCaps *caps)
 {
     GstCaps *dense = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i)
-        gst_caps_append_structure_full(dense, gst_structure_copy(gst_caps_get_structure(caps, i)),
-                                       gst_caps_features_new_single(memory_of(gst_caps_get_features(caps, i))));
+        gst_caps_append_structure_full(
+            dense, gst_structure_copy(gst_caps_get_structure(caps, i)),
+            gst_caps_features_new_single(memory_of(gst_caps_get_features(caps, i))));
     return gst_caps_simplify(dense);
 }
 

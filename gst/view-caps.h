@@ -28,7 +28,8 @@ namespace g2g::caps {
 // The CUDA halves of the view elements' templates, empty in a build without CUDA.
 #if G2G_HAVE_CUDA
 #define G2G_CUDA_VIEW_CAPS ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_CUDA_VIEW_FEATURES, G2G_CUDA_FORMATS)
-#define G2G_CUDA_DENSE_CAPS ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_CAPS_FEATURE_MEMORY_CUDA, G2G_CUDA_FORMATS)
+#define G2G_CUDA_DENSE_CAPS                                                                                  \
+    ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(G2G_CAPS_FEATURE_MEMORY_CUDA, G2G_CUDA_FORMATS)
 #else
 #define G2G_CUDA_VIEW_CAPS ""
 #define G2G_CUDA_DENSE_CAPS ""

@@ -66,7 +66,8 @@ Error cuda_error(const char *what, CUresult result)
 {
     const char *name = nullptr;
     CuGetErrorName(result, &name);
-    return Error(ErrorCode::MapFailed, std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
+    return Error(ErrorCode::MapFailed,
+                 std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
 }
 
 // The kernels of `context` (current), loaded once per GstCudaContext and kept as its qdata:
@@ -124,13 +125,13 @@ CUresult launch(const Kernels &kernels, const PlaneCopy &copy, CUdeviceptr src, 
     const long long e = copy.element;
     const bool vector_size = e == 1 || e == 2 || e == 4;
     if (vector_size && (copy.col == e || copy.col == -e))
-        return CuLaunchKernel(kernels.rows[e], blocks(blocks(copy.width, 4), 64), blocks(copy.height, 4), 1, 64, 4, 1,
-                              0, nullptr, args, nullptr);
+        return CuLaunchKernel(kernels.rows[e], blocks(blocks(copy.width, 4), 64), blocks(copy.height, 4), 1,
+                              64, 4, 1, 0, nullptr, args, nullptr);
     if (vector_size && (copy.row == e || copy.row == -e))
-        return CuLaunchKernel(kernels.transposed[e], blocks(copy.width, 32), blocks(copy.height, 32), 1, 32, 8, 1, 0,
-                              nullptr, args, nullptr);
-    return CuLaunchKernel(kernels.gather, blocks(copy.width, 32), blocks(copy.height, 8), 1, 32, 8, 1, 0, nullptr,
-                          args, nullptr);
+        return CuLaunchKernel(kernels.transposed[e], blocks(copy.width, 32), blocks(copy.height, 32), 1, 32,
+                              8, 1, 0, nullptr, args, nullptr);
+    return CuLaunchKernel(kernels.gather, blocks(copy.width, 32), blocks(copy.height, 8), 1, 32, 8, 1, 0,
+                          nullptr, args, nullptr);
 }
 
 Error refused(std::string message)
@@ -170,7 +171,8 @@ Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffe
 {
 #if G2G_HAVE_CUDA
     if (!available())
-        return Error(ErrorCode::UnsupportedDomain, "the CUDA driver library is not available on this machine");
+        return Error(ErrorCode::UnsupportedDomain,
+                     "the CUDA driver library is not available on this machine");
     if (!view.strided())
         return refused("this view of " + std::string(gst_video_format_to_string(view.format())) +
                        " has no stride form; CUDA frames materialize only strided views");
@@ -188,10 +190,11 @@ Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffe
         return refused("the frame is on CUDA device " + std::to_string(device_of(src_context)) +
                        " but the output is on CUDA device " + std::to_string(device_of(dst_context)));
     const GstVideoInfo &out = GST_CUDA_MEMORY_CAST(dst_memory)->info;
-    if (GST_VIDEO_INFO_FORMAT(&out) != view.format() || GST_VIDEO_INFO_WIDTH(&out) != static_cast<gint>(view.width()) ||
+    if (GST_VIDEO_INFO_FORMAT(&out) != view.format() ||
+        GST_VIDEO_INFO_WIDTH(&out) != static_cast<gint>(view.width()) ||
         GST_VIDEO_INFO_HEIGHT(&out) != static_cast<gint>(view.height()))
-        return refused("the destination is not a " + std::string(gst_video_format_to_string(view.format())) + " " +
-                       std::to_string(view.width()) + "x" + std::to_string(view.height()) + " frame");
+        return refused("the destination is not a " + std::string(gst_video_format_to_string(view.format())) +
+                       " " + std::to_string(view.width()) + "x" + std::to_string(view.height()) + " frame");
 
     GstMapInfo src_map, dst_map;
     if (!gst_memory_map(src_memory, &src_map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))

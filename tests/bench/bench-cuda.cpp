@@ -143,10 +143,11 @@ void bandwidth(GstCudaContext *context)
             const double our_bytes = 2.0 * GST_VIDEO_INFO_SIZE(&view->info());
             const double peer_bytes = 2.0 * GST_VIDEO_INFO_SIZE(&info);
             const double ours_gbps = our_bytes / ours / 1e9, peer_gbps = peer_bytes / peer / 1e9;
-            std::printf("%-6s %-16s %12.0f %12.0f %9.0f%%\n", gst_video_format_to_string(format), c.name, ours_gbps,
-                        peer_gbps, 100 * ours_gbps / peer_gbps);
+            std::printf("%-6s %-16s %12.0f %12.0f %9.0f%%\n", gst_video_format_to_string(format), c.name,
+                        ours_gbps, peer_gbps, 100 * ours_gbps / peer_gbps);
             if (csv)
-                std::fprintf(csv, "%s-%s %g %g\n", gst_video_format_to_string(format), c.name, ours_gbps, peer_gbps);
+                std::fprintf(csv, "%s-%s %g %g\n", gst_video_format_to_string(format), c.name, ours_gbps,
+                             peer_gbps);
             gst_buffer_unref(same_size);
             gst_buffer_unref(dst);
         }
@@ -182,7 +183,8 @@ void decode(const std::string &media)
                                    " ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory)";
         const double alone = s.frames / best_of_3(source + " ! fakesink sync=false");
         const double viewed =
-            s.frames / best_of_3(source + " ! g2gview video-direction=90r ! g2gmaterialize ! fakesink sync=false");
+            s.frames /
+            best_of_3(source + " ! g2gview video-direction=90r ! g2gmaterialize ! fakesink sync=false");
         std::printf("%-28s %14.1f %14.1f %9.2fx\n", s.file, alone, viewed, viewed / alone);
         if (csv)
             std::fprintf(csv, "%s %g %g\n", s.file, alone, viewed);
@@ -220,11 +222,12 @@ void fan_out(const std::string &media)
     const double our_bytes = frames ? double(converted) / frames : 0;
     const double their_bytes = 3 * s.frame_bytes;
     std::printf("%-44s %18s %10s\n", "", "device-to-host/fr", "frames/s");
-    std::printf("%-44s %16.2f MB %10.1f\n", "g2gtee (one shared cudadownload)", our_bytes / 1e6, s.frames / ours_time);
+    std::printf("%-44s %16.2f MB %10.1f\n", "g2gtee (one shared cudadownload)", our_bytes / 1e6,
+                s.frames / ours_time);
     std::printf("%-44s %16.2f MB %10.1f\n", "tee + cudadownload per system branch", their_bytes / 1e6,
                 s.frames / theirs_time);
-    std::printf("g2gtee / tee: %.2fx the device-to-host bytes, %.2fx the frame rate\n", our_bytes / their_bytes,
-                theirs_time / ours_time);
+    std::printf("g2gtee / tee: %.2fx the device-to-host bytes, %.2fx the frame rate\n",
+                our_bytes / their_bytes, theirs_time / ours_time);
     if (FILE *csv = open_csv("cuda-tee.csv")) {
         std::fprintf(csv, "\"g2gtee\" %g %g\n", our_bytes, s.frames / ours_time);
         std::fprintf(csv, "\"tee+3xcudadownload\" %g %g\n", their_bytes, s.frames / theirs_time);

@@ -46,10 +46,10 @@ struct MixedRun {
 MixedRun mixed_domains(bool ours, int frames, int width, int height)
 {
     // imagefreeze repeats one frame, so the source costs nothing and the conversions show.
-    const std::string source = "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=" +
-                               std::to_string(width) + ",height=" + std::to_string(height) +
-                               ",framerate=30/1 ! imagefreeze num-buffers=" + std::to_string(frames) +
-                               " ! vulkanupload ! ";
+    const std::string source =
+        "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=" + std::to_string(width) +
+        ",height=" + std::to_string(height) +
+        ",framerate=30/1 ! imagefreeze num-buffers=" + std::to_string(frames) + " ! vulkanupload ! ";
     // Every Vulkan branch ends in vulkandownload: GStreamer 1.22 on lavapipe can crash when
     // VulkanImage frames are dropped without waiting for the device.
     const std::string vulkan_branch = " t. ! queue ! vulkandownload ! fakesink sync=false";
@@ -105,8 +105,9 @@ int main(int argc, char **argv)
     const int frames = arg < argc ? std::atoi(argv[arg++]) : 100000;
     const int vulkan_frames = arg < argc ? std::atoi(argv[arg++]) : 200;
 
-    std::printf("1. Fan-out per frame, fakesrc (64-byte buffers) ! TEE ! N x fakesink, best of 3 runs of %d\n",
-                frames);
+    std::printf(
+        "1. Fan-out per frame, fakesrc (64-byte buffers) ! TEE ! N x fakesink, best of 3 runs of %d\n",
+        frames);
     std::printf("%-9s %12s %12s %10s\n", "branches", "g2gtee us", "tee us", "g2g/tee");
     FILE *csv = open_csv("fanout.csv");
     for (int branches : {1, 4, 16}) {
@@ -119,7 +120,8 @@ int main(int argc, char **argv)
     if (csv)
         std::fclose(csv);
 
-    std::printf("\n2. Mixed domains: videotestsrc ! imagefreeze ! vulkanupload ! TEE, 1 Vulkan branch (vulkandownload) and 3 "
+    std::printf("\n2. Mixed domains: videotestsrc ! imagefreeze ! vulkanupload ! TEE, 1 Vulkan branch "
+                "(vulkandownload) and 3 "
                 "system-memory branches, RGBA 1280x720, best of 3 runs of %d frames\n",
                 vulkan_frames);
     if (!have("vulkanupload")) {
@@ -138,8 +140,8 @@ int main(int argc, char **argv)
                 ours.conversions_per_frame / peer.conversions_per_frame,
                 ours.bytes_downloaded_per_frame / peer.bytes_downloaded_per_frame, ours.fps / peer.fps);
     if (FILE *vulkan = open_csv("vulkan.csv")) {
-        std::fprintf(vulkan, "\"g2gtee\" %g %g %g\n", ours.conversions_per_frame, ours.bytes_downloaded_per_frame,
-                     ours.fps);
+        std::fprintf(vulkan, "\"g2gtee\" %g %g %g\n", ours.conversions_per_frame,
+                     ours.bytes_downloaded_per_frame, ours.fps);
         std::fprintf(vulkan, "\"tee+3xvulkandownload\" %g %g %g\n", peer.conversions_per_frame,
                      peer.bytes_downloaded_per_frame, peer.fps);
         std::fclose(vulkan);

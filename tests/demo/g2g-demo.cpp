@@ -3,6 +3,8 @@
 // views, with a PNG of each result (argv[1]: the folder for the pictures).
 #include <gst/gst.h>
 
+#include "vulkan-teardown.h"
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -86,6 +88,7 @@ Outcome play(const std::string &description, const char *probe_name = "probe",
     outcome.domain = domain ? domain : "";
     g_free(domain);
     gst_object_unref(probe);
+    g2g::test::wait_for_vulkan_devices(GST_BIN(pipeline));
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(bus);
     gst_object_unref(pipeline);
@@ -106,7 +109,8 @@ bool have(const char *factory)
 std::string sample_stream()
 {
     const char *env = g_getenv("G2G_MEDIA_DIR");
-    for (std::string dir : {std::string(env ? env : ""), std::string(".media"), std::string("../shared/media")}) {
+    for (std::string dir :
+         {std::string(env ? env : ""), std::string(".media"), std::string("../shared/media")}) {
         const std::string path = dir + "/ball-1920x1080-300f.h264";
         if (!dir.empty() && g_file_test(path.c_str(), G_FILE_TEST_IS_REGULAR))
             return path;
@@ -135,18 +139,21 @@ void fan_out(const std::string &pictures)
     const std::string sample = sample_stream();
     std::vector<Source> sources;
     if (have("nvh264dec") && !sample.empty())
-        sources.push_back({"H.264 sample ! nvh264dec (CUDA frames)",
-                           "filesrc location=" + sample +
-                               " ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory) ! identity eos-after=30",
-                           "cudadownload", "Cuda branch (cudadownload ! pngenc)"});
+        sources.push_back(
+            {"H.264 sample ! nvh264dec (CUDA frames)",
+             "filesrc location=" + sample +
+                 " ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory) ! identity eos-after=30",
+             "cudadownload", "Cuda branch (cudadownload ! pngenc)"});
     if (have("vulkanupload"))
-        sources.push_back({"videotestsrc ! vulkanupload (VulkanImage frames, lavapipe)",
-                           "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 "
-                           "! vulkanupload",
-                           "vulkandownload", "Vulkan branch (vulkandownload ! pngenc)"});
-    sources.push_back({"videotestsrc (system memory)",
-                       "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240",
-                       nullptr, nullptr});
+        sources.push_back(
+            {"videotestsrc ! vulkanupload (VulkanImage frames, lavapipe)",
+             "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 "
+             "! vulkanupload",
+             "vulkandownload", "Vulkan branch (vulkandownload ! pngenc)"});
+    sources.push_back(
+        {"videotestsrc (system memory)",
+         "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240", nullptr,
+         nullptr});
 
     std::printf("\nFan-out: one source, g2gtee, branches that each take their own domain.\n");
     for (const Source &source : sources) {
@@ -154,9 +161,10 @@ void fan_out(const std::string &pictures)
         // GPU frame once for all of them.
         auto branch = [&](const char *name, const std::string &chain) {
             const bool system = std::string(name) != "gpu";
-            return " t. ! queue ! " + std::string(system ? "video/x-raw ! " : "") + "g2gprobe name=" + name + " ! " + chain +
-                   " ! videoconvert ! pngenc compression-level=1 ! multifilesink location=" + pictures + "/tee-" +
-                   name + ".png"; // every frame, the last one stays
+            return " t. ! queue ! " + std::string(system ? "video/x-raw ! " : "") + "g2gprobe name=" + name +
+                   " ! " + chain +
+                   " ! videoconvert ! pngenc compression-level=1 ! multifilesink location=" + pictures +
+                   "/tee-" + name + ".png"; // every frame, the last one stays
         };
         std::string description = source.pipeline + " ! g2gtee name=t" +
                                   branch("rotate", "g2gview video-direction=90r ! g2gmaterialize") +
@@ -211,11 +219,13 @@ void fan_out(const std::string &pictures)
             GstElement *tee = gst_bin_get_by_name(GST_BIN(pipeline), "t");
             GstStructure *stats = nullptr;
             g_object_get(tee, "stats", &stats, nullptr);
-            const GstStructure *by_pair = gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair"));
+            const GstStructure *by_pair =
+                gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair"));
             std::string pairs;
             for (int i = 0; i < gst_structure_n_fields(by_pair); ++i) {
                 const char *pair = gst_structure_nth_field_name(by_pair, i);
-                pairs += (pairs.empty() ? "" : ", ") + std::string(pair) + " " + std::to_string(field(by_pair, pair));
+                pairs += (pairs.empty() ? "" : ", ") + std::string(pair) + " " +
+                         std::to_string(field(by_pair, pair));
             }
             std::printf("    g2gtee stats: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
                         " shares, %" G_GUINT64_FORMAT " copies, %" G_GUINT64_FORMAT
@@ -226,6 +236,7 @@ void fan_out(const std::string &pictures)
             gst_structure_free(stats);
             gst_object_unref(tee);
         }
+        g2g::test::wait_for_vulkan_devices(GST_BIN(pipeline));
         gst_element_set_state(pipeline, GST_STATE_NULL);
         gst_object_unref(bus);
         gst_object_unref(pipeline);

@@ -201,7 +201,8 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     // Each added branch takes only dense frames: linking it starts a conversion (g2gmaterialize
     // inside the tee), releasing it stops the conversion again.
     int cycles = 0;
-    for (; cycles < 200 || (tee_conversions(h->element, "SystemView-to-System") < 20 && cycles < 100000); ++cycles) {
+    for (; cycles < 200 || (tee_conversions(h->element, "SystemView-to-System") < 20 && cycles < 100000);
+         ++cycles) {
         GstPad *src = gst_element_request_pad_simple(h->element, "src_%u");
         GstPad *sink = dense_sink_pad();
         ASSERT_EQ(gst_pad_link(src, sink), GST_PAD_LINK_OK);

@@ -252,10 +252,10 @@ TEST(G2gViewCuda, WithoutADriverCudaFramesAreAClearErrorAndTheLibrarySaysUnavail
         GTEST_SKIP() << "built without the cuda feature";
     if (g2g::cuda::available())
         GTEST_SKIP() << "a CUDA driver is present here; the GPU tests cover this machine";
-    g2g::test::PipelineRun run =
-        g2g::test::run_pipeline("fakesrc num-buffers=1 sizetype=fixed sizemax=6144 ! "
-                                "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=64,framerate=30/1 ! "
-                                "g2gview name=view video-direction=90r ! fakesink");
+    g2g::test::PipelineRun run = g2g::test::run_pipeline(
+        "fakesrc num-buffers=1 sizetype=fixed sizemax=6144 ! "
+        "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=64,framerate=30/1 ! "
+        "g2gview name=view video-direction=90r ! fakesink");
     EXPECT_EQ(run.error_source, "view");
     EXPECT_NE(run.error.find("CUDA"), std::string::npos) << run.error;
 

@@ -78,8 +78,9 @@ TEST(CudaViews, DecodedFramesRotateAndFlipOnTheGpuAsVideoflipDoes)
             GTEST_SKIP() << "sample stream " << stream << " not on this machine";
         for (const char *method : kMethods) {
             const std::string direction = std::string("video-direction=") + method;
-            PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + direction + " ! g2gmaterialize" + kToHost,
-                                            {}, 120 * GST_SECOND);
+            PipelineRun ours =
+                run_pipeline(decoded(path) + " ! g2gview " + direction + " ! g2gmaterialize" + kToHost, {},
+                             120 * GST_SECOND);
             PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videoflip " + direction +
                                                 " ! appsink name=sink sync=false",
                                             {}, 120 * GST_SECOND);
@@ -104,9 +105,9 @@ TEST(CudaViews, DecodedFramesCropOnTheGpuAsVideocropDoes)
             GTEST_SKIP() << "sample stream " << stream << " not on this machine";
         for (const auto &[crop, method] : cases) {
             const std::string direction = *method ? std::string(" video-direction=") + method : "";
-            PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + crop + direction + " ! g2gmaterialize" +
-                                                kToHost,
-                                            {}, 120 * GST_SECOND);
+            PipelineRun ours =
+                run_pipeline(decoded(path) + " ! g2gview " + crop + direction + " ! g2gmaterialize" + kToHost,
+                             {}, 120 * GST_SECOND);
             // video/x-raw: cudadownload would pass CUDA caps through to videocrop, which crops
             // only system memory.
             PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videocrop " + crop +
@@ -127,14 +128,17 @@ TEST(CudaViews, UploadedFramesOfEveryCudaFormatMatchVideoflip)
         // against videoflip for every format videoflip has (view-vs-peers).
         const bool videoflip_has_it = std::string(format) != "P010_10LE";
         for (const char *size : {"width=1280,height=720", "width=318,height=242"}) {
-            const std::string source = std::string("videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=") +
-                                       format + "," + size;
+            const std::string source =
+                std::string("videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=") + format + "," +
+                size;
             for (const char *method : kMethods) {
                 const std::string direction = std::string("video-direction=") + method;
-                PipelineRun ours = run_pipeline(source + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gview " +
-                                                direction + " ! g2gmaterialize" + kToHost);
-                PipelineRun peer = run_pipeline(source + (videoflip_has_it ? " ! videoflip " : " ! g2gview ") +
-                                                direction + " ! appsink name=sink");
+                PipelineRun ours =
+                    run_pipeline(source + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gview " +
+                                 direction + " ! g2gmaterialize" + kToHost);
+                PipelineRun peer =
+                    run_pipeline(source + (videoflip_has_it ? " ! videoflip " : " ! g2gview ") + direction +
+                                 " ! appsink name=sink");
                 expect_same_frames(ours, peer, std::string(format) + " " + size + " " + direction);
             }
         }
@@ -158,9 +162,11 @@ TEST(CudaViews, ViewsStayInDeviceMemoryAndG2gviewMaterializesForCudaPeers)
             ++frames;
             views += g2g::tensor_view_of(buffer) != nullptr;
             GstParentBufferMeta *parent = gst_buffer_get_parent_buffer_meta(buffer);
-            same_memory += parent && gst_buffer_peek_memory(parent->buffer, 0) == gst_buffer_peek_memory(buffer, 0);
+            same_memory +=
+                parent && gst_buffer_peek_memory(parent->buffer, 0) == gst_buffer_peek_memory(buffer, 0);
         },
-        120 * GST_SECOND, [&](GstBin *pipeline) {
+        120 * GST_SECOND,
+        [&](GstBin *pipeline) {
             GstElement *probe = gst_bin_get_by_name(pipeline, "tap");
             gchar *last = nullptr;
             g_object_get(probe, "last-domain", &last, nullptr);
@@ -174,13 +180,17 @@ TEST(CudaViews, ViewsStayInDeviceMemoryAndG2gviewMaterializesForCudaPeers)
     EXPECT_EQ(same_memory, frames);
     EXPECT_EQ(domain, "Cuda");
     // g2gmaterialize with no CUDA pool offered downstream: it makes its own.
-    PipelineRun own_pool = run_pipeline(decoded(path) + " ! g2gview video-direction=90l ! g2gmaterialize ! "
-                                                        "identity drop-allocation=true" + kToHost,
+    PipelineRun own_pool = run_pipeline(decoded(path) +
+                                            " ! g2gview video-direction=90l ! g2gmaterialize ! "
+                                            "identity drop-allocation=true" +
+                                            kToHost,
                                         {}, 120 * GST_SECOND);
     // g2gview straight into cudadownload (plain memory:CUDAMemory): it materializes on the GPU.
-    PipelineRun direct = run_pipeline(decoded(path) + " ! g2gview video-direction=90l" + kToHost, {}, 120 * GST_SECOND);
-    PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! videoflip video-direction=90l ! appsink name=sink",
-                                    {}, 120 * GST_SECOND);
+    PipelineRun direct =
+        run_pipeline(decoded(path) + " ! g2gview video-direction=90l" + kToHost, {}, 120 * GST_SECOND);
+    PipelineRun peer =
+        run_pipeline(decoded(path) + kPeerToHost + " ! videoflip video-direction=90l ! appsink name=sink", {},
+                     120 * GST_SECOND);
     expect_same_frames(direct, peer, "g2gview alone, 90l");
     expect_same_frames(own_pool, peer, "g2gmaterialize with its own CUDA pool, 90l");
 }
@@ -194,26 +204,29 @@ TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDown
         GTEST_SKIP() << "sample stream not on this machine";
     guint64 frames = 0, downloads = 0;
     PipelineRun run = run_pipeline(
-        decoded(path) + " ! g2gtee name=t "
-                        "t. ! queue ! g2gprobe name=gpu require=cuda ! cudadownload ! appsink name=sink sync=false "
-                        "t. ! queue ! appsink name=s1 sync=false caps=video/x-raw "
-                        "t. ! queue ! appsink name=s2 sync=false caps=video/x-raw "
-                        "t. ! queue ! appsink name=s3 sync=false caps=video/x-raw",
+        decoded(path) +
+            " ! g2gtee name=t "
+            "t. ! queue ! g2gprobe name=gpu require=cuda ! cudadownload ! appsink name=sink sync=false "
+            "t. ! queue ! appsink name=s1 sync=false caps=video/x-raw "
+            "t. ! queue ! appsink name=s2 sync=false caps=video/x-raw "
+            "t. ! queue ! appsink name=s3 sync=false caps=video/x-raw",
         {}, 120 * GST_SECOND, [&](GstBin *pipeline) {
             GstElement *tee = gst_bin_get_by_name(pipeline, "t");
             GstStructure *stats = nullptr;
             g_object_get(tee, "stats", &stats, nullptr);
             gst_structure_get_uint64(stats, "frames", &frames);
-            gst_structure_get_uint64(gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")),
-                                     "Cuda-to-System", &downloads);
+            gst_structure_get_uint64(
+                gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")),
+                "Cuda-to-System", &downloads);
             gst_structure_free(stats);
             gst_object_unref(tee);
         });
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(frames, 300u);
-    EXPECT_EQ(downloads, frames) << "one device-to-host copy per frame, whatever the number of system branches";
-    PipelineRun peer = run_pipeline(decoded(path) + kPeerToHost + " ! appsink name=sink sync=false", {},
-                                    120 * GST_SECOND);
+    EXPECT_EQ(downloads, frames)
+        << "one device-to-host copy per frame, whatever the number of system branches";
+    PipelineRun peer =
+        run_pipeline(decoded(path) + kPeerToHost + " ! appsink name=sink sync=false", {}, 120 * GST_SECOND);
     for (const char *branch : {"s1", "s2", "s3"}) {
         PipelineRun as_sink;
         as_sink.buffers = run.sinks.at(branch);

@@ -109,12 +109,12 @@ TEST(G2gTeeDomains, OneVulkanDownloadPerFrameFeedsEverySystemBranch)
     if (!have_vulkan_device())
         GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
     TeeStats stats;
-    PipelineRun run = run_with_stats(
-        source() + " ! vulkanupload ! g2gtee name=t "
-                   "t. ! queue ! vulkandownload ! appsink name=vulkan "
-                   "t. ! queue ! appsink name=system1 caps=video/x-raw "
-                   "t. ! queue ! identity ! appsink name=system2 caps=video/x-raw",
-        stats);
+    PipelineRun run =
+        run_with_stats(source() + " ! vulkanupload ! g2gtee name=t "
+                                  "t. ! queue ! vulkandownload ! appsink name=vulkan "
+                                  "t. ! queue ! appsink name=system1 caps=video/x-raw "
+                                  "t. ! queue ! identity ! appsink name=system2 caps=video/x-raw",
+                       stats);
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(stats.frames, static_cast<guint64>(kFrames));
     // Exactly one download per frame, however many system branches share it.
@@ -216,13 +216,11 @@ TEST(G2gTeeDomains, DropBranchPolicyFeedsTheOthersAndSaysSoOnce)
     EXPECT_EQ(about_branch, 1);
 }
 
-// With views: a Vulkan pipeline stopped by an error before vulkandownload waited for the device
-// trips GStreamer 1.22 + lavapipe's teardown crash (docs/design-notes.md), and the budget check
-// is the same for every conversion.
 TEST(G2gTeeDomains, CopyBudgetRefusesConversionsBeyondIt)
 {
-    const std::string branches = "t. ! queue ! video/x-raw(memory:SystemMemory,meta:G2gTensorView) ! fakesink "
-                                 "t. ! queue ! appsink name=sink caps=video/x-raw";
+    const std::string branches =
+        "t. ! queue ! video/x-raw(memory:SystemMemory,meta:G2gTensorView) ! fakesink "
+        "t. ! queue ! appsink name=sink caps=video/x-raw";
     PipelineRun refused =
         run_pipeline(source() + " ! g2gview video-direction=180 ! g2gtee name=t copy-budget=0 " + branches);
     EXPECT_EQ(refused.error_source, "t");
@@ -234,4 +232,18 @@ TEST(G2gTeeDomains, CopyBudgetRefusesConversionsBeyondIt)
         run_pipeline(source() + " ! g2gview video-direction=180 ! g2gtee name=t copy-budget=1 " + branches);
     EXPECT_EQ(allowed.error, "");
     EXPECT_EQ(allowed.buffers.size(), static_cast<std::size_t>(kFrames));
+}
+
+TEST(G2gTeeDomains, VulkanCopyBudgetNamesTheDownload)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    PipelineRun run = run_pipeline(source() + " ! vulkanupload ! g2gtee name=t copy-budget=0 "
+                                              "t. ! queue ! vulkandownload ! fakesink "
+                                              "t. ! queue ! appsink name=sink caps=video/x-raw");
+    EXPECT_EQ(run.error_source, "t");
+    EXPECT_NE(run.error.find("copy-budget 0 exceeded: 1 conversion per frame, VulkanTexture to System by "
+                             "vulkandownload for src_1"),
+              std::string::npos)
+        << run.error;
 }

@@ -2,6 +2,8 @@
 
 #include <gst/app/gstappsink.h>
 
+#include "vulkan-teardown.h"
+
 #include <algorithm>
 
 namespace g2g::test {
@@ -172,6 +174,7 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
     }
     if (inspect)
         inspect(GST_BIN(pipeline.get()));
+    wait_for_vulkan_devices(GST_BIN(pipeline.get()));
     gst_element_set_state(pipeline.get(), GST_STATE_NULL);
     if (auto kept = run.sinks.find("sink"); kept != run.sinks.end())
         run.buffers = kept->second;

@@ -26,11 +26,11 @@ bool have_cuda_device();
 std::string media_path(const char *file);
 
 struct PipelineRun {
-    std::vector<BufferRef> buffers; // what appsink "sink" received, in order
+    std::vector<BufferRef> buffers;                      // what appsink "sink" received, in order
     std::map<std::string, std::vector<BufferRef>> sinks; // what every appsink received, by name
-    std::map<std::string, std::string> sink_caps;         // the caps of each appsink's last sample
-    std::string error;              // the first error message, empty when the run reached EOS
-    std::string error_source;       // name of the element that posted it
+    std::map<std::string, std::string> sink_caps;        // the caps of each appsink's last sample
+    std::string error;                 // the first error message, empty when the run reached EOS
+    std::string error_source;          // name of the element that posted it
     std::vector<std::string> warnings; // every warning message posted, in order
 };
 

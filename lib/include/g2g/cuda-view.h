@@ -23,6 +23,7 @@ bool is_device_frame(GstBuffer *buffer);
 // stream: only a caller that synchronizes itself, such as a benchmark, may say false). Both
 // frames must be on the same GPU: a frame of another device is refused with an error naming
 // both devices.
-Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination, bool wait = true);
+Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                              bool wait = true);
 
 } // namespace g2g::cuda

@@ -30,7 +30,10 @@ template <> struct Quad<uint8_t> {
 };
 template <> struct Quad<uint16_t> {
     using V = uint2;
-    static __device__ V reverse(V v) { return make_uint2(__byte_perm(v.y, 0, 0x1032), __byte_perm(v.x, 0, 0x1032)); }
+    static __device__ V reverse(V v)
+    {
+        return make_uint2(__byte_perm(v.y, 0, 0x1032), __byte_perm(v.x, 0, 0x1032));
+    }
 };
 template <> struct Quad<uint32_t> {
     using V = uint4;
@@ -44,8 +47,10 @@ template <typename T> __device__ void copy_rows(const uint8_t *src, uint8_t *dst
     const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (y >= p.height || x >= p.width)
         return;
-    const uint8_t *from = src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
-    uint8_t *to = dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * sizeof(T);
+    const uint8_t *from =
+        src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
+    uint8_t *to =
+        dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * sizeof(T);
     const bool forward = p.col > 0;
     // The four source elements are contiguous: from .. from+3 forward, from-3 .. from reversed.
     const uint8_t *first = forward ? from : from - 3 * sizeof(T);
@@ -74,8 +79,8 @@ template <typename T> __device__ void copy_transposed(const uint8_t *src, uint8_
         for (int j = threadIdx.y; j < kTile; j += kTileRows) {
             const unsigned int x = x0 + j;
             if (x < p.width && y < p.height)
-                tile[j][threadIdx.x] = *reinterpret_cast<const T *>(src + p.origin + static_cast<long long>(x) * p.col +
-                                                                    static_cast<long long>(y) * p.row);
+                tile[j][threadIdx.x] = *reinterpret_cast<const T *>(
+                    src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row);
         }
     }
     __syncthreads();
@@ -95,9 +100,18 @@ template <typename T> __device__ void copy_transposed(const uint8_t *src, uint8_
 
 extern "C" {
 
-__global__ void g2g_rows_1(const uint8_t *src, uint8_t *dst, PlaneCopy p) { copy_rows<uint8_t>(src, dst, p); }
-__global__ void g2g_rows_2(const uint8_t *src, uint8_t *dst, PlaneCopy p) { copy_rows<uint16_t>(src, dst, p); }
-__global__ void g2g_rows_4(const uint8_t *src, uint8_t *dst, PlaneCopy p) { copy_rows<uint32_t>(src, dst, p); }
+__global__ void g2g_rows_1(const uint8_t *src, uint8_t *dst, PlaneCopy p)
+{
+    copy_rows<uint8_t>(src, dst, p);
+}
+__global__ void g2g_rows_2(const uint8_t *src, uint8_t *dst, PlaneCopy p)
+{
+    copy_rows<uint16_t>(src, dst, p);
+}
+__global__ void g2g_rows_4(const uint8_t *src, uint8_t *dst, PlaneCopy p)
+{
+    copy_rows<uint32_t>(src, dst, p);
+}
 
 __global__ void g2g_transposed_1(const uint8_t *src, uint8_t *dst, PlaneCopy p)
 {
@@ -119,8 +133,10 @@ __global__ void g2g_gather(const uint8_t *src, uint8_t *dst, PlaneCopy p)
     const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= p.width || y >= p.height)
         return;
-    const uint8_t *from = src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
-    uint8_t *to = dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * p.element;
+    const uint8_t *from =
+        src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
+    uint8_t *to =
+        dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * p.element;
     for (unsigned int i = 0; i < p.element; ++i)
         to[i] = from[i];
 }
