@@ -3,6 +3,7 @@
 #include "transpose-private.h"
 
 #include <emmintrin.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
@@ -25,6 +26,57 @@ void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t 
     }
     for (; x < count; ++x)
         std::memcpy(dst + x * E, src_last - x * E, E);
+}
+
+// The same, 64 bytes per step with AVX2 (two 32-byte vectors, each reversed across its lanes).
+template <unsigned E> __attribute__((target("avx2"), always_inline)) inline __m256i reverse_elements_avx2(__m256i v)
+{
+    if constexpr (E == 8)
+        return _mm256_permute4x64_epi64(v, 0x1B);
+    if constexpr (E == 4)
+        return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+    // Bytes or words reversed within each 128-bit lane, then the lanes swapped.
+    const __m256i within = E == 1 ? _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+                                                     12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+                                  : _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12,
+                                                     13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, within), 0x4E);
+}
+
+template <unsigned E, bool Stream>
+__attribute__((target("avx2"))) void reverse_row_avx2(const std::uint8_t *src_last, std::uint8_t *dst,
+                                                      std::uint32_t count)
+{
+    constexpr unsigned per_vector = 32 / E;
+    std::uint32_t x = 0;
+    for (; x + 2 * per_vector <= count; x += 2 * per_vector) {
+        const std::uint8_t *block = src_last - (x + 2 * per_vector - 1) * E; // the 64 bytes, lowest first
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + 32));
+        const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block));
+        if constexpr (Stream) {
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + x * E), reverse_elements_avx2<E>(high));
+            _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + x * E + 32), reverse_elements_avx2<E>(low));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + x * E), reverse_elements_avx2<E>(high));
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + x * E + 32), reverse_elements_avx2<E>(low));
+        }
+    }
+    reverse_row<E, false>(src_last - x * E, dst + x * E, count - x);
+}
+
+// A reversed row of E-byte elements: AVX2 where the machine has it (streaming needs 32-byte
+// aligned rows there), else SSE2.
+template <unsigned E, bool Stream>
+void reverse_row_best(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, bool aligned32)
+{
+    if (have_avx2()) {
+        if (Stream && aligned32)
+            reverse_row_avx2<E, true>(src_last, dst, count);
+        else
+            reverse_row_avx2<E, false>(src_last, dst, count);
+        return;
+    }
+    reverse_row<E, Stream>(src_last, dst, count);
 }
 
 void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
@@ -67,30 +119,31 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
             const std::uint32_t y = row_at(i);
             const std::uint8_t *last = base + g.at(0, y);
             std::uint8_t *out = dst + y * dst_stride;
+            const bool aligned32 = reinterpret_cast<std::uintptr_t>(out) % 32 == 0;
             switch (e * 2 + (stream ? 1 : 0)) {
             case 2:
-                reverse_row<1, false>(last, out, g.width);
+                reverse_row_best<1, false>(last, out, g.width, aligned32);
                 break;
             case 3:
-                reverse_row<1, true>(last, out, g.width);
+                reverse_row_best<1, true>(last, out, g.width, aligned32);
                 break;
             case 4:
-                reverse_row<2, false>(last, out, g.width);
+                reverse_row_best<2, false>(last, out, g.width, aligned32);
                 break;
             case 5:
-                reverse_row<2, true>(last, out, g.width);
+                reverse_row_best<2, true>(last, out, g.width, aligned32);
                 break;
             case 8:
-                reverse_row<4, false>(last, out, g.width);
+                reverse_row_best<4, false>(last, out, g.width, aligned32);
                 break;
             case 9:
-                reverse_row<4, true>(last, out, g.width);
+                reverse_row_best<4, true>(last, out, g.width, aligned32);
                 break;
             case 16:
-                reverse_row<8, false>(last, out, g.width);
+                reverse_row_best<8, false>(last, out, g.width, aligned32);
                 break;
             case 17:
-                reverse_row<8, true>(last, out, g.width);
+                reverse_row_best<8, true>(last, out, g.width, aligned32);
                 break;
             default:
                 reverse_row_any(last, out, g.width, e);

@@ -47,6 +47,13 @@ inline bool can_stream(const std::uint8_t *dst, std::int64_t dst_stride, std::si
            dst_stride % 16 == 0;
 }
 
+// AVX2 kernels are compiled with target attributes and chosen at run time.
+inline bool have_avx2()
+{
+    static const bool supported = __builtin_cpu_supports("avx2");
+    return supported;
+}
+
 // Reverses the order of the 16/E elements of E bytes in a vector.
 template <unsigned E> inline __m128i reverse_elements(__m128i v)
 {

@@ -253,12 +253,6 @@ __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base,
     }
 }
 
-bool have_avx2()
-{
-    static const bool supported = __builtin_cpu_supports("avx2");
-    return supported;
-}
-
 template <unsigned E>
 void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
                     std::int64_t dst_stride)
