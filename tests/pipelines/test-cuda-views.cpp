@@ -2,10 +2,16 @@
 // GStreamer's own elements on the downloaded frames: nvh264dec's output of both sample streams
 // for every video-direction method and crops, cudaupload's for NV12, P010_10LE, I420 and RGBA.
 // Needs an NVIDIA GPU (nvh264dec, cudaupload): elsewhere every test skips, saying so.
+#include "g2g-config.h"
+
 #include <g2g/cuda-view.h>
 #include <g2g/tensor-view-meta.h>
 
 #include <gst/video/video.h>
+
+#if G2G_HAVE_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#endif
 #include <gtest/gtest.h>
 
 #include "frames.h"
@@ -242,3 +248,50 @@ TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDown
     }
     expect_same_frames(run, peer, "the Cuda branch");
 }
+
+#if G2G_HAVE_CUDA
+TEST(CudaViews, AFrameOnAnotherGpuIsRefusedNamingBothDevices)
+{
+    if (const std::string why = skip_reason(false); !why.empty())
+        GTEST_SKIP() << why;
+    GstCudaContext *second = gst_cuda_context_new(1);
+    if (!second)
+        GTEST_SKIP() << "one CUDA device here; this needs two";
+    gst_object_unref(second);
+    // g2gmaterialize is handed device 0's context; the frames come from device 1.
+    GstCudaContext *first = gst_cuda_context_new(0);
+    GstContext *context = gst_context_new(GST_CUDA_CONTEXT_TYPE, TRUE);
+    gst_structure_set(gst_context_writable_structure(context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT,
+                      first, nullptr);
+    g2g::test::PipelineRun run;
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=64 ! cudaupload "
+        "cuda-device-id=1 ! "
+        "video/x-raw(memory:CUDAMemory) ! g2gview video-direction=90r ! g2gmaterialize name=dense ! "
+        "cudadownload cuda-device-id=1 ! fakesink",
+        &error);
+    ASSERT_EQ(error, nullptr);
+    GstElement *dense = gst_bin_get_by_name(GST_BIN(pipeline), "dense");
+    gst_element_set_context(dense, context);
+    gst_object_unref(dense);
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, 20 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(message, nullptr);
+    ASSERT_EQ(GST_MESSAGE_TYPE(message), GST_MESSAGE_ERROR);
+    GError *failure = nullptr;
+    gst_message_parse_error(message, &failure, nullptr);
+    EXPECT_NE(std::string(failure->message).find("on CUDA device 1 but the output is on CUDA device 0"),
+              std::string::npos)
+        << failure->message;
+    g_error_free(failure);
+    gst_message_unref(message);
+    gst_object_unref(bus);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+    gst_context_unref(context);
+    gst_object_unref(first);
+}
+#endif
