@@ -29,17 +29,18 @@ void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t 
 }
 
 // The same, 64 bytes per step with AVX2 (two 32-byte vectors, each reversed across its lanes).
-template <unsigned E> __attribute__((target("avx2"), always_inline)) inline __m256i reverse_elements_avx2(__m256i v)
+template <unsigned E>
+__attribute__((target("avx2"), always_inline)) inline __m256i reverse_elements_avx2(__m256i v)
 {
     if constexpr (E == 8)
         return _mm256_permute4x64_epi64(v, 0x1B);
     if constexpr (E == 4)
         return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
     // Bytes or words reversed within each 128-bit lane, then the lanes swapped.
-    const __m256i within = E == 1 ? _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
-                                                     12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-                                  : _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12,
-                                                     13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+    const __m256i within = E == 1 ? _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15,
+                                                     14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+                                  : _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14,
+                                                     15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
     return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, within), 0x4E);
 }
 
