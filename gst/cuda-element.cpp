@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "g2g-config.h"
+#include "view-caps.h"
 
 #if G2G_HAVE_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
@@ -14,6 +15,13 @@
 #endif
 
 namespace g2g::element {
+
+bool allocates_device_memory(GstQuery *query)
+{
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    return caps && !gst_caps_is_empty(caps) && caps::is_device_memory(gst_caps_get_features(caps, 0));
+}
 
 #if G2G_HAVE_CUDA
 namespace {

@@ -3,6 +3,7 @@
 // they give their CUDA output a CUDA buffer pool. In a build without CUDA every call says no.
 #pragma once
 
+#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 
 namespace g2g::element {
@@ -30,5 +31,33 @@ public:
 private:
     gpointer context_ = nullptr; // GstCudaContext, one reference
 };
+
+// True when the caps of the ALLOCATION `query` say CUDA device memory.
+bool allocates_device_memory(GstQuery *query);
+
+// The element's CudaContextUse, for install_cuda_glue.
+using CudaUseOf = CudaContextUse &(*)(GstBaseTransform *);
+
+// What every CUDA-capable view element does the same way, installed on its GstBaseTransform
+// class: set_context joins the pipeline's CUDA context, CONTEXT queries are answered with it,
+// stop releases it. Each then chains to GstBaseTransform. decide_allocation stays the
+// element's own (CudaContextUse::decide_pool where it writes dense CUDA frames).
+template <CudaUseOf use> void install_cuda_glue(GstBaseTransformClass *klass)
+{
+    GST_ELEMENT_CLASS(klass)->set_context = [](GstElement *element, GstContext *context) {
+        use(GST_BASE_TRANSFORM(element)).set_context(element, context);
+        GST_ELEMENT_CLASS(g_type_class_peek(GST_TYPE_BASE_TRANSFORM))->set_context(element, context);
+    };
+    klass->query = [](GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) -> gboolean {
+        if (use(trans).answer_query(GST_ELEMENT(trans), query))
+            return TRUE;
+        return GST_BASE_TRANSFORM_CLASS(g_type_class_peek(GST_TYPE_BASE_TRANSFORM))
+            ->query(trans, direction, query);
+    };
+    klass->stop = [](GstBaseTransform *trans) -> gboolean {
+        use(trans).release();
+        return TRUE;
+    };
+}
 
 } // namespace g2g::element

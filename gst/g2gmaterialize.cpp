@@ -92,30 +92,14 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
 {
     // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
     // default would hand the pool downstream's system allocator).
-    GstCaps *caps = nullptr;
-    gst_query_parse_allocation(query, &caps, nullptr);
-    if (caps && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)))
+    if (g2g::element::allocates_device_memory(query))
         return G2G_MATERIALIZE(trans)->cuda->decide_pool(GST_ELEMENT(trans), query);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
 }
 
-static void g2g_materialize_set_context(GstElement *element, GstContext *context)
+static g2g::element::CudaContextUse &cuda_of(GstBaseTransform *trans)
 {
-    G2G_MATERIALIZE(element)->cuda->set_context(element, context);
-    GST_ELEMENT_CLASS(g2g_materialize_parent_class)->set_context(element, context);
-}
-
-static gboolean g2g_materialize_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-    if (G2G_MATERIALIZE(trans)->cuda->answer_query(GST_ELEMENT(trans), query))
-        return TRUE;
-    return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->query(trans, direction, query);
-}
-
-static gboolean g2g_materialize_stop(GstBaseTransform *trans)
-{
-    G2G_MATERIALIZE(trans)->cuda->release();
-    return TRUE;
+    return *G2G_MATERIALIZE(trans)->cuda;
 }
 
 static void g2g_materialize_finalize(GObject *object)
@@ -147,9 +131,7 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     transform_class->transform_meta = g2g_materialize_transform_meta;
     transform_class->passthrough_on_same_caps = FALSE;
     transform_class->decide_allocation = g2g_materialize_decide_allocation;
-    transform_class->query = g2g_materialize_query;
-    transform_class->stop = g2g_materialize_stop;
-    element_class->set_context = g2g_materialize_set_context;
+    g2g::element::install_cuda_glue<cuda_of>(transform_class);
 
     GST_DEBUG_CATEGORY_INIT(g2g_materialize_debug, "g2gmaterialize", 0, "g2g materialize");
 }

@@ -269,32 +269,16 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     self->state->downstream_crops =
         gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
         gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-    // Dense CUDA output is written by a kernel into frames of a CUDA pool.
-    GstCaps *caps = nullptr;
-    gst_query_parse_allocation(query, &caps, nullptr);
-    // (configured here, whole: the default would hand the pool downstream's system allocator).
-    if (caps && !self->state->out_view && g2g::caps::is_device_memory(gst_caps_get_features(caps, 0)))
+    // Dense CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole
+    // (the default would hand the pool downstream's system allocator).
+    if (!self->state->out_view && g2g::element::allocates_device_memory(query))
         return self->state->cuda.decide_pool(GST_ELEMENT(self), query);
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
 
-static void g2g_view_set_context(GstElement *element, GstContext *context)
+static g2g::element::CudaContextUse &cuda_of(GstBaseTransform *trans)
 {
-    G2G_VIEW(element)->state->cuda.set_context(element, context);
-    GST_ELEMENT_CLASS(g2g_view_parent_class)->set_context(element, context);
-}
-
-static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-    if (G2G_VIEW(trans)->state->cuda.answer_query(GST_ELEMENT(trans), query))
-        return TRUE;
-    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
-}
-
-static gboolean g2g_view_stop(GstBaseTransform *trans)
-{
-    G2G_VIEW(trans)->state->cuda.release();
-    return TRUE;
+    return G2G_VIEW(trans)->state->cuda;
 }
 
 // A pure crop of a dense frame towards a peer that reads GstVideoCropMeta: the input frame
@@ -554,9 +538,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
-    transform_class->query = g2g_view_query;
-    transform_class->stop = g2g_view_stop;
-    element_class->set_context = g2g_view_set_context;
+    g2g::element::install_cuda_glue<cuda_of>(transform_class);
     transform_class->sink_event = g2g_view_sink_event;
 
     GST_DEBUG_CATEGORY_INIT(g2g_view_debug, "g2gview", 0, "g2g stride view");
