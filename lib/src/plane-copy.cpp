@@ -67,17 +67,19 @@ __attribute__((target("avx2"))) void reverse_row_avx2(const std::uint8_t *src_la
 
 // A reversed row of E-byte elements: AVX2 where the machine has it (streaming needs 32-byte
 // aligned rows there), else SSE2.
-template <unsigned E, bool Stream>
-void reverse_row_best(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, bool aligned32)
+template <unsigned E>
+void reverse_row_best(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, bool stream)
 {
     if (have_avx2()) {
-        if (Stream && aligned32)
+        if (stream && reinterpret_cast<std::uintptr_t>(dst) % 32 == 0)
             reverse_row_avx2<E, true>(src_last, dst, count);
         else
             reverse_row_avx2<E, false>(src_last, dst, count);
-        return;
+    } else if (stream) {
+        reverse_row<E, true>(src_last, dst, count);
+    } else {
+        reverse_row<E, false>(src_last, dst, count);
     }
-    reverse_row<E, Stream>(src_last, dst, count);
 }
 
 void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
@@ -120,31 +122,18 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
             const std::uint32_t y = row_at(i);
             const std::uint8_t *last = base + g.at(0, y);
             std::uint8_t *out = dst + y * dst_stride;
-            const bool aligned32 = reinterpret_cast<std::uintptr_t>(out) % 32 == 0;
-            switch (e * 2 + (stream ? 1 : 0)) {
-            case 2:
-                reverse_row_best<1, false>(last, out, g.width, aligned32);
+            switch (e) {
+            case 1:
+                reverse_row_best<1>(last, out, g.width, stream);
                 break;
-            case 3:
-                reverse_row_best<1, true>(last, out, g.width, aligned32);
+            case 2:
+                reverse_row_best<2>(last, out, g.width, stream);
                 break;
             case 4:
-                reverse_row_best<2, false>(last, out, g.width, aligned32);
-                break;
-            case 5:
-                reverse_row_best<2, true>(last, out, g.width, aligned32);
+                reverse_row_best<4>(last, out, g.width, stream);
                 break;
             case 8:
-                reverse_row_best<4, false>(last, out, g.width, aligned32);
-                break;
-            case 9:
-                reverse_row_best<4, true>(last, out, g.width, aligned32);
-                break;
-            case 16:
-                reverse_row_best<8, false>(last, out, g.width, aligned32);
-                break;
-            case 17:
-                reverse_row_best<8, true>(last, out, g.width, aligned32);
+                reverse_row_best<8>(last, out, g.width, stream);
                 break;
             default:
                 reverse_row_any(last, out, g.width, e);
