@@ -67,10 +67,15 @@ bool converts_to_system(K from)
     case K::SystemView:
     case K::DmaBuf:
         return true;
-    case K::VulkanTexture:
-        return has_element("vulkandownload");
-    case K::Cuda:
-        return has_element("cudadownload");
+    // Looked up once: caps queries ask this for every structure of every branch.
+    case K::VulkanTexture: {
+        static const bool present = has_element("vulkandownload");
+        return present;
+    }
+    case K::Cuda: {
+        static const bool present = has_element("cudadownload");
+        return present;
+    }
     default:
         return false;
     }
