@@ -8,6 +8,7 @@
 
 #include "frames.h"
 #include "pipeline.h"
+#include "tee-stats.h"
 
 #include <string>
 
@@ -26,41 +27,20 @@ std::string source()
     return "videotestsrc num-buffers=" + std::to_string(kFrames) + " pattern=smpte ! " + kRgba;
 }
 
+// The run's g2gtee (named "t"), kept past the run to read its stats.
 struct TeeStats {
-    guint64 frames = 0, shares = 0, copies = 0, conversions = 0, bytes_converted = 0;
-    GstStructure *by_pair = nullptr; // owned
+    g2g::ElementRef tee;
 
-    guint64 pair(const char *name) const
-    {
-        guint64 count = 0;
-        if (by_pair)
-            gst_structure_get_uint64(by_pair, name, &count);
-        return count;
-    }
-    ~TeeStats()
-    {
-        if (by_pair)
-            gst_structure_free(by_pair);
-    }
+    guint64 get(const char *field) const { return g2g::test::tee_stat(tee.get(), field); }
+    guint64 pair(const char *name) const { return g2g::test::tee_conversions(tee.get(), name); }
 };
 
-// Runs `description` (its g2gtee named "t") and reads the tee's stats at EOS.
+// Runs `description` and keeps its tee in `stats`.
 PipelineRun run_with_stats(const std::string &description, TeeStats &stats)
 {
     return run_pipeline(description, {}, 20 * GST_SECOND, [&](GstBin *pipeline) {
-        GstElement *tee = gst_bin_get_by_name(pipeline, "t");
-        ASSERT_NE(tee, nullptr);
-        GstStructure *s = nullptr;
-        g_object_get(tee, "stats", &s, nullptr);
-        gst_structure_get_uint64(s, "frames", &stats.frames);
-        gst_structure_get_uint64(s, "shares", &stats.shares);
-        gst_structure_get_uint64(s, "copies", &stats.copies);
-        gst_structure_get_uint64(s, "conversions", &stats.conversions);
-        gst_structure_get_uint64(s, "bytes-converted", &stats.bytes_converted);
-        const GValue *pairs = gst_structure_get_value(s, "conversions-by-pair");
-        stats.by_pair = gst_structure_copy(gst_value_get_structure(pairs));
-        gst_structure_free(s);
-        gst_object_unref(tee);
+        stats.tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t"));
+        ASSERT_TRUE(stats.tee);
     });
 }
 
@@ -116,13 +96,13 @@ TEST(G2gTeeDomains, OneVulkanDownloadPerFrameFeedsEverySystemBranch)
                                   "t. ! queue ! identity ! appsink name=system2 caps=video/x-raw",
                        stats);
     ASSERT_EQ(run.error, "");
-    EXPECT_EQ(stats.frames, static_cast<guint64>(kFrames));
+    EXPECT_EQ(stats.get("frames"), static_cast<guint64>(kFrames));
     // Exactly one download per frame, however many system branches share it.
-    EXPECT_EQ(stats.conversions, static_cast<guint64>(kFrames));
+    EXPECT_EQ(stats.get("conversions"), static_cast<guint64>(kFrames));
     EXPECT_EQ(stats.pair("VulkanTexture-to-System"), static_cast<guint64>(kFrames));
-    EXPECT_EQ(stats.copies, 0u);
-    EXPECT_EQ(stats.shares, 3u * kFrames);
-    EXPECT_GE(stats.bytes_converted, static_cast<guint64>(kFrames) * 64 * 48 * 4);
+    EXPECT_EQ(stats.get("copies"), 0u);
+    EXPECT_EQ(stats.get("shares"), 3u * kFrames);
+    EXPECT_GE(stats.get("bytes-converted"), static_cast<guint64>(kFrames) * 64 * 48 * 4);
 
     const auto &system1 = run.sinks["system1"];
     const auto &system2 = run.sinks["system2"];
@@ -177,7 +157,7 @@ TEST(G2gTeeDomains, ViewsFanOutAsViewsAndAsOneSharedMaterializedFrame)
         EXPECT_EQ(memory_of(dense1[i]), memory_of(dense2[i])) << "one materialized frame, shared";
     }
     EXPECT_EQ(stats.pair("SystemView-to-System"), static_cast<guint64>(kFrames));
-    EXPECT_EQ(stats.conversions, static_cast<guint64>(kFrames));
+    EXPECT_EQ(stats.get("conversions"), static_cast<guint64>(kFrames));
     expect_frames_equal(dense1, reference("videoflip video-direction=90r"),
                         info_of("video/x-raw,format=RGBA,width=48,height=64"), "dense1");
 }
@@ -190,7 +170,7 @@ TEST(G2gTeeDomains, AllSystemBranchesMakeTheViewMaterializeUpstreamNotInTheTee)
                                                 "t. ! queue ! appsink name=b caps=video/x-raw",
                                      stats);
     ASSERT_EQ(run.error, "");
-    EXPECT_EQ(stats.conversions, 0u);
+    EXPECT_EQ(stats.get("conversions"), 0u);
     ASSERT_EQ(run.sinks["a"].size(), static_cast<std::size_t>(kFrames));
     EXPECT_EQ(memory_of(run.sinks["a"][0]), memory_of(run.sinks["b"][0]));
 }
