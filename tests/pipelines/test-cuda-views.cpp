@@ -16,6 +16,7 @@
 
 #include "frames.h"
 #include "pipeline.h"
+#include "tee-stats.h"
 
 #include <string>
 
@@ -218,13 +219,8 @@ TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDown
             "t. ! queue ! appsink name=s3 sync=false caps=video/x-raw",
         {}, 120 * GST_SECOND, [&](GstBin *pipeline) {
             GstElement *tee = gst_bin_get_by_name(pipeline, "t");
-            GstStructure *stats = nullptr;
-            g_object_get(tee, "stats", &stats, nullptr);
-            gst_structure_get_uint64(stats, "frames", &frames);
-            gst_structure_get_uint64(
-                gst_value_get_structure(gst_structure_get_value(stats, "conversions-by-pair")),
-                "Cuda-to-System", &downloads);
-            gst_structure_free(stats);
+            frames = g2g::test::tee_stat(tee, "frames");
+            downloads = g2g::test::tee_conversions(tee, "Cuda-to-System");
             gst_object_unref(tee);
         });
     ASSERT_EQ(run.error, "");
