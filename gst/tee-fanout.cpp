@@ -243,8 +243,11 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     for (GstPad *pad : state.pushing)
         tally.add(push_to_branch(self, pad, gst_buffer_ref(frame.get())));
 
+    // Relabelled frames are checked once per stream (a map of fd memory is an mmap): one that
+    // maps shows the stream's memory does; a later frame that would not fails its reader.
+    bool relabelled = false;
     if (!state.pushing_relabelled.empty()) {
-        if (!maps_for_reading(frame.get())) {
+        if (!state.relabel_verified && !maps_for_reading(frame.get())) {
             GST_ELEMENT_ERROR(self, STREAM, FAILED,
                               ("%s: a DMABuf frame that cannot be mapped reached branches that read system "
                                "memory: insert %s before them",
@@ -253,10 +256,7 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
                               (nullptr));
             tally.add_verdict(GST_FLOW_ERROR);
         } else {
-            static const std::string relabel_pair = "DmaBuf-to-System";
-            GST_OBJECT_LOCK(self);
-            ++state.conversions[relabel_pair];
-            GST_OBJECT_UNLOCK(self);
+            state.relabel_verified = relabelled = true;
             for (GstPad *pad : state.pushing_relabelled)
                 tally.add(push_to_branch(self, pad, gst_buffer_ref(frame.get())));
         }
@@ -275,9 +275,12 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     unref_all(state.pushing);
     unref_all(state.pushing_relabelled);
 
+    static const std::string relabel_pair = "DmaBuf-to-System";
     GST_OBJECT_LOCK(self);
     ++state.frames;
     state.shares += tally.shares;
+    if (relabelled)
+        ++state.conversions[relabel_pair];
     GST_OBJECT_UNLOCK(self);
     return tally.combined(allow_not_linked);
 }

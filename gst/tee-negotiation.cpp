@@ -405,6 +405,7 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     }
 
     // Apply; a branch whose route changed starts from its new source's stream events.
+    state.relabel_verified = false;
     std::vector<Decision *> changed;
     GST_OBJECT_LOCK(self);
     for (Decision &decision : decisions) {

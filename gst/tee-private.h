@@ -85,6 +85,8 @@ struct TeeState {
     // The last route decision failed (fan-out-policy=fail, copy-budget) and posted its error:
     // frames are refused until routes are decided again (streaming thread only).
     bool refused = false;
+    // A relabelled (DMABuf) frame of the current routes mapped for reading (streaming thread).
+    bool relabel_verified = false;
 
     // Streaming thread only (under the sink pad's stream lock): the conversions in use and the
     // per-frame scratch, reused so a frame allocates nothing.
