@@ -29,9 +29,7 @@ void FlowTally::add_verdict(GstFlowReturn ret)
         ++ok;
     else if (ret == GST_FLOW_EOS)
         ++eos;
-    else if (ret == GST_FLOW_NOT_LINKED)
-        ++not_linked;
-    else if (failure == GST_FLOW_OK)
+    else if (ret != GST_FLOW_NOT_LINKED && failure == GST_FLOW_OK)
         failure = ret; // FLUSHING too: one flushing branch flushes the tee, as with tee
 }
 
@@ -40,7 +38,6 @@ void FlowTally::merge(const FlowTally &other)
     ok += other.ok;
     shares += other.shares;
     eos += other.eos;
-    not_linked += other.not_linked;
     if (failure == GST_FLOW_OK)
         failure = other.failure;
 }

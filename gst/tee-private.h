@@ -48,7 +48,6 @@ struct FlowTally {
     guint ok = 0;
     guint shares = 0; // OK pushes to branches (a conversion's own OK is a verdict, not a share)
     guint eos = 0;
-    guint not_linked = 0;
     GstFlowReturn failure = GST_FLOW_OK;
 
     void add(GstFlowReturn ret);         // a push to a branch
