@@ -61,7 +61,8 @@ Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
         if (!base)
             return Error(ErrorCode::MapFailed,
                          "cannot map plane " + std::to_string(p) + " of the view for reading");
-        detail::copy_plane(base, planes_[p].grid, planes_[p].element_size, dst[p], dst_stride[p]);
+        detail::copy_plane(base, planes_[p].grid, planes_[p].element_size, dst[p], dst_stride[p],
+                           GST_VIDEO_INFO_SIZE(&info_));
     }
     return {};
 }

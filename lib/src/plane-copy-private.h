@@ -9,9 +9,10 @@ namespace g2g::detail {
 
 // Writes the grid's elements (element_size bytes each, at base + grid.at(x, y)) densely into
 // dst, row y at dst + y * dst_stride. One pass; rows, reversed rows and transposed walks each
-// take their own path (memcpy, SIMD reversal, cache-blocked SIMD transposes).
+// take their own path (memcpy, SIMD reversal, cache-blocked SIMD transposes). `frame_bytes`,
+// the whole output frame's size, decides whether the output is streamed past the caches.
 void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
-                std::uint8_t *dst, std::int64_t dst_stride);
+                std::uint8_t *dst, std::int64_t dst_stride, std::size_t frame_bytes);
 
 // Packed 4:2:2 (YUY2/UYVY/YVYU) through any composed orientation and crop: luma per pixel,
 // chroma per output macropixel, as videoflip computes it (two source chroma samples averaged

@@ -101,7 +101,7 @@ void scalar_tiled_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, un
 } // namespace
 
 void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e, std::uint8_t *dst,
-                std::int64_t dst_stride)
+                std::int64_t dst_stride, std::size_t frame_bytes)
 {
     const std::int64_t elem = e;
     // Rows are visited in the order that keeps the source one monotonic stream (a vertical flip
@@ -117,7 +117,7 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
         return;
     }
     if (g.col == -elem) {
-        const bool stream = can_stream(dst, dst_stride, static_cast<std::size_t>(g.width) * g.height * e);
+        const bool stream = can_stream(dst, dst_stride, frame_bytes);
         for (std::uint32_t i = 0; i < g.height; ++i) {
             const std::uint32_t y = row_at(i);
             const std::uint8_t *last = base + g.at(0, y);
@@ -144,7 +144,7 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
             _mm_sfence();
         return;
     }
-    if ((g.row == elem || g.row == -elem) && transpose_plane(base, g, e, dst, dst_stride))
+    if ((g.row == elem || g.row == -elem) && transpose_plane(base, g, e, dst, dst_stride, frame_bytes))
         return;
     scalar_tiled_walk(base, g, e, dst, dst_stride);
 }

@@ -102,41 +102,19 @@ template <unsigned E>
 constexpr std::uint32_t kTileRows = 512;
 constexpr std::uint32_t kLine = 64;
 
-// Streams rows of a B-row group assembled in `group` (kLine bytes a row) out as whole cache
-// lines: non-temporal stores scattered 16 bytes at a time over many rows would leave the
-// write-combining buffers half full and write partial lines.
-inline void flush_group(const std::uint8_t *group, unsigned rows, unsigned bytes, std::uint8_t *dst,
-                        std::int64_t dst_stride)
-{
-    for (unsigned j = 0; j < rows; ++j) {
-        const std::uint8_t *in = group + j * kLine;
-        std::uint8_t *out = dst + j * dst_stride;
-        for (unsigned b = 0; b < bytes; b += 16)
-            store16<true>(out + b, _mm_load_si128(reinterpret_cast<const __m128i *>(in + b)));
-    }
-}
-
-template <unsigned E, bool Stream>
+template <unsigned E>
 void sse2_tiles(std::uint32_t y_begin, const std::uint8_t *base, const Grid<std::int64_t> &g,
                 std::uint8_t *dst, std::int64_t dst_stride, std::uint32_t full_w, std::uint32_t full_h)
 {
     constexpr std::uint32_t B = 16 / E;
     constexpr std::uint32_t tile_cols = kLine / E;
-    alignas(64) std::uint8_t group[B * kLine];
     for (std::uint32_t ty = y_begin; ty < full_h; ty += kTileRows) {
         const std::uint32_t ty_end = std::min(full_h, ty + kTileRows);
         for (std::uint32_t tx = 0; tx < full_w; tx += tile_cols) {
             const std::uint32_t tx_end = std::min(full_w, tx + tile_cols);
             for (std::uint32_t y0 = ty; y0 < ty_end; y0 += B) {
-                if constexpr (Stream) {
-                    // Blocks go to a B x 64-byte group, which then leaves as whole lines.
-                    for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
-                        sse2_block<E>(base, g, x0, y0, group + (x0 - tx) * E, kLine);
-                    flush_group(group, B, (tx_end - tx) * E, dst + y0 * dst_stride + tx * E, dst_stride);
-                } else {
-                    for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
-                        sse2_block<E>(base, g, x0, y0, dst + y0 * dst_stride + x0 * E, dst_stride);
-                }
+                for (std::uint32_t x0 = tx; x0 < tx_end; x0 += B)
+                    sse2_block<E>(base, g, x0, y0, dst + y0 * dst_stride + x0 * E, dst_stride);
             }
         }
     }
@@ -165,7 +143,6 @@ __attribute__((target("avx2"), always_inline)) inline void transpose8x8_u32(__m2
     }
 }
 
-template <bool Stream>
 __attribute__((target("avx2"))) void avx2_tiles_u32(const std::uint8_t *base, const Grid<std::int64_t> &g,
                                                     std::uint8_t *dst, std::int64_t dst_stride,
                                                     std::uint32_t full_w, std::uint32_t full_h)
@@ -174,7 +151,6 @@ __attribute__((target("avx2"))) void avx2_tiles_u32(const std::uint8_t *base, co
     constexpr std::uint32_t tile_cols = kLine / 4;
     const bool descending = g.row < 0;
     const __m256i reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-    alignas(64) std::uint8_t group[B * kLine];
     for (std::uint32_t ty = 0; ty < full_h; ty += kTileRows) {
         const std::uint32_t ty_end = std::min(full_h, ty + kTileRows);
         for (std::uint32_t tx = 0; tx < full_w; tx += tile_cols) {
@@ -190,18 +166,10 @@ __attribute__((target("avx2"))) void avx2_tiles_u32(const std::uint8_t *base, co
                     }
                     transpose8x8_u32(r);
 #pragma GCC unroll 8
-                    for (unsigned j = 0; j < B; ++j) {
-                        if constexpr (Stream) {
-                            _mm256_store_si256(reinterpret_cast<__m256i *>(group + j * kLine + (x0 - tx) * 4),
-                                               r[j]);
-                        } else {
-                            _mm256_storeu_si256(
-                                reinterpret_cast<__m256i *>(dst + (y0 + j) * dst_stride + x0 * 4), r[j]);
-                        }
-                    }
+                    for (unsigned j = 0; j < B; ++j)
+                        _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + (y0 + j) * dst_stride + x0 * 4),
+                                            r[j]);
                 }
-                if constexpr (Stream)
-                    flush_group(group, B, (tx_end - tx) * 4, dst + y0 * dst_stride + tx * 4, dst_stride);
             }
         }
     }
@@ -210,7 +178,7 @@ __attribute__((target("avx2"))) void avx2_tiles_u32(const std::uint8_t *base, co
 // AVX2 for 1- and 2-byte elements: each 32-byte load covers two SSE blocks stacked along the
 // view column (source rows y0 .. y0 + 2B - 1), and the in-lane unpacks transpose both at once:
 // half the instructions per byte of the SSE2 path.
-template <unsigned E, bool Stream>
+template <unsigned E>
 __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base, const Grid<std::int64_t> &g,
                                                        std::uint8_t *dst, std::int64_t dst_stride,
                                                        std::uint32_t full_w, std::uint32_t full_h)
@@ -244,8 +212,9 @@ __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base,
                     for (unsigned j = 0; j < B; ++j) {
                         std::uint8_t *upper = dst + (y0 + j) * dst_stride + x0 * E;
                         std::uint8_t *lower = dst + (y0 + B + j) * dst_stride + x0 * E;
-                        store16<Stream>(upper, _mm256_castsi256_si128(r[j]));
-                        store16<Stream>(lower, _mm256_extracti128_si256(r[j], 1));
+                        _mm_storeu_si128(reinterpret_cast<__m128i *>(upper), _mm256_castsi256_si128(r[j]));
+                        _mm_storeu_si128(reinterpret_cast<__m128i *>(lower),
+                                         _mm256_extracti128_si256(r[j], 1));
                     }
                 }
             }
@@ -253,56 +222,52 @@ __attribute__((target("avx2"))) void avx2_tiles_paired(const std::uint8_t *base,
     }
 }
 
+// The cached kernels (AVX2 where the CPU has it, else SSE2) and element copies for the edges.
 template <unsigned E>
-void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
-                    std::int64_t dst_stride)
+void cached_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                 std::int64_t dst_stride)
 {
     const bool avx2 = have_avx2();
-    const bool stream = can_stream(dst, dst_stride, static_cast<std::size_t>(g.width) * g.height * E);
     const std::uint32_t B = E == 4 && avx2 ? 8 : 16 / E;
     const std::uint32_t full_w = g.width - g.width % B;
     const std::uint32_t full_h = g.height - g.height % B;
     std::uint32_t done_h = 0; // rows the AVX2 kernels covered
     if (E == 4 && avx2) {
-        if (stream)
-            avx2_tiles_u32<true>(base, g, dst, dst_stride, full_w, full_h);
-        else
-            avx2_tiles_u32<false>(base, g, dst, dst_stride, full_w, full_h);
+        avx2_tiles_u32(base, g, dst, dst_stride, full_w, full_h);
         done_h = full_h;
     } else if (E < 4 && avx2) {
         done_h = g.height - g.height % (2 * B);
-        if (stream)
-            avx2_tiles_paired<E, true>(base, g, dst, dst_stride, full_w, done_h);
-        else
-            avx2_tiles_paired<E, false>(base, g, dst, dst_stride, full_w, done_h);
+        avx2_tiles_paired<E>(base, g, dst, dst_stride, full_w, done_h);
     }
-    if (done_h < full_h) {
-        if (stream)
-            sse2_tiles<E, true>(done_h, base, g, dst, dst_stride, full_w, full_h);
-        else
-            sse2_tiles<E, false>(done_h, base, g, dst, dst_stride, full_w, full_h);
-    }
-    if (stream)
-        _mm_sfence();
+    if (done_h < full_h)
+        sse2_tiles<E>(done_h, base, g, dst, dst_stride, full_w, full_h);
     // Right and bottom edges that do not fill a block.
     copy_element_range(base, g, E, full_w, g.width, 0, g.height, dst, dst_stride);
     copy_element_range(base, g, E, 0, full_w, full_h, g.height, dst, dst_stride);
 }
 
+template <unsigned E>
+void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                    std::int64_t dst_stride, std::size_t frame_bytes)
+{
+    if (!have_avx512() || !transpose_avx512(base, g, E, dst, dst_stride, transpose_streams(frame_bytes)))
+        cached_walk<E>(base, g, dst, dst_stride);
+}
+
 } // namespace
 
 bool transpose_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
-                     std::uint8_t *dst, std::int64_t dst_stride)
+                     std::uint8_t *dst, std::int64_t dst_stride, std::size_t frame_bytes)
 {
     switch (element_size) {
     case 1:
-        transpose_walk<1>(base, grid, dst, dst_stride);
+        transpose_walk<1>(base, grid, dst, dst_stride, frame_bytes);
         return true;
     case 2:
-        transpose_walk<2>(base, grid, dst, dst_stride);
+        transpose_walk<2>(base, grid, dst, dst_stride, frame_bytes);
         return true;
     case 4:
-        transpose_walk<4>(base, grid, dst, dst_stride);
+        transpose_walk<4>(base, grid, dst, dst_stride, frame_bytes);
         return true;
     default:
         return false;

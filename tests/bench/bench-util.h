@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace g2g::bench {
 
@@ -48,6 +49,21 @@ inline double seconds_per_call(const std::function<void()> &body, int calls, int
         best = std::min(best, took.count() / calls);
     }
     return best;
+}
+
+// Seconds per call of `ours` and of `peer`, measured in alternating rounds (best of `rounds`
+// each): both see the same spells of load on a shared machine, so their ratio is steadier
+// than that of two figures taken one after the other.
+inline std::pair<double, double> paired_seconds_per_call(const std::function<void()> &ours,
+                                                         const std::function<void()> &peer, int calls,
+                                                         int rounds = 9)
+{
+    double best_ours = 1e30, best_peer = 1e30;
+    for (int r = 0; r < rounds; ++r) {
+        best_ours = std::min(best_ours, seconds_per_call(ours, calls, 1));
+        best_peer = std::min(best_peer, seconds_per_call(peer, calls, 1));
+    }
+    return {best_ours, best_peer};
 }
 
 // Runs the gst-launch `description` to EOS and returns the seconds it took; `inspect` sees the

@@ -97,12 +97,6 @@ void view_out_against_peers()
         std::fclose(csv);
 }
 
-double memcpy_seconds(gsize bytes)
-{
-    std::vector<guint8> a(bytes, 1), b(bytes, 2);
-    return g2g::bench::seconds_per_call([&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
-}
-
 void materialized_against_peers()
 {
     std::printf("\n2. Dense out at 4K: g2gview ! g2gmaterialize vs videoflip / videocrop (same frames)\n");
@@ -174,10 +168,11 @@ void materialize_bandwidth()
             guint8 *planes[GST_VIDEO_MAX_PLANES];
             for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p)
                 planes[p] = dst.data() + GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
-            const double seconds = g2g::bench::seconds_per_call(
-                [&] { (void)view->materialize_into(frame, planes, out.stride); }, 10);
             const gsize bytes = GST_VIDEO_INFO_SIZE(&out);
-            const double copy = memcpy_seconds(bytes);
+            std::vector<guint8> a(bytes, 1), b(bytes, 2);
+            const auto [seconds, copy] = g2g::bench::paired_seconds_per_call(
+                [&] { (void)view->materialize_into(frame, planes, out.stride); },
+                [&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
             std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, c.name, bytes / seconds / 1e9,
                         bytes / copy / 1e9, seconds * 1e3, 100 * copy / seconds);
             if (csv)

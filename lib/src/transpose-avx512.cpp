@@ -1,0 +1,290 @@
+// Transposed walks with AVX-512 (F, BW, VBMI): every view row is written one whole 64-byte line
+// at a time, and large frames are streamed past the caches with full-line non-temporal stores.
+//
+// Why this shape: a transpose has no store locality (each output line belongs to another row),
+// so with ordinary stores every line of the output is first read from memory (read for
+// ownership) at an address no prefetcher can guess. A full-line non-temporal store skips that
+// read; a partial one would cost a read-modify-write in memory instead. So each tile is the
+// 64 bytes of one output line across a band of view rows, and rows whose lines do not start on
+// a line boundary (any stride that is not a multiple of 64, e.g. 2160-byte NV12 rows) are
+// re-aligned through a per-row carry: the line straddling two tiles is written once, when its
+// second half is known.
+#include "transpose-private.h"
+
+// GCC 12's AVX-512 intrinsics build their "undefined" operands by self-initialisation, which
+// its own -Wmaybe-uninitialized then reports inside the headers.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "simd-private.h"
+
+#define G2G_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+namespace g2g::detail {
+namespace {
+
+constexpr unsigned kLine = 64;
+// View rows per band: the tile's source rows are read in runs of kBand elements (long enough
+// for the prefetchers), and the band's carries stay in L1/L2 (kBand x 64 bytes).
+constexpr std::uint32_t kBand = 512;
+
+// 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then lane shuffles.
+G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
+{
+    __m512i t[16];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+        t[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+        r[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+        r[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+        r[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+        r[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+    }
+    // Lane l of r[4k + m] now holds elements (4k .. 4k+3) of column 4l + m: gather the lanes.
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+        const __m512i p0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x88);
+        const __m512i p1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xDD);
+        const __m512i q0 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0x88);
+        const __m512i q1 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0xDD);
+        t[m] = _mm512_shuffle_i32x4(p0, q0, 0x88);
+        t[8 + m] = _mm512_shuffle_i32x4(p0, q0, 0xDD);
+        t[4 + m] = _mm512_shuffle_i32x4(p1, q1, 0x88);
+        t[12 + m] = _mm512_shuffle_i32x4(p1, q1, 0xDD);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+        r[i] = t[i];
+}
+
+// N x N blocks of 1- or 2-byte elements in each 128-bit lane (N = 16 / E): four blocks at once,
+// stacked along the view column. Each round interleaves vector k with vector k + N/2.
+template <unsigned E> G2G_AVX512 [[gnu::always_inline]] inline void transpose_lanes(__m512i r[16 / E])
+{
+    constexpr unsigned N = 16 / E;
+    constexpr unsigned rounds = E == 1 ? 4 : 3;
+#pragma GCC unroll 4
+    for (unsigned round = 0; round < rounds; ++round) {
+        __m512i n[N];
+#pragma GCC unroll 8
+        for (unsigned k = 0; k < N / 2; ++k) {
+            if constexpr (E == 1) {
+                n[2 * k] = _mm512_unpacklo_epi8(r[k], r[k + N / 2]);
+                n[2 * k + 1] = _mm512_unpackhi_epi8(r[k], r[k + N / 2]);
+            } else {
+                n[2 * k] = _mm512_unpacklo_epi16(r[k], r[k + N / 2]);
+                n[2 * k + 1] = _mm512_unpackhi_epi16(r[k], r[k + N / 2]);
+            }
+        }
+#pragma GCC unroll 16
+        for (unsigned k = 0; k < N; ++k)
+            r[k] = n[k];
+    }
+}
+
+// The 64 bytes at p, with a prefetch of the line two steps further in `direction` (+1, -1).
+G2G_AVX512 [[gnu::always_inline]] inline __m512i load_ahead(const std::uint8_t *p, int direction)
+{
+    _mm_prefetch(reinterpret_cast<const char *>(p + direction * 2 * static_cast<int>(kLine)), _MM_HINT_T0);
+    return _mm512_loadu_si512(p);
+}
+
+// The first `bytes` bytes of a 64-byte vector, as a byte mask.
+inline __mmask64 first_bytes(unsigned bytes)
+{
+    return bytes >= kLine ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+}
+
+// Writes view rows one 64-byte piece at a time, left to right within a band.
+// Cached: plain stores. Streamed: whole aligned lines only, through the row's carry (the
+// previous piece), as described at the top of this file.
+template <bool Stream> struct RowWriter {
+    alignas(64) std::uint8_t carry[Stream ? kBand : 1][kLine];
+
+    // The first `bytes` bytes of `piece` go to p, the row's bytes from x * E; `first`: the
+    // band's first piece of the row. Only the row's last piece may be short.
+    G2G_AVX512 [[gnu::always_inline]] void put(std::uint32_t band_row, std::uint8_t *p, __m512i piece,
+                                               bool first, unsigned bytes)
+    {
+        if (bytes < kLine) {
+            if (!first)
+                finish(band_row, p);
+            _mm512_mask_storeu_epi8(p, first_bytes(bytes), piece);
+            return;
+        }
+        if constexpr (!Stream) {
+            _mm512_storeu_si512(p, piece);
+        } else {
+            const unsigned m = reinterpret_cast<std::uintptr_t>(p) % kLine;
+            if (m == 0) {
+                _mm512_stream_si512(reinterpret_cast<__m512i *>(p), piece);
+                return;
+            }
+            void *slot = carry[band_row];
+            if (first) {
+                // The line's head belongs to bytes before the row: a plain store of our part.
+                _mm512_mask_storeu_epi8(p, ~0ull >> m, piece);
+            } else {
+                // [carry's last m bytes | piece's first 64 - m bytes] is the whole line at p - m.
+                const __m512i from = _mm512_add_epi8(
+                    _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46,
+                                    45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28,
+                                    27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
+                                    8, 7, 6, 5, 4, 3, 2, 1, 0),
+                    _mm512_set1_epi8(static_cast<char>(kLine - m)));
+                const __m512i line = _mm512_permutex2var_epi8(_mm512_load_si512(slot), from, piece);
+                _mm512_stream_si512(reinterpret_cast<__m512i *>(p - m), line);
+            }
+            _mm512_store_si512(slot, piece);
+        }
+    }
+
+    // After the last whole piece of a row, which ended at `end`: the carried tail of the line
+    // that straddles `end` (the rest of that line is the row's end or beyond it).
+    G2G_AVX512 [[gnu::always_inline]] void finish(std::uint32_t band_row, std::uint8_t *end)
+    {
+        if constexpr (Stream) {
+            const unsigned m = reinterpret_cast<std::uintptr_t>(end) % kLine;
+            if (m != 0)
+                _mm512_mask_storeu_epi8(end - kLine, ~0ull << (kLine - m),
+                                        _mm512_load_si512(carry[band_row]));
+        }
+    }
+};
+
+// The 64 bytes of source row x that hold view rows y0 .. y0 + R - 1, in memory order: element
+// p is view row y0 + p, or y0 + R - 1 - p when the view walks the source backwards (the
+// transposed rows are then written in reverse order: no element is shuffled back). `rows`
+// elements (fewer at the bottom of the view): masked loads touch no byte outside them.
+template <unsigned E>
+G2G_AVX512 [[gnu::always_inline]] inline __m512i column_piece(const std::uint8_t *base,
+                                                              const Grid<std::int64_t> &g, std::uint32_t x,
+                                                              std::uint32_t y0, unsigned rows)
+{
+    constexpr unsigned R = kLine / E;
+    if (g.row < 0) {
+        const std::uint8_t *p = base + g.at(x, y0 + R - 1);
+        return rows == R ? load_ahead(p, -1) : _mm512_maskz_loadu_epi8(~0ull << (kLine - rows * E), p);
+    }
+    const std::uint8_t *p = base + g.at(x, y0);
+    return rows == R ? load_ahead(p, 1) : _mm512_maskz_loadu_epi8(first_bytes(rows * E), p);
+}
+
+// Tiles of kBand view rows x 64 bytes (one output line of each row). A step reads 64 bytes down
+// each of the tile's source rows (the view's columns) and yields the pieces of R view rows.
+template <unsigned E, bool Stream>
+G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
+                      std::int64_t dst_stride)
+{
+    constexpr std::uint32_t C = kLine / E;               // view columns per tile
+    constexpr std::uint32_t R = E == 4 ? 16 : kLine / E; // view rows per step
+    constexpr std::uint32_t N = 16 / E;                  // source rows per group (E < 4)
+    const bool descending = g.row < 0;
+    // On the heap: the carries are kBand lines, more than a small thread stack should hold.
+    const auto writer_storage = std::make_unique<RowWriter<Stream>>();
+    RowWriter<Stream> &writer = *writer_storage;
+    // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
+    alignas(64) __m512i groups[4][N];
+    for (std::uint32_t ty = 0; ty < g.height; ty += kBand) {
+        const std::uint32_t band_end = std::min(g.height, ty + kBand);
+        for (std::uint32_t tx = 0; tx < g.width; tx += C) {
+            const std::uint32_t cols = std::min(C, g.width - tx);
+            auto piece_of = [&](std::uint32_t i, std::uint32_t y0, unsigned rows) G2G_AVX512 {
+                return i < cols ? column_piece<E>(base, g, tx + i, y0, rows) : _mm512_setzero_si512();
+            };
+            for (std::uint32_t y0 = ty; y0 < band_end; y0 += R) {
+                const unsigned rows = std::min(R, band_end - y0);
+                // The piece at position p (element p of the loads) belongs to view row y0 + v.
+                auto put = [&](unsigned p, __m512i piece) G2G_AVX512 {
+                    const unsigned v = descending ? R - 1 - p : p;
+                    if (v < rows)
+                        writer.put(y0 + v - ty, dst + (y0 + v) * dst_stride + tx * E, piece, tx == 0,
+                                   cols * E);
+                };
+                if constexpr (E == 4) {
+                    __m512i r[16];
+#pragma GCC unroll 16
+                    for (unsigned i = 0; i < 16; ++i)
+                        r[i] = piece_of(i, y0, rows);
+                    transpose16x16_u32(r);
+#pragma GCC unroll 16
+                    for (unsigned p = 0; p < 16; ++p)
+                        put(p, r[p]);
+                } else {
+                    // Four groups of N source rows; lane l of groups[group][j] is position N l + j.
+#pragma GCC unroll 1
+                    for (unsigned group = 0; group < 4; ++group) {
+                        __m512i *r = groups[group];
+#pragma GCC unroll 16
+                        for (unsigned i = 0; i < N; ++i)
+                            r[i] = piece_of(N * group + i, y0, rows);
+                        transpose_lanes<E>(r);
+                    }
+                    // Whole-vector stores, 16-byte reloads inside them: store forwarding works
+                    // (16-byte stores reloaded as one 64-byte vector would stall on it).
+#pragma GCC unroll 1
+                    for (unsigned l = 0; l < 4; ++l) {
+#pragma GCC unroll 2
+                        for (unsigned j = 0; j < N; ++j) {
+                            auto lane = [&](unsigned group) {
+                                return _mm_load_si128(reinterpret_cast<const __m128i *>(&groups[group][j]) +
+                                                      l);
+                            };
+                            __m512i piece = _mm512_castsi128_si512(lane(0));
+                            piece = _mm512_inserti32x4(piece, lane(1), 1);
+                            piece = _mm512_inserti32x4(piece, lane(2), 2);
+                            piece = _mm512_inserti32x4(piece, lane(3), 3);
+                            put(N * l + j, piece);
+                        }
+                    }
+                }
+            }
+        }
+        if (g.width % C == 0) {
+            for (std::uint32_t y = ty; y < band_end; ++y)
+                writer.finish(y - ty, dst + y * dst_stride + g.width * E);
+        }
+    }
+    if constexpr (Stream)
+        _mm_sfence();
+}
+
+} // namespace
+
+bool have_avx512()
+{
+    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                  __builtin_cpu_supports("avx512vbmi");
+    return supported;
+}
+
+bool transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
+                      std::uint8_t *dst, std::int64_t dst_stride, bool stream)
+{
+    auto run = [&]<unsigned E>() {
+        if (stream)
+            tiles<E, true>(base, grid, dst, dst_stride);
+        else
+            tiles<E, false>(base, grid, dst, dst_stride);
+        return true;
+    };
+    switch (element_size) {
+    case 1:
+        return run.template operator()<1>();
+    case 2:
+        return run.template operator()<2>();
+    case 4:
+        return run.template operator()<4>();
+    default:
+        return false;
+    }
+}
+
+} // namespace g2g::detail
