@@ -21,11 +21,11 @@ bool transpose_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, u
 // and writes the whole frame through the cache with no reuse; once source and output together
 // no longer fit in the part of an L3 a core can count on (a core complex's 32 MiB, less what
 // the rest of the pipeline keeps there), full-line non-temporal stores win: measured at 4K
-// (RGBA 33 MB, NV12 12 MB), while 1080p (8 MB and less) is faster through the cache.
-// sysconf's L3 size is not used: virtual machines report the whole socket's.
+// (RGBA 33 MB, NV12 12 MB, a cropped NV12 10 MB), while 1080p (8 MB and less) is faster
+// through the cache. sysconf's L3 size is not used: virtual machines report the whole socket's.
 constexpr bool transpose_streams(std::size_t frame_bytes)
 {
-    return frame_bytes >= (std::size_t{10} << 20);
+    return frame_bytes >= (std::size_t{9} << 20);
 }
 
 // AVX-512 F + BW + VBMI, checked at run time.
