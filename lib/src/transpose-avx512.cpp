@@ -159,92 +159,112 @@ template <bool Stream> struct RowWriter {
     }
 };
 
-// The 64 bytes of source row x that hold view rows y0 .. y0 + R - 1, in memory order: element
-// p is view row y0 + p, or y0 + R - 1 - p when the view walks the source backwards (the
-// transposed rows are then written in reverse order: no element is shuffled back). `rows`
-// elements (fewer at the bottom of the view): masked loads touch no byte outside them.
-template <unsigned E>
-G2G_AVX512 [[gnu::always_inline]] inline __m512i column_piece(const std::uint8_t *base,
-                                                              const Grid<std::int64_t> &g, std::uint32_t x,
-                                                              std::uint32_t y0, unsigned rows)
+// out[l] = lane l of a, b, c and d.
+G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                       __m512i out[4])
 {
-    constexpr unsigned R = kLine / E;
-    if (g.row < 0) {
-        const std::uint8_t *p = base + g.at(x, y0 + R - 1);
-        return rows == R ? load_ahead(p, -1) : _mm512_maskz_loadu_epi8(~0ull << (kLine - rows * E), p);
-    }
-    const std::uint8_t *p = base + g.at(x, y0);
-    return rows == R ? load_ahead(p, 1) : _mm512_maskz_loadu_epi8(first_bytes(rows * E), p);
+    const __m512i ab_low = _mm512_shuffle_i32x4(a, b, 0x44), ab_high = _mm512_shuffle_i32x4(a, b, 0xEE);
+    const __m512i cd_low = _mm512_shuffle_i32x4(c, d, 0x44), cd_high = _mm512_shuffle_i32x4(c, d, 0xEE);
+    out[0] = _mm512_shuffle_i32x4(ab_low, cd_low, 0x88);
+    out[1] = _mm512_shuffle_i32x4(ab_low, cd_low, 0xDD);
+    out[2] = _mm512_shuffle_i32x4(ab_high, cd_high, 0x88);
+    out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
+}
+
+// View rows to take as a first, short band so that every later step's 64-byte loads start on
+// a source line (a load across two lines costs two): possible when all source rows share their
+// alignment, i.e. the source stride is a multiple of 64 (4K and most decoder strides).
+template <unsigned E> std::uint32_t aligning_lead(const std::uint8_t *base, const Grid<std::int64_t> &g)
+{
+    if (g.col % kLine != 0)
+        return 0;
+    const auto first = reinterpret_cast<std::uintptr_t>(base + g.at(0, 0));
+    // Ascending, the next step must start on a line; descending, the current one must end there.
+    const unsigned misaligned = g.row < 0 ? (first + E) % kLine : (kLine - first % kLine) % kLine;
+    return misaligned % E == 0 ? std::min<std::uint32_t>(misaligned / E, g.height) : 0;
 }
 
 // Tiles of kBand view rows x 64 bytes (one output line of each row). A step reads 64 bytes down
-// each of the tile's source rows (the view's columns) and yields the pieces of R view rows.
-template <unsigned E, bool Stream>
+// each of the tile's source rows (the view's columns: `col` bytes apart) and yields the pieces
+// of R view rows. Loads are in memory order: element p of a load is view row y0 + p, or
+// y0 + R - 1 - p when the view walks the source backwards (Descending), and the transposed
+// rows are then written in reverse order instead of shuffling each load back.
+template <unsigned E, bool Stream, bool Descending>
 G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
                       std::int64_t dst_stride)
 {
     constexpr std::uint32_t C = kLine / E;               // view columns per tile
     constexpr std::uint32_t R = E == 4 ? 16 : kLine / E; // view rows per step
     constexpr std::uint32_t N = 16 / E;                  // source rows per group (E < 4)
-    const bool descending = g.row < 0;
+    constexpr int direction = Descending ? -1 : 1;
+    const std::int64_t col = g.col;
     // On the heap: the carries are kBand lines, more than a small thread stack should hold.
     const auto writer_storage = std::make_unique<RowWriter<Stream>>();
     RowWriter<Stream> &writer = *writer_storage;
     // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
     alignas(64) __m512i groups[4][N];
-    for (std::uint32_t ty = 0; ty < g.height; ty += kBand) {
-        const std::uint32_t band_end = std::min(g.height, ty + kBand);
+    const std::uint32_t lead = aligning_lead<E>(base, g);
+    for (std::uint32_t ty = 0, band_end = 0; ty < g.height; ty = band_end) {
+        band_end = std::min(g.height, ty == 0 && lead ? lead : ty + kBand);
         for (std::uint32_t tx = 0; tx < g.width; tx += C) {
             const std::uint32_t cols = std::min(C, g.width - tx);
-            auto piece_of = [&](std::uint32_t i, std::uint32_t y0, unsigned rows) G2G_AVX512 {
-                return i < cols ? column_piece<E>(base, g, tx + i, y0, rows) : _mm512_setzero_si512();
-            };
             for (std::uint32_t y0 = ty; y0 < band_end; y0 += R) {
                 const unsigned rows = std::min(R, band_end - y0);
-                // The piece at position p (element p of the loads) belongs to view row y0 + v.
-                auto put = [&](unsigned p, __m512i piece) G2G_AVX512 {
-                    const unsigned v = descending ? R - 1 - p : p;
-                    if (v < rows)
-                        writer.put(y0 + v - ty, dst + (y0 + v) * dst_stride + tx * E, piece, tx == 0,
-                                   cols * E);
-                };
-                if constexpr (E == 4) {
-                    __m512i r[16];
+                // Source row tx (its step's lowest address), and view row y0 of the output.
+                const std::uint8_t *src = base + g.at(tx, Descending ? y0 + R - 1 : y0);
+                std::uint8_t *out = dst + y0 * dst_stride + tx * E;
+                const bool first = tx == 0;
+                // Whole: every load and piece complete (all but the edges), with no test inside.
+                auto step = [&]<bool Whole>() G2G_AVX512 {
+                    const __mmask64 valid = Whole        ? ~__mmask64{0}
+                                            : Descending ? ~0ull << (kLine - rows * E)
+                                                         : first_bytes(rows * E);
+                    auto load = [&](unsigned i) G2G_AVX512 {
+                        const std::uint8_t *p = src + i * col;
+                        if constexpr (Whole)
+                            return load_ahead(p, direction);
+                        return i < cols ? _mm512_maskz_loadu_epi8(valid, p) : _mm512_setzero_si512();
+                    };
+                    auto put = [&](unsigned position, __m512i piece) G2G_AVX512 {
+                        const unsigned v = Descending ? R - 1 - position : position;
+                        if (Whole || v < rows)
+                            writer.put(y0 + v - ty, out + v * dst_stride, piece, first,
+                                       Whole ? kLine : cols * E);
+                    };
+                    if constexpr (E == 4) {
+                        __m512i r[16];
 #pragma GCC unroll 16
-                    for (unsigned i = 0; i < 16; ++i)
-                        r[i] = piece_of(i, y0, rows);
-                    transpose16x16_u32(r);
+                        for (unsigned i = 0; i < 16; ++i)
+                            r[i] = load(i);
+                        transpose16x16_u32(r);
 #pragma GCC unroll 16
-                    for (unsigned p = 0; p < 16; ++p)
-                        put(p, r[p]);
-                } else {
-                    // Four groups of N source rows; lane l of groups[group][j] is position N l + j.
-#pragma GCC unroll 1
-                    for (unsigned group = 0; group < 4; ++group) {
-                        __m512i *r = groups[group];
+                        for (unsigned p = 0; p < 16; ++p)
+                            put(p, r[p]);
+                    } else {
+                        // Four groups of N source rows; lane l of groups[group][j] is position N l + j.
+#pragma GCC unroll 4
+                        for (unsigned group = 0; group < 4; ++group) {
+                            __m512i *r = groups[group];
 #pragma GCC unroll 16
-                        for (unsigned i = 0; i < N; ++i)
-                            r[i] = piece_of(N * group + i, y0, rows);
-                        transpose_lanes<E>(r);
-                    }
-                    // Whole-vector stores, 16-byte reloads inside them: store forwarding works
-                    // (16-byte stores reloaded as one 64-byte vector would stall on it).
-#pragma GCC unroll 1
-                    for (unsigned l = 0; l < 4; ++l) {
+                            for (unsigned i = 0; i < N; ++i)
+                                r[i] = load(N * group + i);
+                            transpose_lanes<E>(r);
+                        }
+                        // A 4 x 4 transpose of 128-bit lanes over the groups: four positions' pieces.
 #pragma GCC unroll 2
                         for (unsigned j = 0; j < N; ++j) {
-                            auto lane = [&](unsigned group) {
-                                return _mm_load_si128(reinterpret_cast<const __m128i *>(&groups[group][j]) +
-                                                      l);
-                            };
-                            __m512i piece = _mm512_castsi128_si512(lane(0));
-                            piece = _mm512_inserti32x4(piece, lane(1), 1);
-                            piece = _mm512_inserti32x4(piece, lane(2), 2);
-                            piece = _mm512_inserti32x4(piece, lane(3), 3);
-                            put(N * l + j, piece);
+                            __m512i piece[4];
+                            lanes4x4(groups[0][j], groups[1][j], groups[2][j], groups[3][j], piece);
+#pragma GCC unroll 4
+                            for (unsigned l = 0; l < 4; ++l)
+                                put(N * l + j, piece[l]);
                         }
                     }
-                }
+                };
+                if (cols == C && rows == R)
+                    step.template operator()<true>();
+                else
+                    step.template operator()<false>();
             }
         }
         if (g.width % C == 0) {
@@ -268,11 +288,16 @@ bool have_avx512()
 bool transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
                       std::uint8_t *dst, std::int64_t dst_stride, bool stream)
 {
+    const bool descending = grid.row < 0;
     auto run = [&]<unsigned E>() {
-        if (stream)
-            tiles<E, true>(base, grid, dst, dst_stride);
+        if (stream && descending)
+            tiles<E, true, true>(base, grid, dst, dst_stride);
+        else if (stream)
+            tiles<E, true, false>(base, grid, dst, dst_stride);
+        else if (descending)
+            tiles<E, false, true>(base, grid, dst, dst_stride);
         else
-            tiles<E, false>(base, grid, dst, dst_stride);
+            tiles<E, false, false>(base, grid, dst, dst_stride);
         return true;
     };
     switch (element_size) {
