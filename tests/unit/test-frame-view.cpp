@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -134,6 +135,48 @@ GstVideoInfo video_info(GstVideoFormat format, int width, int height)
     return info;
 }
 
+// Materializes `view` into caller rows and compares them with `expected`: rows 3 bytes longer
+// than the view's at an odd address (no row starts on a line), or, with `line_strides`, rows
+// padded to a multiple of 64 bytes that all start 12 bytes past a line. The bytes before and
+// between the rows must stay untouched.
+void expect_caller_rows_match(const FrameView &view, GstBuffer *frame,
+                              const std::vector<DensePlane> &expected, bool line_strides,
+                              const std::string &what)
+{
+    constexpr guint8 kUntouched = 0xA5;
+    constexpr std::size_t kLine = 64, kPastLine = 12;
+    std::vector<std::vector<guint8>> memory;
+    std::vector<std::size_t> lead; // untouched bytes before each plane
+    guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
+    gint strides[GST_VIDEO_MAX_PLANES] = {};
+    for (std::size_t p = 0; p < expected.size(); ++p) {
+        const std::size_t row_bytes = static_cast<std::size_t>(expected[p].w) * expected[p].e;
+        const std::size_t stride = line_strides ? (row_bytes + 3 + kLine - 1) / kLine * kLine : row_bytes + 3;
+        strides[p] = static_cast<gint>(stride);
+        memory.emplace_back(2 * kLine + stride * expected[p].h, kUntouched);
+        const auto address = reinterpret_cast<std::uintptr_t>(memory.back().data());
+        lead.push_back(line_strides ? kLine + (kPastLine + kLine - address % kLine) % kLine : 1);
+        planes[p] = memory.back().data() + lead.back();
+    }
+    ASSERT_TRUE(view.materialize_into(frame, planes, strides).ok()) << what;
+    for (std::size_t p = 0; p < expected.size(); ++p) {
+        const DensePlane &want = expected[p];
+        const std::size_t row_bytes = static_cast<std::size_t>(want.w) * want.e;
+        std::vector<guint8> rows;
+        bool untouched =
+            std::all_of(memory[p].begin(), memory[p].begin() + static_cast<std::ptrdiff_t>(lead[p]),
+                        [](guint8 b) { return b == kUntouched; });
+        for (std::uint32_t y = 0; y < want.h; ++y) {
+            const guint8 *row = planes[p] + static_cast<std::size_t>(y) * strides[p];
+            rows.insert(rows.end(), row, row + row_bytes);
+            untouched = untouched && std::all_of(row + row_bytes, row + strides[p],
+                                                 [](guint8 b) { return b == kUntouched; });
+        }
+        EXPECT_TRUE(rows == want.bytes) << what << " plane " << p;
+        EXPECT_TRUE(untouched) << what << " plane " << p;
+    }
+}
+
 constexpr GstVideoOrientationMethod kMethods[] = {
     GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
     GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
@@ -235,9 +278,9 @@ TEST(FrameView, MaterializesIntoCallerMemoryWithCallerStrides)
 TEST(FrameView, LargeTransposesStreamedIntoMisalignedCallerRowsMatchThePlainReference)
 {
     // Outputs of 9 MiB and more leave through full-line non-temporal stores (where the CPU
-    // has AVX-512), re-aligned per row: odd sizes (partial tiles and steps), rows 3 bytes longer
-    // than the view's at an odd address (no row starts on a line), views walking the source
-    // forwards and backwards, a crop at odd offsets. Bytes between the rows must stay untouched.
+    // has AVX-512), re-aligned per row or by a shorter first tile: odd sizes (partial tiles and
+    // steps), views walking the source forwards and backwards, a crop at odd offsets, into the
+    // caller rows of expect_caller_rows_match.
     struct Case {
         GstVideoFormat format;
         int width, height;
@@ -247,8 +290,6 @@ TEST(FrameView, LargeTransposesStreamedIntoMisalignedCallerRowsMatchThePlainRefe
     const Case cases[] = {{GST_VIDEO_FORMAT_GRAY8, 4099, 2603}, {GST_VIDEO_FORMAT_GRAY16_LE, 2311, 2311},
                           {GST_VIDEO_FORMAT_RGBA, 1637, 1651},  {GST_VIDEO_FORMAT_RGBA, 2048, 1400},
                           {GST_VIDEO_FORMAT_NV12, 3843, 2405},  {GST_VIDEO_FORMAT_NV12, 3840, 2160}};
-    constexpr guint8 kUntouched = 0xA5;
-    constexpr int kPad = 3;
     for (const Case &c : cases) {
         GstVideoInfo info = video_info(c.format, c.width, c.height);
         BufferRef frame = g2g::test::random_frame(info, c.width);
@@ -273,29 +314,9 @@ TEST(FrameView, LargeTransposesStreamedIntoMisalignedCallerRowsMatchThePlainRefe
                 std::string(gst_video_format_to_string(c.format)) + " variant " + std::to_string(variant);
             ASSERT_GE(GST_VIDEO_INFO_SIZE(&view->info()), std::size_t{9} << 20) << what;
 
-            std::vector<std::vector<guint8>> memory;
-            guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
-            gint strides[GST_VIDEO_MAX_PLANES] = {};
-            for (std::size_t p = 0; p < expected.size(); ++p) {
-                strides[p] = static_cast<gint>(expected[p].w * expected[p].e) + kPad;
-                memory.emplace_back(1 + static_cast<std::size_t>(strides[p]) * expected[p].h, kUntouched);
-                planes[p] = memory.back().data() + 1;
-            }
-            ASSERT_TRUE(view->materialize_into(frame.get(), planes, strides).ok()) << what;
-            for (std::size_t p = 0; p < expected.size(); ++p) {
-                const DensePlane &want = expected[p];
-                const std::size_t row_bytes = static_cast<std::size_t>(want.w) * want.e;
-                std::vector<guint8> rows;
-                bool pads_untouched = memory[p][0] == kUntouched;
-                for (std::uint32_t y = 0; y < want.h; ++y) {
-                    const guint8 *row = planes[p] + static_cast<std::size_t>(y) * strides[p];
-                    rows.insert(rows.end(), row, row + row_bytes);
-                    for (int b = 0; b < kPad; ++b)
-                        pads_untouched = pads_untouched && row[row_bytes + b] == kUntouched;
-                }
-                EXPECT_TRUE(rows == want.bytes) << what << " plane " << p;
-                EXPECT_TRUE(pads_untouched) << what << " plane " << p;
-            }
+            for (const bool line_strides : {false, true})
+                expect_caller_rows_match(*view, frame.get(), expected, line_strides,
+                                         what + (line_strides ? ", 64-byte strides" : ", odd strides"));
         }
     }
 }
