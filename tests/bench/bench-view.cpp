@@ -39,21 +39,47 @@ GstBuffer *frame_of(const GstVideoInfo &info)
     return buffer;
 }
 
-// Seconds per frame through `description` in a harness, the input frame pushed again and again.
+// `description` in a harness with `info`'s caps on its input; push() sends the frame through it
+// and drops what comes out. The first push negotiates and fills the pools.
+class FramePusher {
+public:
+    FramePusher(const std::string &description, const GstVideoInfo &info, GstBuffer *frame,
+                const char *sink_caps)
+        : harness_(gst_harness_new_parse(description.c_str())), frame_(frame)
+    {
+        GstCaps *caps = gst_video_info_to_caps(&info);
+        gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
+        gst_harness_set_src_caps(harness_, caps);
+        if (sink_caps)
+            gst_harness_set_sink_caps_str(harness_, sink_caps);
+        push();
+    }
+    ~FramePusher() { gst_harness_teardown(harness_); }
+    FramePusher(const FramePusher &) = delete;
+    FramePusher &operator=(const FramePusher &) = delete;
+
+    void push() { gst_buffer_unref(gst_harness_push_and_pull(harness_, gst_buffer_ref(frame_))); }
+
+private:
+    GstHarness *harness_;
+    GstBuffer *frame_;
+};
+
+// Seconds per frame through `description`, the input frame pushed again and again.
 double per_frame(const std::string &description, const GstVideoInfo &info, GstBuffer *frame,
                  const char *sink_caps, int calls)
 {
-    GstHarness *harness = gst_harness_new_parse(description.c_str());
-    GstCaps *caps = gst_video_info_to_caps(&info);
-    gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
-    gst_harness_set_src_caps(harness, caps);
-    if (sink_caps)
-        gst_harness_set_sink_caps_str(harness, sink_caps);
-    auto push_pull = [&] { gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame))); };
-    push_pull(); // negotiate, fill pools
-    const double seconds = g2g::bench::seconds_per_call(push_pull, calls);
-    gst_harness_teardown(harness);
-    return seconds;
+    FramePusher pusher(description, info, frame, sink_caps);
+    return g2g::bench::seconds_per_call([&] { pusher.push(); }, calls);
+}
+
+// Seconds per frame through `ours` and through `peer`, measured in alternating rounds.
+std::pair<double, double> paired_per_frame(const std::string &ours, const std::string &peer,
+                                           const GstVideoInfo &info, GstBuffer *frame, int calls)
+{
+    FramePusher our_pusher(ours, info, frame, nullptr), peer_pusher(peer, info, frame, nullptr);
+    return g2g::bench::paired_seconds_per_call([&] { our_pusher.push(); }, [&] { peer_pusher.push(); },
+                                               calls);
 }
 
 GstVideoInfo info_of(const char *format, const Size &size)
@@ -107,20 +133,17 @@ void materialized_against_peers()
         GstVideoInfo info = info_of(format, size);
         GstBuffer *frame = frame_of(info);
         for (const char *method : kMethods) {
-            const double ours =
-                per_frame(std::string("g2gview video-direction=") + method + " ! g2gmaterialize", info, frame,
-                          nullptr, 10);
-            const double peer =
-                per_frame(std::string("videoflip video-direction=") + method, info, frame, nullptr, 5);
+            const auto [ours, peer] =
+                paired_per_frame(std::string("g2gview video-direction=") + method + " ! g2gmaterialize",
+                                 std::string("videoflip video-direction=") + method, info, frame, 5);
             std::printf("%-6s %-12s %12.2f %12.2f %9.1fx\n", format, method, ours * 1e3, peer * 1e3,
                         peer / ours);
             if (csv)
                 std::fprintf(csv, "%s-%s %g %g\n", format, method, ours, peer);
         }
-        const double ours =
-            per_frame("g2gview left=64 right=64 top=32 bottom=32 ! g2gmaterialize", info, frame, nullptr, 10);
-        const double peer =
-            per_frame("videocrop left=64 right=64 top=32 bottom=32", info, frame, nullptr, 10);
+        const auto [ours, peer] =
+            paired_per_frame("g2gview left=64 right=64 top=32 bottom=32 ! g2gmaterialize",
+                             "videocrop left=64 right=64 top=32 bottom=32", info, frame, 10);
         std::printf("%-6s %-12s %12.2f %12.2f %9.2fx (must be >= 0.9)\n", format, "crop", ours * 1e3,
                     peer * 1e3, peer / ours);
         if (csv)
