@@ -94,6 +94,8 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
     // default would hand the pool downstream's system allocator).
     if (g2g::element::allocates_device_memory(query))
         return G2G_MATERIALIZE(trans)->cuda->decide_pool(GST_ELEMENT(trans), query);
+    if (g2g::element::decide_line_aligned_pool(query))
+        return TRUE;
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
 }
 

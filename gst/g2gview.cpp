@@ -273,6 +273,8 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     // (the default would hand the pool downstream's system allocator).
     if (!self->state->out_view && g2g::element::allocates_device_memory(query))
         return self->state->cuda.decide_pool(GST_ELEMENT(self), query);
+    if (!self->state->out_view && g2g::element::decide_line_aligned_pool(query))
+        return TRUE;
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
 

@@ -17,6 +17,13 @@ gboolean frame_size_of_caps(GstBaseTransform *trans, GstPadDirection direction, 
 // view elements make the output's own instead of copying these.
 bool describes_geometry(GType api);
 
+// decide_allocation for dense system-memory output: towards a peer that reads GstVideoMeta and
+// offers no pool of its own, a video pool whose rows all start on 64-byte lines (strides padded
+// to whole lines, memory aligned to a line), so that transposed frames leave through whole-line
+// streaming stores with no re-alignment (a 4K NV12 rotation into 2160-byte rows takes 1.5x
+// longer). Keeps downstream's allocator. Returns false, the query untouched, otherwise.
+bool decide_line_aligned_pool(GstQuery *query);
+
 // Materializes `view` of `input` into `output` laid out as `info`; a failure is an element
 // error on `element`.
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,

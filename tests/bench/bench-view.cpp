@@ -44,9 +44,11 @@ GstBuffer *frame_of(const GstVideoInfo &info)
 class FramePusher {
 public:
     FramePusher(const std::string &description, const GstVideoInfo &info, GstBuffer *frame,
-                const char *sink_caps)
+                const char *sink_caps, bool video_meta_reader = false)
         : harness_(gst_harness_new_parse(description.c_str())), frame_(frame)
     {
+        if (video_meta_reader)
+            gst_harness_add_propose_allocation_meta(harness_, GST_VIDEO_META_API_TYPE, nullptr);
         GstCaps *caps = gst_video_info_to_caps(&info);
         gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
         gst_harness_set_src_caps(harness_, caps);
@@ -73,11 +75,14 @@ double per_frame(const std::string &description, const GstVideoInfo &info, GstBu
     return g2g::bench::seconds_per_call([&] { pusher.push(); }, calls);
 }
 
-// Seconds per frame through `ours` and through `peer`, measured in alternating rounds.
+// Seconds per frame through `ours` and through `peer`, measured in alternating rounds; with
+// `video_meta_reader`, the harness's sink reads GstVideoMeta.
 std::pair<double, double> paired_per_frame(const std::string &ours, const std::string &peer,
-                                           const GstVideoInfo &info, GstBuffer *frame, int calls)
+                                           const GstVideoInfo &info, GstBuffer *frame, int calls,
+                                           bool video_meta_reader = false)
 {
-    FramePusher our_pusher(ours, info, frame, nullptr), peer_pusher(peer, info, frame, nullptr);
+    FramePusher our_pusher(ours, info, frame, nullptr, video_meta_reader),
+        peer_pusher(peer, info, frame, nullptr, video_meta_reader);
     return g2g::bench::paired_seconds_per_call([&] { our_pusher.push(); }, [&] { peer_pusher.push(); },
                                                calls);
 }
@@ -148,6 +153,14 @@ void materialized_against_peers()
                     peer * 1e3, peer / ours);
         if (csv)
             std::fprintf(csv, "%s-crop %g %g\n", format, ours, peer);
+        // Towards a GstVideoMeta reader, g2gmaterialize's rows start on cache lines.
+        const auto [meta_ours, meta_peer] =
+            paired_per_frame("g2gview video-direction=90r ! g2gmaterialize", "videoflip video-direction=90r",
+                             info, frame, 5, true);
+        std::printf("%-6s %-12s %12.2f %12.2f %9.1fx (to a GstVideoMeta reader)\n", format, "90r",
+                    meta_ours * 1e3, meta_peer * 1e3, meta_peer / meta_ours);
+        if (csv)
+            std::fprintf(csv, "%s-90r-meta-reader %g %g\n", format, meta_ours, meta_peer);
         gst_buffer_unref(frame);
     }
     if (csv)

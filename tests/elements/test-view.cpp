@@ -244,6 +244,48 @@ TEST(G2gMaterialize, AChainOfViewsIsOneViewOverTheOriginalMemory)
     ASSERT_NE(g2g::tensor_view_of(out.buffer.get()), nullptr);
 }
 
+// Towards a peer that reads GstVideoMeta and offers no pool, dense frames come from a pool whose
+// rows all start on a 64-byte line (what lets a transpose stream whole lines); without the
+// meta, the default layout. Both ways the pixels are videoflip's.
+TEST(G2gMaterialize, DenseFramesForAVideoMetaReaderStartEveryRowOnALine)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 100, 70); // rotated: 70-byte rows
+    BufferRef frame = random_frame(in, 12);
+    const auto expected = run_chain("videoflip video-direction=90r", in, frame.get());
+    ASSERT_EQ(expected.error, "");
+    for (const char *chain :
+         {"g2gview video-direction=90r ! g2gmaterialize", "g2gview video-direction=90r"}) {
+        for (const bool meta_reader : {true, false}) {
+            GstHarness *harness = gst_harness_new_parse(chain);
+            if (meta_reader)
+                gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+            gst_harness_set_src_caps_str(harness,
+                                         "video/x-raw,format=NV12,width=100,height=70,framerate=30/1");
+            const BufferRef out =
+                BufferRef::adopt(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
+            ASSERT_TRUE(out) << chain;
+            const GstVideoInfo out_info = current_info(harness);
+            EXPECT_EQ(compare_frames(expected.info, expected.buffer.get(), out_info, out.get()), "") << chain;
+            const GstVideoMeta *meta = gst_buffer_get_video_meta(out.get());
+            if (meta_reader) {
+                ASSERT_NE(meta, nullptr) << chain;
+                GstVideoFrame mapped;
+                ASSERT_TRUE(gst_video_frame_map(&mapped, const_cast<GstVideoInfo *>(&out_info), out.get(),
+                                                GST_MAP_READ));
+                for (guint p = 0; p < meta->n_planes; ++p) {
+                    EXPECT_EQ(meta->stride[p] % 64, 0) << chain << " plane " << p;
+                    EXPECT_EQ(reinterpret_cast<guintptr>(GST_VIDEO_FRAME_PLANE_DATA(&mapped, p)) % 64, 0u)
+                        << chain << " plane " << p;
+                }
+                gst_video_frame_unmap(&mapped);
+            } else {
+                EXPECT_EQ(meta, nullptr) << chain;
+            }
+            gst_harness_teardown(harness);
+        }
+    }
+}
+
 // Without an NVIDIA driver (CI) the CUDA paths say so: the plugin loads, CUDA caps negotiate,
 // and the first frame is a clear element error instead of a crash or a misread frame.
 TEST(G2gViewCuda, WithoutADriverCudaFramesAreAClearErrorAndTheLibrarySaysUnavailable)
