@@ -5,10 +5,10 @@
 // so with ordinary stores every line of the output is first read from memory (read for
 // ownership) at an address no prefetcher can guess. A full-line non-temporal store skips that
 // read; a partial one would cost a read-modify-write in memory instead. So each tile is the
-// 64 bytes of one output line across a band of view rows, and rows whose lines do not start on
-// a line boundary (any stride that is not a multiple of 64, e.g. 2160-byte NV12 rows) are
-// re-aligned through a per-row carry: the line straddling two tiles is written once, when its
-// second half is known.
+// 64 bytes of one output line across a band of view rows. When all rows share their alignment
+// (a stride that is a multiple of 64), a shorter first tile puts every later piece on a line;
+// otherwise (e.g. 2160-byte NV12 rows) each row is re-aligned through a carry: the line
+// straddling two tiles is written once, when its second half is known.
 #include "transpose-private.h"
 
 // GCC 12's AVX-512 intrinsics build their "undefined" operands by self-initialisation, which
@@ -19,8 +19,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "simd-private.h"
-
 #define G2G_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 namespace g2g::detail {
@@ -30,6 +28,18 @@ constexpr unsigned kLine = 64;
 // View rows per band: the tile's source rows are read in runs of kBand elements (long enough
 // for the prefetchers), and the band's carries stay in L1/L2 (kBand x 64 bytes).
 constexpr std::uint32_t kBand = 512;
+
+// out[l] = lane l of a, b, c and d.
+G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                       __m512i out[4])
+{
+    const __m512i ab_low = _mm512_shuffle_i32x4(a, b, 0x44), ab_high = _mm512_shuffle_i32x4(a, b, 0xEE);
+    const __m512i cd_low = _mm512_shuffle_i32x4(c, d, 0x44), cd_high = _mm512_shuffle_i32x4(c, d, 0xEE);
+    out[0] = _mm512_shuffle_i32x4(ab_low, cd_low, 0x88);
+    out[1] = _mm512_shuffle_i32x4(ab_low, cd_low, 0xDD);
+    out[2] = _mm512_shuffle_i32x4(ab_high, cd_high, 0x88);
+    out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
+}
 
 // 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then lane shuffles.
 G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
@@ -50,14 +60,11 @@ G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
     // Lane l of r[4k + m] now holds elements (4k .. 4k+3) of column 4l + m: gather the lanes.
 #pragma GCC unroll 4
     for (int m = 0; m < 4; ++m) {
-        const __m512i p0 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0x88);
-        const __m512i p1 = _mm512_shuffle_i32x4(r[m], r[4 + m], 0xDD);
-        const __m512i q0 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0x88);
-        const __m512i q1 = _mm512_shuffle_i32x4(r[8 + m], r[12 + m], 0xDD);
-        t[m] = _mm512_shuffle_i32x4(p0, q0, 0x88);
-        t[8 + m] = _mm512_shuffle_i32x4(p0, q0, 0xDD);
-        t[4 + m] = _mm512_shuffle_i32x4(p1, q1, 0x88);
-        t[12 + m] = _mm512_shuffle_i32x4(p1, q1, 0xDD);
+        __m512i column[4];
+        lanes4x4(r[m], r[4 + m], r[8 + m], r[12 + m], column);
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; ++l)
+            t[4 * l + m] = column[l];
     }
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i)
@@ -158,18 +165,6 @@ template <bool Stream> struct RowWriter {
         }
     }
 };
-
-// out[l] = lane l of a, b, c and d.
-G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
-                                                       __m512i out[4])
-{
-    const __m512i ab_low = _mm512_shuffle_i32x4(a, b, 0x44), ab_high = _mm512_shuffle_i32x4(a, b, 0xEE);
-    const __m512i cd_low = _mm512_shuffle_i32x4(c, d, 0x44), cd_high = _mm512_shuffle_i32x4(c, d, 0xEE);
-    out[0] = _mm512_shuffle_i32x4(ab_low, cd_low, 0x88);
-    out[1] = _mm512_shuffle_i32x4(ab_low, cd_low, 0xDD);
-    out[2] = _mm512_shuffle_i32x4(ab_high, cd_high, 0x88);
-    out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
-}
 
 // View rows to take as a first, short band so that every later step's 64-byte loads start on
 // a source line (a load across two lines costs two): possible when all source rows share their

@@ -1,6 +1,6 @@
 // Transposed walks: view rows that run down source columns (rotations by 90 degrees and the
 // diagonal flips). Cache-blocked, transposed in registers; AVX-512 kernels (streamed past the
-// caches when large) where the CPU has them, AVX2 / SSE2 ones elsewhere and for the edges.
+// caches when large) where the CPU has them, AVX2 / SSE2 ones elsewhere.
 #pragma once
 
 #include <g2g/frame-view.h>
