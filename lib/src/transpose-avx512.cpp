@@ -17,7 +17,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+
+#include "register-transpose-private.h"
 
 #define G2G_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
@@ -41,58 +44,40 @@ G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m
     out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
 }
 
-// 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then lane shuffles.
+// The unpacks of 512-bit vectors: E-byte elements (lo, hi), dwords and qwords (lo32 ... hi64).
+template <unsigned E> struct Unpack512 {
+    G2G_AVX512 static __m512i lo(__m512i a, __m512i b)
+    {
+        if constexpr (E == 1)
+            return _mm512_unpacklo_epi8(a, b);
+        else
+            return _mm512_unpacklo_epi16(a, b);
+    }
+    G2G_AVX512 static __m512i hi(__m512i a, __m512i b)
+    {
+        if constexpr (E == 1)
+            return _mm512_unpackhi_epi8(a, b);
+        else
+            return _mm512_unpackhi_epi16(a, b);
+    }
+    G2G_AVX512 static __m512i lo32(__m512i a, __m512i b) { return _mm512_unpacklo_epi32(a, b); }
+    G2G_AVX512 static __m512i hi32(__m512i a, __m512i b) { return _mm512_unpackhi_epi32(a, b); }
+    G2G_AVX512 static __m512i lo64(__m512i a, __m512i b) { return _mm512_unpacklo_epi64(a, b); }
+    G2G_AVX512 static __m512i hi64(__m512i a, __m512i b) { return _mm512_unpackhi_epi64(a, b); }
+};
+
+// 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then whole lanes moved.
 G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
 {
-    __m512i t[16];
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k) {
-        t[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
-    }
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-        r[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
-        r[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
-        r[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
-        r[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
-    }
-    // Lane l of r[4k + m] now holds elements (4k .. 4k+3) of column 4l + m: gather the lanes.
+    __m512i u[16];
+    dword_qword_rounds<16, __m512i, Unpack512<4>>(r, u);
 #pragma GCC unroll 4
     for (int m = 0; m < 4; ++m) {
         __m512i column[4];
-        lanes4x4(r[m], r[4 + m], r[8 + m], r[12 + m], column);
+        lanes4x4(u[m], u[4 + m], u[8 + m], u[12 + m], column);
 #pragma GCC unroll 4
         for (int l = 0; l < 4; ++l)
-            t[4 * l + m] = column[l];
-    }
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i)
-        r[i] = t[i];
-}
-
-// N x N blocks of 1- or 2-byte elements in each 128-bit lane (N = 16 / E): four blocks at once,
-// stacked along the view column. Each round interleaves vector k with vector k + N/2.
-template <unsigned E> G2G_AVX512 [[gnu::always_inline]] inline void transpose_lanes(__m512i r[16 / E])
-{
-    constexpr unsigned N = 16 / E;
-    constexpr unsigned rounds = E == 1 ? 4 : 3;
-#pragma GCC unroll 4
-    for (unsigned round = 0; round < rounds; ++round) {
-        __m512i n[N];
-#pragma GCC unroll 8
-        for (unsigned k = 0; k < N / 2; ++k) {
-            if constexpr (E == 1) {
-                n[2 * k] = _mm512_unpacklo_epi8(r[k], r[k + N / 2]);
-                n[2 * k + 1] = _mm512_unpackhi_epi8(r[k], r[k + N / 2]);
-            } else {
-                n[2 * k] = _mm512_unpacklo_epi16(r[k], r[k + N / 2]);
-                n[2 * k + 1] = _mm512_unpackhi_epi16(r[k], r[k + N / 2]);
-            }
-        }
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < N; ++k)
-            r[k] = n[k];
+            r[4 * l + m] = column[l];
     }
 }
 
@@ -254,7 +239,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
 #pragma GCC unroll 16
                             for (unsigned i = 0; i < N; ++i)
                                 r[i] = load(N * group + i);
-                            transpose_lanes<E>(r);
+                            transpose_rounds<N, __m512i, Unpack512<E>>(r); // four N x N blocks per vector
                         }
                         // A 4 x 4 transpose of 128-bit lanes over the groups: four positions' pieces.
 #pragma GCC unroll 2
@@ -286,8 +271,10 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
 
 bool have_avx512()
 {
-    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                  __builtin_cpu_supports("avx512vbmi");
+    // G2G_NO_AVX512 (any value) runs the AVX2 / SSE2 kernels instead: how the tests cover them
+    // on a machine that has AVX-512.
+    static const bool supported = !std::getenv("G2G_NO_AVX512") && __builtin_cpu_supports("avx512f") &&
+                                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
     return supported;
 }
 

@@ -28,7 +28,7 @@ constexpr bool transpose_streams(std::size_t frame_bytes)
     return frame_bytes >= (std::size_t{9} << 20);
 }
 
-// AVX-512 F + BW + VBMI, checked at run time.
+// AVX-512 F + BW + VBMI, checked at run time (and not switched off by G2G_NO_AVX512).
 bool have_avx512();
 
 // The AVX-512 kernels (transpose-avx512.cpp), with full-line non-temporal stores when `stream`.

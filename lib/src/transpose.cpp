@@ -4,36 +4,11 @@
 
 #include <algorithm>
 
+#include "register-transpose-private.h"
 #include "simd-private.h"
 
 namespace g2g::detail {
 namespace {
-
-// In-register transposes of N vectors of N elements. Each round interleaves vector k with
-// vector k + N/2 (U::lo and U::hi, the unpacks of one element size); log2(N) rounds rotate the
-// (row, column) index bits by half their width: a transpose. With 256-bit vectors the unpacks
-// work per 128-bit lane, so two N x N blocks are transposed at once.
-// (Always inlined: with 256-bit vectors it only ever runs inside an AVX2 function, so the
-// vector-ABI warning about its own out-of-line form does not apply.)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-template <unsigned N, typename V, typename U> [[gnu::always_inline]] inline void transpose_rounds(V r[N])
-{
-    constexpr unsigned rounds = N == 16 ? 4 : N == 8 ? 3 : 2;
-#pragma GCC unroll 4
-    for (unsigned round = 0; round < rounds; ++round) {
-        V n[N];
-#pragma GCC unroll 8
-        for (unsigned k = 0; k < N / 2; ++k) {
-            n[2 * k] = U::lo(r[k], r[k + N / 2]);
-            n[2 * k + 1] = U::hi(r[k], r[k + N / 2]);
-        }
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < N; ++k)
-            r[k] = n[k];
-    }
-}
-#pragma GCC diagnostic pop
 
 template <unsigned E> struct Unpack128 {
     static __m128i lo(__m128i a, __m128i b)
@@ -120,22 +95,31 @@ void sse2_tiles(std::uint32_t y_begin, const std::uint8_t *base, const Grid<std:
     }
 }
 
+// The unpacks of 4-byte and 8-byte elements of 256-bit vectors.
+struct Dwords256 {
+    __attribute__((target("avx2"))) static __m256i lo32(__m256i a, __m256i b)
+    {
+        return _mm256_unpacklo_epi32(a, b);
+    }
+    __attribute__((target("avx2"))) static __m256i hi32(__m256i a, __m256i b)
+    {
+        return _mm256_unpackhi_epi32(a, b);
+    }
+    __attribute__((target("avx2"))) static __m256i lo64(__m256i a, __m256i b)
+    {
+        return _mm256_unpacklo_epi64(a, b);
+    }
+    __attribute__((target("avx2"))) static __m256i hi64(__m256i a, __m256i b)
+    {
+        return _mm256_unpackhi_epi64(a, b);
+    }
+};
+
 // AVX2: 8 x 8 elements of 4 bytes (RGBA and friends), 32-byte loads, two 16-byte stores a row.
 __attribute__((target("avx2"), always_inline)) inline void transpose8x8_u32(__m256i r[8])
 {
-    __m256i t[8], u[8];
-#pragma GCC unroll 8
-    for (int k = 0; k < 4; ++k) {
-        t[2 * k] = _mm256_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm256_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
-    }
-#pragma GCC unroll 8
-    for (int k = 0; k < 2; ++k) {
-        u[4 * k] = _mm256_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
-        u[4 * k + 1] = _mm256_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
-        u[4 * k + 2] = _mm256_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
-        u[4 * k + 3] = _mm256_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
-    }
+    __m256i u[8];
+    dword_qword_rounds<8, __m256i, Dwords256>(r, u);
 #pragma GCC unroll 8
     for (int k = 0; k < 4; ++k) {
         r[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
