@@ -32,14 +32,6 @@ template <bool Stream> inline void store16(std::uint8_t *dst, __m128i v)
         _mm_storeu_si128(reinterpret_cast<__m128i *>(dst), v);
 }
 
-template <bool Stream> inline void store8(std::uint8_t *dst, std::uint64_t v)
-{
-    if constexpr (Stream)
-        _mm_stream_si64(reinterpret_cast<long long *>(dst), static_cast<long long>(v));
-    else
-        std::memcpy(dst, &v, 8);
-}
-
 // Streaming needs 16-byte aligned rows: the destination and its stride.
 inline bool can_stream(const std::uint8_t *dst, std::int64_t dst_stride, std::size_t bytes)
 {

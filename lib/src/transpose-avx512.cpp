@@ -278,31 +278,26 @@ bool have_avx512()
     return supported;
 }
 
-bool transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
-                      std::uint8_t *dst, std::int64_t dst_stride, bool stream)
+template <unsigned E>
+void transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, std::uint8_t *dst,
+                      std::int64_t dst_stride, bool stream)
 {
     const bool descending = grid.row < 0;
-    auto run = [&]<unsigned E>() {
-        if (stream && descending)
-            tiles<E, true, true>(base, grid, dst, dst_stride);
-        else if (stream)
-            tiles<E, true, false>(base, grid, dst, dst_stride);
-        else if (descending)
-            tiles<E, false, true>(base, grid, dst, dst_stride);
-        else
-            tiles<E, false, false>(base, grid, dst, dst_stride);
-        return true;
-    };
-    switch (element_size) {
-    case 1:
-        return run.template operator()<1>();
-    case 2:
-        return run.template operator()<2>();
-    case 4:
-        return run.template operator()<4>();
-    default:
-        return false;
-    }
+    if (stream && descending)
+        tiles<E, true, true>(base, grid, dst, dst_stride);
+    else if (stream)
+        tiles<E, true, false>(base, grid, dst, dst_stride);
+    else if (descending)
+        tiles<E, false, true>(base, grid, dst, dst_stride);
+    else
+        tiles<E, false, false>(base, grid, dst, dst_stride);
 }
+
+template void transpose_avx512<1>(const std::uint8_t *, const Grid<std::int64_t> &, std::uint8_t *,
+                                  std::int64_t, bool);
+template void transpose_avx512<2>(const std::uint8_t *, const Grid<std::int64_t> &, std::uint8_t *,
+                                  std::int64_t, bool);
+template void transpose_avx512<4>(const std::uint8_t *, const Grid<std::int64_t> &, std::uint8_t *,
+                                  std::int64_t, bool);
 
 } // namespace g2g::detail

@@ -31,9 +31,10 @@ constexpr bool transpose_streams(std::size_t frame_bytes)
 // AVX-512 F + BW + VBMI, checked at run time (and not switched off by G2G_NO_AVX512).
 bool have_avx512();
 
-// The AVX-512 kernels (transpose-avx512.cpp), with full-line non-temporal stores when `stream`.
-// Returns false for element sizes they have no kernel for.
-bool transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
-                      std::uint8_t *dst, std::int64_t dst_stride, bool stream);
+// The AVX-512 kernels (transpose-avx512.cpp) for E-byte elements (1, 2 or 4), with full-line
+// non-temporal stores when `stream`.
+template <unsigned E>
+void transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, std::uint8_t *dst,
+                      std::int64_t dst_stride, bool stream);
 
 } // namespace g2g::detail

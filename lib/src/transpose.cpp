@@ -234,7 +234,9 @@ template <unsigned E>
 void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
                     std::int64_t dst_stride, std::size_t frame_bytes)
 {
-    if (!have_avx512() || !transpose_avx512(base, g, E, dst, dst_stride, transpose_streams(frame_bytes)))
+    if (have_avx512())
+        transpose_avx512<E>(base, g, dst, dst_stride, transpose_streams(frame_bytes));
+    else
         cached_walk<E>(base, g, dst, dst_stride);
 }
 
