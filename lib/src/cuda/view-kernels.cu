@@ -100,31 +100,20 @@ template <typename T> __device__ void copy_transposed(const uint8_t *src, uint8_
 
 extern "C" {
 
-__global__ void g2g_rows_1(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_rows<uint8_t>(src, dst, p);
-}
-__global__ void g2g_rows_2(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_rows<uint16_t>(src, dst, p);
-}
-__global__ void g2g_rows_4(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_rows<uint32_t>(src, dst, p);
-}
-
-__global__ void g2g_transposed_1(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_transposed<uint8_t>(src, dst, p);
-}
-__global__ void g2g_transposed_2(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_transposed<uint16_t>(src, dst, p);
-}
-__global__ void g2g_transposed_4(const uint8_t *src, uint8_t *dst, PlaneCopy p)
-{
-    copy_transposed<uint32_t>(src, dst, p);
-}
+// The entry points the library looks up by name (cuda-view.cpp): g2g_rows_E and
+// g2g_transposed_E for E-byte elements, unmangled.
+#define G2G_PLANE_KERNEL(name, walk, T)                                                                    \
+    __global__ void name(const uint8_t *src, uint8_t *dst, PlaneCopy p)                                  \
+    {                                                                                                    \
+        walk<T>(src, dst, p);                                                                            \
+    }
+G2G_PLANE_KERNEL(g2g_rows_1, copy_rows, uint8_t)
+G2G_PLANE_KERNEL(g2g_rows_2, copy_rows, uint16_t)
+G2G_PLANE_KERNEL(g2g_rows_4, copy_rows, uint32_t)
+G2G_PLANE_KERNEL(g2g_transposed_1, copy_transposed, uint8_t)
+G2G_PLANE_KERNEL(g2g_transposed_2, copy_transposed, uint16_t)
+G2G_PLANE_KERNEL(g2g_transposed_4, copy_transposed, uint32_t)
+#undef G2G_PLANE_KERNEL
 
 // Any element size, any steps: one element per thread, byte by byte.
 __global__ void g2g_gather(const uint8_t *src, uint8_t *dst, PlaneCopy p)
