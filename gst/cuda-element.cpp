@@ -6,6 +6,7 @@
 
 #include "g2g-config.h"
 #include "view-caps.h"
+#include "view-output.h"
 
 #if G2G_HAVE_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
@@ -77,8 +78,7 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *query)
         return false;
     GstBufferPool *pool = nullptr;
     guint size = 0, min = 0, max = 0;
-    const bool have = gst_query_get_n_allocation_pools(query) > 0;
-    if (have)
+    if (gst_query_get_n_allocation_pools(query) > 0)
         gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
     if (pool && (!GST_IS_CUDA_BUFFER_POOL(pool) || GST_CUDA_BUFFER_POOL(pool)->context != context_)) {
         gst_object_unref(pool);
@@ -101,10 +101,7 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *query)
             return false;
         }
     }
-    if (have)
-        gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-    else
-        gst_query_add_allocation_pool(query, pool, size, min, max);
+    set_first_allocation_pool(query, pool, size, min, max);
     gst_object_unref(pool);
     return true;
 }

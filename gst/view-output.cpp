@@ -24,6 +24,14 @@ bool describes_geometry(GType api)
            api == G2G_TENSOR_VIEW_META_API_TYPE || api == GST_PARENT_BUFFER_META_API_TYPE;
 }
 
+void set_first_allocation_pool(GstQuery *query, GstBufferPool *pool, guint size, guint min, guint max)
+{
+    if (gst_query_get_n_allocation_pools(query) > 0)
+        gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+    else
+        gst_query_add_allocation_pool(query, pool, size, min, max);
+}
+
 bool decide_line_aligned_pool(GstQuery *query)
 {
     constexpr guint kLineMask = 63;
@@ -70,10 +78,7 @@ bool decide_line_aligned_pool(GstQuery *query)
         gst_query_set_nth_allocation_param(query, 0, allocator, &params);
     else
         gst_query_add_allocation_param(query, allocator, &params);
-    if (gst_query_get_n_allocation_pools(query) > 0)
-        gst_query_set_nth_allocation_pool(query, 0, pool.get(), GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    else
-        gst_query_add_allocation_pool(query, pool.get(), GST_VIDEO_INFO_SIZE(&info), 0, 0);
+    set_first_allocation_pool(query, pool.get(), GST_VIDEO_INFO_SIZE(&info), 0, 0);
     return true;
 }
 

@@ -17,6 +17,9 @@ gboolean frame_size_of_caps(GstBaseTransform *trans, GstPadDirection direction, 
 // view elements make the output's own instead of copying these.
 bool describes_geometry(GType api);
 
+// Makes `pool` the query's first allocation pool (replacing downstream's entry, if any).
+void set_first_allocation_pool(GstQuery *query, GstBufferPool *pool, guint size, guint min, guint max);
+
 // decide_allocation for dense system-memory output: towards a peer that reads GstVideoMeta and
 // offers no pool of its own, a video pool whose rows all start on 64-byte lines (strides padded
 // to whole lines, memory aligned to a line), so that transposed frames leave through whole-line
