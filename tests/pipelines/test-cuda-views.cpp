@@ -23,6 +23,7 @@
 using g2g::test::compare_frames;
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
+using g2g::test::video_info_of_caps;
 
 namespace {
 
@@ -38,18 +39,6 @@ std::string skip_reason(bool needs_decoder)
     return {};
 }
 
-GstVideoInfo info_of(const std::string &caps_string)
-{
-    GstCaps *caps = gst_caps_from_string(caps_string.c_str());
-    GstVideoInfo info;
-    gst_video_info_init(&info);
-    if (caps)
-        gst_video_info_from_caps(&info, caps);
-    if (caps)
-        gst_caps_unref(caps);
-    return info;
-}
-
 // Every frame of `ours` equals the same frame of `peer`, pixel for pixel (visible pixels, each
 // laid out as its own caps and video meta say).
 void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what)
@@ -58,8 +47,8 @@ void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const 
     ASSERT_EQ(peer.error, "") << what;
     ASSERT_FALSE(peer.buffers.empty()) << what;
     ASSERT_EQ(ours.buffers.size(), peer.buffers.size()) << what;
-    const GstVideoInfo our_info = info_of(ours.sink_caps.at("sink"));
-    const GstVideoInfo peer_info = info_of(peer.sink_caps.at("sink"));
+    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at("sink"));
+    const GstVideoInfo peer_info = video_info_of_caps(peer.sink_caps.at("sink"));
     for (std::size_t i = 0; i < ours.buffers.size(); ++i)
         ASSERT_EQ(compare_frames(our_info, ours.buffers[i].get(), peer_info, peer.buffers[i].get()), "")
             << what << ", frame " << i;

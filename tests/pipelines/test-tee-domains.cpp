@@ -16,6 +16,7 @@ using g2g::test::compare_frames;
 using g2g::test::have_vulkan_device;
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
+using g2g::test::video_info_of_caps;
 
 namespace {
 
@@ -42,15 +43,6 @@ PipelineRun run_with_stats(const std::string &description, TeeStats &stats)
         stats.tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t"));
         ASSERT_TRUE(stats.tee);
     });
-}
-
-GstVideoInfo info_of(const char *caps_string)
-{
-    GstCaps *caps = gst_caps_from_string(caps_string);
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, caps);
-    gst_caps_unref(caps);
-    return info;
 }
 
 // The frames `chain` makes of the source on its own (GStreamer's elements as the oracle).
@@ -110,7 +102,7 @@ TEST(G2gTeeDomains, OneVulkanDownloadPerFrameFeedsEverySystemBranch)
     ASSERT_EQ(system2.size(), static_cast<std::size_t>(kFrames));
     for (int i = 0; i < kFrames; ++i)
         EXPECT_EQ(memory_of(system1[i]), memory_of(system2[i])) << "frame " << i << ": one download, shared";
-    const GstVideoInfo info = info_of(kRgba);
+    const GstVideoInfo info = video_info_of_caps(kRgba);
     const auto want = reference();
     expect_frames_equal(system1, want, info, "system1");
     expect_frames_equal(run.sinks["vulkan"], want, info, "vulkan");
@@ -159,7 +151,7 @@ TEST(G2gTeeDomains, ViewsFanOutAsViewsAndAsOneSharedMaterializedFrame)
     EXPECT_EQ(stats.pair("SystemView-to-System"), static_cast<guint64>(kFrames));
     EXPECT_EQ(stats.get("conversions"), static_cast<guint64>(kFrames));
     expect_frames_equal(dense1, reference("videoflip video-direction=90r"),
-                        info_of("video/x-raw,format=RGBA,width=48,height=64"), "dense1");
+                        video_info_of_caps("video/x-raw,format=RGBA,width=48,height=64"), "dense1");
 }
 
 TEST(G2gTeeDomains, AllSystemBranchesMakeTheViewMaterializeUpstreamNotInTheTee)

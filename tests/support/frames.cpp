@@ -130,4 +130,15 @@ HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_i
     return out;
 }
 
+GstVideoInfo video_info_of_caps(const std::string &caps_string)
+{
+    GstVideoInfo info;
+    gst_video_info_init(&info);
+    if (GstCaps *caps = gst_caps_from_string(caps_string.c_str())) {
+        gst_video_info_from_caps(&info, caps);
+        gst_caps_unref(caps);
+    }
+    return info;
+}
+
 } // namespace g2g::test

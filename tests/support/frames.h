@@ -13,6 +13,9 @@ namespace g2g::test {
 // A frame of `info` filled with pseudo-random bytes from `seed` (padding included).
 BufferRef random_frame(const GstVideoInfo &info, guint32 seed);
 
+// The video info of a caps string (all fields zero when it is not video caps).
+GstVideoInfo video_info_of_caps(const std::string &caps_string);
+
 // "" when the visible pixels of a (laid out as info_a, or its video meta) and b are equal;
 // else where they first differ.
 std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVideoInfo &info_b,
