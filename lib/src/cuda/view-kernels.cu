@@ -22,6 +22,17 @@ struct PlaneCopy {
 
 namespace {
 
+// Where output element (x, y) is read from in src, and where it goes in dst.
+__device__ const uint8_t *source_of(const uint8_t *src, const PlaneCopy &p, unsigned int x, unsigned int y)
+{
+    return src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
+}
+__device__ uint8_t *destination_of(uint8_t *dst, const PlaneCopy &p, unsigned int x, unsigned int y,
+                                   unsigned int element_bytes)
+{
+    return dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * element_bytes;
+}
+
 // Four elements of T moved as one vector where possible.
 template <typename T> struct Quad;
 template <> struct Quad<uint8_t> {
@@ -47,10 +58,8 @@ template <typename T> __device__ void copy_rows(const uint8_t *src, uint8_t *dst
     const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (y >= p.height || x >= p.width)
         return;
-    const uint8_t *from =
-        src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
-    uint8_t *to =
-        dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * sizeof(T);
+    const uint8_t *from = source_of(src, p, x, y);
+    uint8_t *to = destination_of(dst, p, x, y, sizeof(T));
     const bool forward = p.col > 0;
     // The four source elements are contiguous: from .. from+3 forward, from-3 .. from reversed.
     const uint8_t *first = forward ? from : from - 3 * sizeof(T);
@@ -79,8 +88,7 @@ template <typename T> __device__ void copy_transposed(const uint8_t *src, uint8_
         for (int j = threadIdx.y; j < kTile; j += kTileRows) {
             const unsigned int x = x0 + j;
             if (x < p.width && y < p.height)
-                tile[j][threadIdx.x] = *reinterpret_cast<const T *>(
-                    src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row);
+                tile[j][threadIdx.x] = *reinterpret_cast<const T *>(source_of(src, p, x, y));
         }
     }
     __syncthreads();
@@ -90,8 +98,7 @@ template <typename T> __device__ void copy_transposed(const uint8_t *src, uint8_
         for (int j = threadIdx.y; j < kTile; j += kTileRows) {
             const unsigned int y = y0 + j;
             if (x < p.width && y < p.height)
-                *reinterpret_cast<T *>(dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride +
-                                       static_cast<long long>(x) * sizeof(T)) = tile[threadIdx.x][j];
+                *reinterpret_cast<T *>(destination_of(dst, p, x, y, sizeof(T))) = tile[threadIdx.x][j];
         }
     }
 }
@@ -122,10 +129,8 @@ __global__ void g2g_gather(const uint8_t *src, uint8_t *dst, PlaneCopy p)
     const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= p.width || y >= p.height)
         return;
-    const uint8_t *from =
-        src + p.origin + static_cast<long long>(x) * p.col + static_cast<long long>(y) * p.row;
-    uint8_t *to =
-        dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * p.element;
+    const uint8_t *from = source_of(src, p, x, y);
+    uint8_t *to = destination_of(dst, p, x, y, p.element);
     for (unsigned int i = 0; i < p.element; ++i)
         to[i] = from[i];
 }
