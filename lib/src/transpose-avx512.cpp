@@ -31,12 +31,16 @@ constexpr unsigned kLine = 64;
 // View rows per band: the tile's source rows are read in runs of kBand elements (long enough
 // for the prefetchers), and the band's carries stay in L1/L2 (kBand x 64 bytes).
 constexpr std::uint32_t kBand = 512;
-// Tiles a step crosses before the next step: each view row then gets kRun lines in a row.
-// With one line per row per visit, the band's writes are kBand lines a stride apart, and a
-// stride of a power of two (2048 bytes: a 2048-tall frame rotated) sends them all to the same
-// memory channel: 4K NV12 into 2048-byte rows took 2.1 ms with one tile, 1.2 ms with two,
-// 1.0 ms with four. Two tiles are also 5-15% faster at other strides; four are not.
+// Runs: the tiles a step crosses before the next step. Two, each written as it is transposed,
+// are 5-15% faster than single tiles (longer runs are not). Rows a multiple of 1024 bytes apart
+// are the exception: their lines all fall on a few cache sets and memory banks, and one or two
+// lines per row per visit crawl (4K NV12 into 2048-byte rows: 2.1 ms in single tiles, 1.2 ms in
+// runs of two). Such rows share their offset into a line (no carries), and runs of eight,
+// transposed first and then written row by row, eight lines in a row each, take 0.6 ms; row by
+// row is slower at other strides.
 constexpr unsigned kRun = 2;
+constexpr unsigned kLongRun = 8;
+constexpr std::int64_t kSetAliasingStride = 1024;
 
 // out[l] = lane l of a, b, c and d.
 G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
@@ -179,11 +183,12 @@ template <unsigned E> std::uint32_t aligning_shift(const std::uint8_t *dst, std:
     return dst_stride % kLine == 0 && misaligned % E == 0 ? misaligned / E : 0;
 }
 
-// Tiles of kBand view rows x 64 bytes (one output line of each row), crossed kRun at a time. A
-// step reads 64 bytes down each of the tile's source rows (the view's columns: `col` bytes
-// apart) and yields the pieces of R view rows; the steps of a run's tiles alternate. Loads are in memory order: element p of a load is view row y0 + p, or
-// y0 + R - 1 - p when the view walks the source backwards (Descending), and the transposed
-// rows are then written in reverse order instead of shuffling each load back.
+// Tiles of kBand view rows x 64 bytes (one output line of each row), crossed in runs (see kRun).
+// A step reads 64 bytes down each of the tile's source rows (the view's columns: `col` bytes
+// apart) and yields the pieces of R view rows; the steps of a run's tiles alternate. Loads are
+// in memory order: element p of a load is view row y0 + p, or y0 + R - 1 - p when the view
+// walks the source backwards (Descending), and the transposed rows are then written in reverse
+// order instead of shuffling each load back.
 template <unsigned E, bool Stream, bool Descending>
 G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
                       std::int64_t dst_stride)
@@ -193,32 +198,70 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
     constexpr std::uint32_t N = 16 / E;                  // source rows per group (E < 4)
     constexpr int direction = Descending ? -1 : 1;
     const std::int64_t col = g.col;
-    // On the heap: the carries are kBand lines, more than a small thread stack should hold.
-    const auto writer_storage = std::make_unique<RowWriter<Stream>>();
-    RowWriter<Stream> &writer = *writer_storage;
+    // On the heap: the carries are kBand lines, a long run's tiles 32 KiB, more than a small
+    // thread stack should hold.
+    struct Workspace {
+        RowWriter<Stream> writer;
+        // Row by row: the run's transposed tiles (E < 4: groups as below; E = 4: the pieces).
+        alignas(64) __m512i held[kLongRun][4][E == 4 ? 4 : N];
+    };
+    const auto workspace = std::make_unique<Workspace>();
+    RowWriter<Stream> &writer = workspace->writer;
+    auto &held = workspace->held;
     // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
     alignas(64) __m512i groups[4][N];
+    // (Row by row only where the rows' shared offset is one the first tile takes off: no carries,
+    // which would be reloaded right after they are stored.)
+    const bool row_by_row =
+        dst_stride % kSetAliasingStride == 0 && reinterpret_cast<std::uintptr_t>(dst) % E == 0;
+    const unsigned run_length = row_by_row ? kLongRun : kRun;
     const std::uint32_t lead = aligning_lead<E>(base, g);
     const std::uint32_t first_tile = C - aligning_shift<E>(dst, dst_stride);
+    // Writes the held tiles [starts[0], starts[count]) of the step at y0 (in the band from ty), row
+    // by row.
+    auto write_row_by_row = [&](std::uint32_t ty, std::uint32_t y0, unsigned rows,
+                                const std::uint32_t *starts, unsigned count) G2G_AVX512 {
+        auto put = [&](unsigned k, unsigned position, __m512i piece) G2G_AVX512 {
+            const unsigned v = Descending ? R - 1 - position : position;
+            if (v < rows)
+                writer.put(y0 + v - ty, dst + (y0 + v) * dst_stride + starts[k] * E, piece, starts[k] == 0,
+                           (starts[k + 1] - starts[k]) * E);
+        };
+        if constexpr (E == 4) {
+            for (unsigned p = 0; p < 16; ++p)
+                for (unsigned k = 0; k < count; ++k)
+                    put(k, p, held[k][p / 4][p % 4]);
+            return;
+        }
+        for (unsigned j = 0; j < N; ++j) {
+            __m512i piece[kLongRun][4];
+            for (unsigned k = 0; k < count; ++k)
+                lanes4x4(held[k][0][j], held[k][1][j], held[k][2][j], held[k][3][j], piece[k]);
+            for (unsigned l = 0; l < 4; ++l)
+                for (unsigned k = 0; k < count; ++k)
+                    put(k, N * l + j, piece[k][l]);
+        }
+    };
     for (std::uint32_t ty = 0, band_end = 0; ty < g.height; ty = band_end) {
         band_end = std::min(g.height, ty == 0 && lead ? lead : ty + kBand);
         for (std::uint32_t run_x = 0, run_end = 0; run_x < g.width; run_x = run_end) {
             // The run's tiles: [starts[k], starts[k + 1]).
-            std::uint32_t starts[kRun + 1] = {run_x};
+            std::uint32_t starts[kLongRun + 1] = {run_x};
             unsigned count = 0;
-            for (; count < kRun && starts[count] < g.width; ++count)
+            for (; count < run_length && starts[count] < g.width; ++count)
                 starts[count + 1] = std::min(g.width, starts[count] == 0 ? first_tile : starts[count] + C);
             run_end = starts[count];
-            for (std::uint32_t y0 = ty; y0 < band_end; y0 += R)
+            for (std::uint32_t y0 = ty; y0 < band_end; y0 += R) {
+                const unsigned rows = std::min(R, band_end - y0);
                 for (unsigned k = 0; k < count; ++k) {
                     const std::uint32_t tx = starts[k], cols = starts[k + 1] - tx;
-                    const unsigned rows = std::min(R, band_end - y0);
                     // Source row tx (its step's lowest address), and view row y0 of the output.
                     const std::uint8_t *src = base + g.at(tx, Descending ? y0 + R - 1 : y0);
                     std::uint8_t *out = dst + y0 * dst_stride + tx * E;
                     const bool first = tx == 0;
                     // Whole: every load and piece complete (all but the edges), with no test inside.
-                    auto step = [&]<bool Whole>() G2G_AVX512 {
+                    // Held: the tile is kept in `held` for row by row instead of written.
+                    auto step = [&]<bool Whole, bool Held>() G2G_AVX512 {
                         const __mmask64 valid = Whole        ? ~__mmask64{0}
                                                 : Descending ? ~0ull << (kLine - rows * E)
                                                              : first_bytes(rows * E);
@@ -241,19 +284,26 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                                 r[i] = load(i);
                             transpose16x16_u32(r);
 #pragma GCC unroll 16
-                            for (unsigned p = 0; p < 16; ++p)
-                                put(p, r[p]);
+                            for (unsigned p = 0; p < 16; ++p) {
+                                if constexpr (Held)
+                                    held[k][p / 4][p % 4] = r[p];
+                                else
+                                    put(p, r[p]);
+                            }
                         } else {
-                            // Four groups of N source rows; lane l of groups[group][j] is position N l + j.
+                            auto &tile = Held ? held[k] : groups;
+                            // Four groups of N source rows; lane l of tile[group][j] is position N l + j.
 #pragma GCC unroll 4
                             for (unsigned group = 0; group < 4; ++group) {
-                                __m512i *r = groups[group];
+                                __m512i *r = tile[group];
 #pragma GCC unroll 16
                                 for (unsigned i = 0; i < N; ++i)
                                     r[i] = load(N * group + i);
                                 transpose_rounds<N, __m512i, Unpack512<E>>(r); // four N x N blocks per vector
                             }
-                            // A 4 x 4 transpose of 128-bit lanes over the groups: four positions' pieces.
+                            if constexpr (Held)
+                                return;
+                                // A 4 x 4 transpose of 128-bit lanes over the groups: four positions' pieces.
 #pragma GCC unroll 2
                             for (unsigned j = 0; j < N; ++j) {
                                 __m512i piece[4];
@@ -264,11 +314,19 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                             }
                         }
                     };
-                    if (cols == C && rows == R)
-                        step.template operator()<true>();
+                    const bool whole = cols == C && rows == R;
+                    if (row_by_row && whole)
+                        step.template operator()<true, true>();
+                    else if (row_by_row)
+                        step.template operator()<false, true>();
+                    else if (whole)
+                        step.template operator()<true, false>();
                     else
-                        step.template operator()<false>();
+                        step.template operator()<false, false>();
                 }
+                if (row_by_row)
+                    write_row_by_row(ty, y0, rows, starts, count);
+            }
         }
         if (g.width < first_tile || (g.width - first_tile) % C == 0) {
             for (std::uint32_t y = ty; y < band_end; ++y)

@@ -135,23 +135,27 @@ GstVideoInfo video_info(GstVideoFormat format, int width, int height)
     return info;
 }
 
-// Materializes `view` into caller rows and compares them with `expected`: rows 3 bytes longer
-// than the view's at an odd address (no row starts on a line), or, with `line_strides`, rows
-// padded to a multiple of 64 bytes that all start 12 bytes past a line. The bytes before and
-// between the rows must stay untouched.
+// How caller rows are laid out: 3 bytes longer than the view's at an odd address (no row starts
+// on a line), or padded to a multiple of `CallerRows` bytes (64: lines; 1024: rows whose lines
+// share their cache sets) and all starting 12 bytes past a line.
+enum CallerRows : std::size_t { kOddRows = 1, kLineRows = 64, kSetAliasingRows = 1024 };
+
+// Materializes `view` into caller rows laid out as `layout` and compares them with `expected`.
+// The bytes before and between the rows must stay untouched.
 void expect_caller_rows_match(const FrameView &view, GstBuffer *frame,
-                              const std::vector<DensePlane> &expected, bool line_strides,
+                              const std::vector<DensePlane> &expected, CallerRows layout,
                               const std::string &what)
 {
     constexpr guint8 kUntouched = 0xA5;
     constexpr std::size_t kLine = 64, kPastLine = 12;
+    const bool line_strides = layout != kOddRows;
     std::vector<std::vector<guint8>> memory;
     std::vector<std::size_t> lead; // untouched bytes before each plane
     guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
     gint strides[GST_VIDEO_MAX_PLANES] = {};
     for (std::size_t p = 0; p < expected.size(); ++p) {
         const std::size_t row_bytes = static_cast<std::size_t>(expected[p].w) * expected[p].e;
-        const std::size_t stride = line_strides ? (row_bytes + 3 + kLine - 1) / kLine * kLine : row_bytes + 3;
+        const std::size_t stride = (row_bytes + 3 + layout - 1) / layout * layout;
         strides[p] = static_cast<gint>(stride);
         memory.emplace_back(2 * kLine + stride * expected[p].h, kUntouched);
         const auto address = reinterpret_cast<std::uintptr_t>(memory.back().data());
@@ -278,9 +282,10 @@ TEST(FrameView, MaterializesIntoCallerMemoryWithCallerStrides)
 TEST(FrameView, LargeTransposesStreamedIntoMisalignedCallerRowsMatchThePlainReference)
 {
     // Outputs of 9 MiB and more leave through full-line non-temporal stores (where the CPU
-    // has AVX-512), re-aligned per row or by a shorter first tile: odd sizes (partial tiles and
-    // steps), views walking the source forwards and backwards, a crop at odd offsets, into the
-    // caller rows of expect_caller_rows_match.
+    // has AVX-512), re-aligned per row or by a shorter first tile, and into rows a multiple of
+    // 1024 bytes apart row by row: odd sizes (partial tiles and steps, partial runs), views
+    // walking the source forwards and backwards, a crop at odd offsets, into each layout of
+    // caller rows.
     struct Case {
         GstVideoFormat format;
         int width, height;
@@ -314,9 +319,10 @@ TEST(FrameView, LargeTransposesStreamedIntoMisalignedCallerRowsMatchThePlainRefe
                 std::string(gst_video_format_to_string(c.format)) + " variant " + std::to_string(variant);
             ASSERT_GE(GST_VIDEO_INFO_SIZE(&view->info()), std::size_t{9} << 20) << what;
 
-            for (const bool line_strides : {false, true})
-                expect_caller_rows_match(*view, frame.get(), expected, line_strides,
-                                         what + (line_strides ? ", 64-byte strides" : ", odd strides"));
+            expect_caller_rows_match(*view, frame.get(), expected, kOddRows, what + ", odd strides");
+            expect_caller_rows_match(*view, frame.get(), expected, kLineRows, what + ", 64-byte strides");
+            expect_caller_rows_match(*view, frame.get(), expected, kSetAliasingRows,
+                                     what + ", 1024-byte strides");
         }
     }
 }
