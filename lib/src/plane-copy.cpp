@@ -1,4 +1,5 @@
 #include "plane-copy-private.h"
+#include "reverse-private.h"
 #include "simd-private.h"
 #include "transpose-private.h"
 
@@ -65,17 +66,21 @@ __attribute__((target("avx2"))) void reverse_row_avx2(const std::uint8_t *src_la
     reverse_row<E, false>(src_last - x * E, dst + x * E, count - x);
 }
 
-// A reversed row of E-byte elements: AVX2 where the machine has it (streaming needs 32-byte
-// aligned rows there), else SSE2.
+// A reversed row of E-byte elements: AVX-512 or AVX2 where the machine has them, else SSE2.
+// Streamed: whole lines with AVX-512, else aligned pieces (32 bytes with AVX2, 16 with SSE2)
+// where the row's start allows.
 template <unsigned E>
 void reverse_row_best(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, bool stream)
 {
+    const auto address = reinterpret_cast<std::uintptr_t>(dst);
+    if (stream && have_avx512() && reverse_row_streamed_avx512<E>(src_last, dst, count))
+        return;
     if (have_avx2()) {
-        if (stream && reinterpret_cast<std::uintptr_t>(dst) % 32 == 0)
+        if (stream && address % 32 == 0)
             reverse_row_avx2<E, true>(src_last, dst, count);
         else
             reverse_row_avx2<E, false>(src_last, dst, count);
-    } else if (stream) {
+    } else if (stream && address % 16 == 0) {
         reverse_row<E, true>(src_last, dst, count);
     } else {
         reverse_row<E, false>(src_last, dst, count);
@@ -117,7 +122,7 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
         return;
     }
     if (g.col == -elem) {
-        const bool stream = can_stream(dst, dst_stride, frame_bytes);
+        const bool stream = streams_output(frame_bytes);
         for (std::uint32_t i = 0; i < g.height; ++i) {
             const std::uint32_t y = row_at(i);
             const std::uint8_t *last = base + g.at(0, y);

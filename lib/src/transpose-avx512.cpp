@@ -17,10 +17,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 
 #include "register-transpose-private.h"
+#include "simd-private.h"
 
 #define G2G_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
@@ -338,15 +338,6 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
 }
 
 } // namespace
-
-bool have_avx512()
-{
-    // G2G_NO_AVX512 (any value) runs the AVX2 / SSE2 kernels instead: how the tests cover them
-    // on a machine that has AVX-512.
-    static const bool supported = !std::getenv("G2G_NO_AVX512") && __builtin_cpu_supports("avx512f") &&
-                                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-    return supported;
-}
 
 template <unsigned E>
 void transpose_avx512(const std::uint8_t *base, const Grid<std::int64_t> &grid, std::uint8_t *dst,

@@ -235,7 +235,7 @@ void transpose_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, std::
                     std::int64_t dst_stride, std::size_t frame_bytes)
 {
     if (have_avx512())
-        transpose_avx512<E>(base, g, dst, dst_stride, transpose_streams(frame_bytes));
+        transpose_avx512<E>(base, g, dst, dst_stride, streams_output(frame_bytes));
     else
         cached_walk<E>(base, g, dst, dst_stride);
 }
