@@ -53,14 +53,18 @@ inline double seconds_per_call(const std::function<void()> &body, int calls, int
 
 // Seconds per call of `ours` and of `peer`, measured in alternating rounds (best of `rounds`
 // each): both see the same spells of load on a shared machine, so their ratio is steadier
-// than that of two figures taken one after the other.
+// than that of two figures taken one after the other. Each round starts with an untimed call:
+// a round must not be charged for what the other left behind (a memcpy leaves its whole
+// output dirty in the cache, to be written back by whoever runs next).
 inline std::pair<double, double> paired_seconds_per_call(const std::function<void()> &ours,
                                                          const std::function<void()> &peer, int calls,
                                                          int rounds = 9)
 {
     double best_ours = 1e30, best_peer = 1e30;
     for (int r = 0; r < rounds; ++r) {
+        ours();
         best_ours = std::min(best_ours, seconds_per_call(ours, calls, 1));
+        peer();
         best_peer = std::min(best_peer, seconds_per_call(peer, calls, 1));
     }
     return {best_ours, best_peer};

@@ -1,6 +1,6 @@
 # gnuplot -e "dir='DIR'; out='docs/performance-view.png'" tests/bench/plot-view.gp
 # DIR holds the CSV files bench-view --csv DIR wrote.
-set terminal pngcairo size 1500,520 font ",10"
+set terminal pngcairo size 1500,560 font ",10"
 set output out
 set multiplot layout 1,3
 set style data histograms
@@ -10,6 +10,7 @@ set boxwidth 0.9
 set xtics rotate by -45 scale 0
 set key top left
 set grid ytics
+set bmargin 10
 
 set title "Per frame, view out vs the peers' copy"
 set logscale y
@@ -24,6 +25,7 @@ set ylabel "peer time / g2gview ! g2gmaterialize time"
 plot dir."/dense.csv" using ($3/$2):xtic(1) title "speedup" lc rgb "#2a7", 1 with lines dt 2 lc rgb "black" title "1x"
 
 set title "4K materialize vs single-thread memcpy of the same bytes"
+set rmargin 9
 set ylabel "% of memcpy bandwidth"
 set yrange [0:*]
 plot dir."/bandwidth.csv" using (100*$2/$3):xtic(1) title "materialize" lc rgb "#37c", 70 with lines dt 2 lc rgb "red" title "70%"
