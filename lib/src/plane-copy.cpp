@@ -1,5 +1,5 @@
 #include "plane-copy-private.h"
-#include "reverse-private.h"
+#include "stream-rows-private.h"
 #include "simd-private.h"
 #include "transpose-private.h"
 
@@ -115,10 +115,17 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned 
     const bool upwards = (g.col > 0) != (g.row > 0);
     auto row_at = [&](std::uint32_t i) { return upwards ? g.height - 1 - i : i; };
     if (g.col == elem) {
+        const bool stream = streams_output(frame_bytes) && have_avx512();
         for (std::uint32_t i = 0; i < g.height; ++i) {
             const std::uint32_t y = row_at(i);
-            std::memcpy(dst + y * dst_stride, base + g.at(0, y), static_cast<std::size_t>(g.width) * e);
+            const std::size_t bytes = static_cast<std::size_t>(g.width) * e;
+            if (stream)
+                copy_row_streamed_avx512(base + g.at(0, y), dst + y * dst_stride, bytes);
+            else
+                std::memcpy(dst + y * dst_stride, base + g.at(0, y), bytes);
         }
+        if (stream)
+            _mm_sfence();
         return;
     }
     if (g.col == -elem) {

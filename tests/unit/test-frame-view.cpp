@@ -283,8 +283,8 @@ TEST(FrameView, LargeViewsStreamedIntoCallerRowsMatchThePlainReference)
 {
     // Outputs of 9 MiB and more leave through full-line non-temporal stores (where the CPU
     // has AVX-512). Transposes: re-aligned per row or by a shorter first tile, and into rows a
-    // multiple of 1024 bytes apart row by row; reversed rows: a line-aligned middle between
-    // cached ends. Odd sizes (partial tiles and steps, partial runs), views walking the source
+    // multiple of 1024 bytes apart row by row; copied and reversed rows: a line-aligned middle
+    // between cached ends. Odd sizes (partial tiles and steps, partial runs), views walking the source
     // forwards and backwards, a crop at odd offsets, into each layout of caller rows.
     struct Case {
         GstVideoFormat format;
@@ -299,16 +299,18 @@ TEST(FrameView, LargeViewsStreamedIntoCallerRowsMatchThePlainReference)
         GstVideoInfo info = video_info(c.format, c.width, c.height);
         BufferRef frame = g2g::test::random_frame(info, c.width);
         const std::vector<DensePlane> source = dense_planes(info, frame.get());
-        // 90r, 90l, crop + ur-ll (transposes); horiz, crop + 180 (reversed rows).
-        const GstVideoOrientationMethod methods[] = {GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_90L,
-                                                     GST_VIDEO_ORIENTATION_UR_LL, GST_VIDEO_ORIENTATION_HORIZ,
-                                                     GST_VIDEO_ORIENTATION_180};
-        for (int variant = 0; variant < 5; ++variant) {
+        // 90r, 90l, crop + ur-ll (transposes); horiz, crop + 180 (reversed rows); vert, a crop
+        // alone (rows copied).
+        const GstVideoOrientationMethod methods[] = {
+            GST_VIDEO_ORIENTATION_90R,     GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_UR_LL,
+            GST_VIDEO_ORIENTATION_HORIZ,   GST_VIDEO_ORIENTATION_180, GST_VIDEO_ORIENTATION_VERT,
+            GST_VIDEO_ORIENTATION_IDENTITY};
+        for (int variant = 0; variant < 7; ++variant) {
             auto view = FrameView::of_frame(frame.get(), info);
             ASSERT_TRUE(view.ok());
             std::vector<DensePlane> expected = source;
             const auto method = methods[variant];
-            if (variant == 2 || variant == 4) {
+            if (variant == 2 || variant == 4 || variant == 6) {
                 const std::uint32_t x = 3, y = 5, w = c.width - 8, h = c.height - 12;
                 ASSERT_TRUE(view->crop(x, y, w, h).ok());
                 for (auto &plane : expected)
