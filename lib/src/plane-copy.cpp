@@ -1,6 +1,6 @@
 #include "plane-copy-private.h"
-#include "stream-rows-private.h"
 #include "simd-private.h"
+#include "stream-rows-private.h"
 #include "transpose-private.h"
 
 #include <emmintrin.h>

@@ -14,10 +14,10 @@ namespace g2g::detail {
 // ---- stores: whether a frame's output is written past the caches with non-temporal stores.
 // Each output byte is written once and read by another element later, so once source and
 // output together no longer fit in the part of an L3 a core can count on (a core complex's
-// 32 MiB, less what the rest of the pipeline keeps there), streaming wins: measured at 4K (RGBA
-// 33 MB, NV12 12 MB, a cropped NV12 10 MB; transposes and reversed rows alike), while 1080p
-// (8 MB and less) is faster through the cache, where the next element reads it. sysconf's L3
-// size is not used: virtual machines report the whole socket's (508 MB on the development VM).
+// 32 MiB, less what the rest of the pipeline keeps there), streaming wins: measured at 4K
+// (RGBA 33 MB, NV12 12 MB, a cropped NV12 10 MB; transposed, reversed and copied rows alike),
+// while 1080p (8 MB and less) is faster through the cache, where the next element reads it.
+// sysconf's L3 size is not used: virtual machines report the whole socket's (508 MB here).
 constexpr bool streams_output(std::size_t frame_bytes)
 {
     return frame_bytes >= (std::size_t{9} << 20);
