@@ -205,7 +205,8 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
         // Row by row: the run's transposed tiles (E < 4: groups as below; E = 4: the pieces).
         alignas(64) __m512i held[kLongRun][4][E == 4 ? 4 : N];
     };
-    const auto workspace = std::make_unique<Workspace>();
+    // (Not zeroed: every carry and held tile is written before it is read.)
+    const auto workspace = std::make_unique_for_overwrite<Workspace>();
     RowWriter<Stream> &writer = workspace->writer;
     auto &held = workspace->held;
     // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
