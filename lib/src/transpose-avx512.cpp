@@ -32,12 +32,13 @@ constexpr unsigned kLine = 64;
 // for the prefetchers), and the band's carries stay in L1/L2 (kBand x 64 bytes).
 constexpr std::uint32_t kBand = 512;
 // Runs: the tiles a step crosses before the next step. Two, each written as it is transposed,
-// are 5-15% faster than single tiles (longer runs are not). Rows a multiple of 1024 bytes apart
-// are the exception: their lines all fall on a few cache sets and memory banks, and one or two
-// lines per row per visit crawl (4K NV12 into 2048-byte rows: 2.1 ms in single tiles, 1.2 ms in
-// runs of two). Such rows share their offset into a line (no carries), and runs of eight,
-// transposed first and then written row by row, eight lines in a row each, take 0.6 ms; row by
-// row is slower at other strides.
+// measured 5-15% faster than single tiles in a same-process comparison of the kernels (within
+// noise in bench-view); longer runs are not. Rows a multiple of 1024 bytes apart are the
+// exception: their lines all fall on a few cache sets and memory banks, and one or two lines
+// per row per visit crawl. Such rows share their offset into a line (no carries), and runs of
+// eight, transposed first and then written row by row, eight lines in a row each, cut
+// bench-view's NV12 90r into 2048-byte rows from 2.2 to 0.84 ms (3840x2048) and 1.1 ms
+// (4096x2048); row by row is slower at other strides.
 constexpr unsigned kRun = 2;
 constexpr unsigned kLongRun = 8;
 constexpr std::int64_t kSetAliasingStride = 1024;

@@ -222,7 +222,9 @@ void materialize_bandwidth()
     for (const char *format : kFormats)
         for (const Composition &c : compositions)
             materialize_against_memcpy(format, kSizes[2], c, c.name, csv);
-    // Output rows of a power of two: 360-degree video's 4096x2048 turned by 90 degrees.
+    // Output rows of a power of two (2048 bytes): from a 3840-byte source stride, and from a
+    // 4096-byte one (360-degree video's 4096x2048).
+    materialize_against_memcpy("NV12", {"3840x2048", 3840, 2048}, compositions[1], "90r@3840x2048", csv);
     materialize_against_memcpy("NV12", {"4096x2048", 4096, 2048}, compositions[1], "90r@4096x2048", csv);
     if (csv)
         std::fclose(csv);
