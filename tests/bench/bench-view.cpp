@@ -192,11 +192,11 @@ void materialize_against_memcpy(const char *format, const Size &size, const Comp
         planes[p] = dst.data() + GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
     const gsize bytes = GST_VIDEO_INFO_SIZE(&out);
     std::vector<guint8> a(bytes, 1), b(bytes, 2);
-    const auto [seconds, copy] = g2g::bench::paired_seconds_per_call(
-        [&] { (void)view->materialize_into(frame, planes, out.stride); },
-        [&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
-    std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, name, bytes / seconds / 1e9, bytes / copy / 1e9,
-                seconds * 1e3, 100 * copy / seconds);
+    const auto [seconds, copy] =
+        g2g::bench::paired_seconds_per_call([&] { (void)view->materialize_into(frame, planes, out.stride); },
+                                            [&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
+    std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, name, bytes / seconds / 1e9,
+                bytes / copy / 1e9, seconds * 1e3, 100 * copy / seconds);
     if (csv)
         std::fprintf(csv, "%s-%s %g %g\n", format, name, bytes / seconds, bytes / copy);
     gst_buffer_unref(frame);

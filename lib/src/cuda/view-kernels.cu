@@ -30,7 +30,8 @@ __device__ const uint8_t *source_of(const uint8_t *src, const PlaneCopy &p, unsi
 __device__ uint8_t *destination_of(uint8_t *dst, const PlaneCopy &p, unsigned int x, unsigned int y,
                                    unsigned int element_bytes)
 {
-    return dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride + static_cast<long long>(x) * element_bytes;
+    return dst + p.dst_offset + static_cast<long long>(y) * p.dst_stride +
+           static_cast<long long>(x) * element_bytes;
 }
 
 // Four elements of T moved as one vector where possible.
@@ -109,10 +110,10 @@ extern "C" {
 
 // The entry points the library looks up by name (cuda-view.cpp): g2g_rows_E and
 // g2g_transposed_E for E-byte elements, unmangled.
-#define G2G_PLANE_KERNEL(name, walk, T)                                                                    \
-    __global__ void name(const uint8_t *src, uint8_t *dst, PlaneCopy p)                                  \
-    {                                                                                                    \
-        walk<T>(src, dst, p);                                                                            \
+#define G2G_PLANE_KERNEL(name, walk, T)                                                                      \
+    __global__ void name(const uint8_t *src, uint8_t *dst, PlaneCopy p)                                      \
+    {                                                                                                        \
+        walk<T>(src, dst, p);                                                                                \
     }
 G2G_PLANE_KERNEL(g2g_rows_1, copy_rows, uint8_t)
 G2G_PLANE_KERNEL(g2g_rows_2, copy_rows, uint16_t)
