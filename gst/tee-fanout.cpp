@@ -10,6 +10,7 @@
 #include <g2g/memory-domain.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace g2g::tee {
 
@@ -180,12 +181,20 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
 
     if (state.routes_stale.exchange(false)) {
         GstCaps *caps = gst_pad_get_current_caps(self->sinkpad);
-        state.refused = caps && !decide_routes(self, caps, false);
+        state.refusal = caps ? decide_routes(self, caps, false) : std::nullopt;
+        state.refusal_posted = false;
         if (caps)
             gst_caps_unref(caps);
     }
-    if (state.refused)
-        return GST_FLOW_ERROR; // deciding the routes posted the error
+    if (state.refusal) {
+        if (!std::exchange(state.refusal_posted, true)) {
+            const Refusal &refusal = *state.refusal;
+            gst_element_message_full(GST_ELEMENT(self), GST_MESSAGE_ERROR, refusal.domain, refusal.code,
+                                     g_strdup(refusal.message.c_str()), g_strdup(refusal.debug.c_str()),
+                                     __FILE__, GST_FUNCTION, __LINE__);
+        }
+        return GST_FLOW_ERROR;
+    }
 
     GST_OBJECT_LOCK(self);
     for (Branch &branch : state.branches) {
@@ -312,11 +321,12 @@ gboolean sink_event(GstPad *, GstObject *parent, GstEvent *event)
         GstCaps *caps = nullptr;
         gst_event_parse_caps(event, &caps);
         state.routes_stale = false;
-        // A refusal is an element error now and an error for each frame after it; the caps
-        // themselves are accepted, so upstream does not add a not-negotiated of its own (and
-        // stops on the first frame, as it would on any other flow error).
-        state.refused = !decide_routes(self, caps, true);
-        if (state.refused) {
+        // A refusal is an element error at the first frame and an error for each frame; the
+        // caps themselves are accepted, so upstream does not add a not-negotiated of its own
+        // (and stops on the first frame, as it would on any other flow error).
+        state.refusal = decide_routes(self, caps, true);
+        state.refusal_posted = false;
+        if (state.refusal) {
             gst_event_unref(event);
             return TRUE;
         }

@@ -300,7 +300,7 @@ struct Decision {
 
 } // namespace
 
-bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
+std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
 {
     TeeState &state = *self->state;
     const std::optional<K> upstream = domain_of(caps);
@@ -377,11 +377,11 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
         if (decision.route != Route::Dropped)
             continue;
         if (policy == FAN_OUT_POLICY_FAIL) {
-            GST_ELEMENT_ERROR(
-                self, CORE, NEGOTIATION, ("%s", decision.refusal.c_str()),
-                ("fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"));
+            Refusal refused{
+                GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, decision.refusal,
+                "fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"};
             release_decisions();
-            return false;
+            return refused;
         }
         if (before[i] != Route::Dropped)
             GST_ELEMENT_WARNING(
@@ -393,15 +393,15 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     // The seed's copy policy: copies plus conversions per frame within copy-budget.
     const gint conversions_per_frame = converter ? 1 : 0;
     if (budget >= 0 && conversions_per_frame > budget) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                          ("copy-budget %d exceeded: %d conversion per frame, %s to %s by %s for %s", budget,
-                           conversions_per_frame, std::string(name(converter->from())).c_str(),
-                           std::string(name(converter->to())).c_str(), converter->description().c_str(),
-                           converted_pads.c_str()),
-                          ("raise copy-budget, or give those branches a peer that takes %s",
-                           std::string(name(converter->from())).c_str()));
+        const std::string from(name(converter->from()));
+        Refusal refused{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                        "copy-budget " + std::to_string(budget) +
+                            " exceeded: " + std::to_string(conversions_per_frame) +
+                            " conversion per frame, " + from + " to " + std::string(name(converter->to())) +
+                            " by " + converter->description() + " for " + converted_pads,
+                        "raise copy-budget, or give those branches a peer that takes " + from};
         release_decisions();
-        return false;
+        return refused;
     }
 
     // Apply; a branch whose route changed starts from its new source's stream events.
@@ -439,7 +439,7 @@ bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
     // Conversions no branch needs any more stop.
     std::erase_if(state.converters,
                   [&](const std::unique_ptr<Converter> &running) { return running.get() != converter; });
-    return true;
+    return std::nullopt;
 }
 
 gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)

@@ -56,6 +56,15 @@ struct FlowTally {
     GstFlowReturn combined(bool allow_not_linked) const;
 };
 
+// Why the routes cannot carry the stream (fan-out-policy=fail, copy-budget): the element error
+// g2gtee posts at the next frame.
+struct Refusal {
+    GQuark domain; // GST_CORE_ERROR or GST_STREAM_ERROR
+    gint code;
+    std::string message;
+    std::string debug;
+};
+
 // Guarded by the object lock unless said otherwise.
 struct TeeState {
     std::vector<Branch> branches;
@@ -81,9 +90,13 @@ struct TeeState {
     // Set when pads come, go or relink and when the policy or budget changes: the streaming
     // thread decides routes again before the next frame.
     std::atomic<bool> routes_stale{true};
-    // The last route decision failed (fan-out-policy=fail, copy-budget) and posted its error:
-    // frames are refused until routes are decided again (streaming thread only).
-    bool refused = false;
+    // The last route decision failed: frames are refused until routes are decided again, and the
+    // first refused frame posts the error (streaming thread only). Not at the caps event: there
+    // upstream is still negotiating (its allocation query comes next), and an error makes the
+    // application stop the pipeline under it. GStreamer 1.22's vulkanupload answers that query
+    // with a device its stop has just released: the loader aborts.
+    std::optional<Refusal> refusal;
+    bool refusal_posted = false;
     // A relabelled (DMABuf) frame of the current routes mapped for reading (streaming thread).
     bool relabel_verified = false;
 
@@ -113,9 +126,9 @@ gboolean feeder_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
 // Decides every linked branch's route for frames of `caps`, creating the conversions they need
 // and stopping those no branch needs. `in_caps_event`: called before the sink pad stores `caps`
-// (new conversions then get the stream's events up to, not including, its caps). False after
-// posting an element error (fan-out-policy=fail or copy-budget).
-bool decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event);
+// (new conversions then get the stream's events up to, not including, its caps). A refusal
+// (fan-out-policy=fail or copy-budget) leaves the routes as they were.
+[[nodiscard]] std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event);
 
 // tee-fanout.cpp
 GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);

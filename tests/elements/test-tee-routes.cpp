@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 
 #include "buffers.h"
 #include "g2g-config.h"
@@ -185,6 +186,39 @@ TEST(G2gTeeRoutes, ADroppedBranchGetsTheStreamAndAGapToPrerollOnButNoFrames)
     EXPECT_FALSE(caps);
     gst_harness_teardown(cuda);
     gst_harness_teardown(ok);
+}
+
+// A refusal waits for the first frame: at the caps event upstream is still negotiating (its
+// allocation query follows), and an application stopping the pipeline on the error would tear
+// upstream down under that query (GStreamer 1.22's vulkanupload then aborts in the loader).
+TEST(G2gTeeRoutes, ARefusalIsAnErrorAtTheFirstFrameAndEveryFrameIsRefused)
+{
+    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    g_object_set(views->element, "copy-budget", 0, nullptr);
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(views->element, bus.get());
+    gst_harness_set_sink_caps_str(views, kView);
+    GstHarness *dense = gst_harness_new_with_element(views->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(dense, kSystem);
+    gst_harness_set_src_caps_str(views, kView); // the dense branch would need a conversion
+    EXPECT_EQ(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR), nullptr);
+
+    EXPECT_EQ(gst_harness_push(views, system_frame(1).release()), GST_FLOW_ERROR);
+    Ref<GstMessage> error = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+    ASSERT_TRUE(error);
+    GError *refusal = nullptr;
+    gst_message_parse_error(error.get(), &refusal, nullptr);
+    EXPECT_TRUE(g_error_matches(refusal, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED));
+    EXPECT_NE(std::string(refusal->message).find("copy-budget 0 exceeded"), std::string::npos)
+        << refusal->message;
+    g_error_free(refusal);
+
+    EXPECT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_ERROR);
+    EXPECT_EQ(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR), nullptr); // said once
+    EXPECT_EQ(gst_harness_buffers_received(views) + gst_harness_buffers_received(dense), 0u);
+    gst_element_set_bus(views->element, nullptr);
+    gst_harness_teardown(dense);
+    gst_harness_teardown(views);
 }
 
 TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
