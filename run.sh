@@ -83,7 +83,12 @@ for build in sys.argv[1:]:
                 passed += 1
     with open(f"{build}/meson-logs/testlog.json") as log:
         for test in map(json.loads, log):
-            if test["result"] not in ("OK", "SKIP") and test["name"] not in failing_programs:
+            if test["result"] in ("OK", "SKIP"):
+                continue
+            # What the failing program printed last: a crash's cause, a sanitizer's stack.
+            tail = "\n".join((test.get("stdout") or "").splitlines()[-40:])
+            print(f"--- {build}: the end of {test['name']}'s output\n{tail}\n---", file=sys.stderr)
+            if test["name"] not in failing_programs:
                 print(f"{build}: {test['name']} failed as a whole ({test['result']})", file=sys.stderr)
                 failed += 1
 line = f"{passed} passed, {failed} failed"
