@@ -28,18 +28,23 @@ namespace g2g::detail {
 namespace {
 
 constexpr unsigned kLine = 64;
-// View rows per band: the tile's source rows are read in runs of kBand elements (long enough
-// for the prefetchers), and the band's carries stay in L1/L2 (kBand x 64 bytes).
-constexpr std::uint32_t kBand = 512;
-// Runs: the tiles a step crosses before the next step. Two, each written as it is transposed,
-// measured 5-15% faster than single tiles in a same-process comparison of the kernels (within
-// noise in bench-view); longer runs are not. Rows a multiple of 1024 bytes apart are the
-// exception: their lines all fall on a few cache sets and memory banks, and one or two lines
-// per row per visit crawl. Such rows share their offset into a line (no carries), and runs of
-// eight, transposed first and then written row by row, eight lines in a row each, cut
-// bench-view's NV12 90r into 2048-byte rows from 2.2 to 0.84 ms (3840x2048) and 1.1 ms
-// (4096x2048); row by row is slower at other strides.
-constexpr unsigned kRun = 2;
+// View rows per band: the tile's source rows are read in runs of kBand elements, and the
+// band's carries stay in L2 (kBand x 64 bytes). A tile has 64 / E source rows, each a stream
+// to prefetch. 2048 elements (32 lines of a 1-byte row), one tile a step, against 512 crossed
+// two tiles a step: RGBA rotations 1.1-1.2x faster on the H200's Intel host (bench-view); NV12
+// rotations there 1.03-1.05x and on the development VM up to 1.17x faster in same-process
+// comparisons of the kernels, though within that VM's noise (either way) in as many others.
+constexpr std::uint32_t kBand = 2048;
+// Bands written row by row (below) keep the 512 rows they were tuned with: 2048 is slower there.
+constexpr std::uint32_t kRowByRowBand = 512;
+// Runs: the tiles a step crosses before the next step. One at ordinary strides: with 2048-row
+// bands, two tiles a step (twice the streams) are slower, as are longer runs. Rows a multiple
+// of 1024 bytes apart are the exception: their lines all fall on a few cache sets and memory
+// banks, and one or two lines per row per visit crawl. Such rows share their offset into a line
+// (no carries), and runs of eight, transposed first and then written row by row, eight lines
+// in a row each, cut bench-view's NV12 90r into 2048-byte rows from 2.2 to 0.84 ms (3840x2048)
+// and 1.1 ms (4096x2048); row by row is slower at other strides.
+constexpr unsigned kRun = 1;
 constexpr unsigned kLongRun = 8;
 constexpr std::int64_t kSetAliasingStride = 1024;
 
@@ -55,33 +60,58 @@ G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m
     out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
 }
 
-// The unpacks of 512-bit vectors: E-byte elements (lo, hi), dwords and qwords (lo32 ... hi64).
-template <unsigned E> struct Unpack512 {
-    G2G_AVX512 static __m512i lo(__m512i a, __m512i b)
-    {
-        if constexpr (E == 1)
-            return _mm512_unpacklo_epi8(a, b);
-        else
-            return _mm512_unpacklo_epi16(a, b);
-    }
-    G2G_AVX512 static __m512i hi(__m512i a, __m512i b)
-    {
-        if constexpr (E == 1)
-            return _mm512_unpackhi_epi8(a, b);
-        else
-            return _mm512_unpackhi_epi16(a, b);
-    }
+// The unpacks of 512-bit vectors: words (lo, hi; bytes go through transpose16x16_u8), dwords
+// and qwords (lo32 ... hi64).
+struct Unpack512 {
+    G2G_AVX512 static __m512i lo(__m512i a, __m512i b) { return _mm512_unpacklo_epi16(a, b); }
+    G2G_AVX512 static __m512i hi(__m512i a, __m512i b) { return _mm512_unpackhi_epi16(a, b); }
     G2G_AVX512 static __m512i lo32(__m512i a, __m512i b) { return _mm512_unpacklo_epi32(a, b); }
     G2G_AVX512 static __m512i hi32(__m512i a, __m512i b) { return _mm512_unpackhi_epi32(a, b); }
     G2G_AVX512 static __m512i lo64(__m512i a, __m512i b) { return _mm512_unpacklo_epi64(a, b); }
     G2G_AVX512 static __m512i hi64(__m512i a, __m512i b) { return _mm512_unpackhi_epi64(a, b); }
 };
 
+// One swap round of transpose16x16_u8: in each pair of rows k and k + S (k & S == 0), the bytes
+// of row k at j with j & S set trade places with those of row k + S at j - S: a qword shift
+// and a byte blend each way. `upper`: the bytes with j & S set.
+template <unsigned S>
+G2G_AVX512 [[gnu::always_inline]] inline void swap_round_u8(__m512i r[16], __mmask64 upper)
+{
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < 16; ++k) {
+        if (k & S)
+            continue;
+        const __m512i a = r[k], b = r[k + S];
+        r[k] = _mm512_mask_blend_epi8(upper, a, _mm512_slli_epi64(b, 8 * S));
+        r[k + S] = _mm512_mask_blend_epi8(upper, _mm512_srli_epi64(a, 8 * S), b);
+    }
+}
+
+// 16 x 16 bytes in each 128-bit lane: the qword round by unpacks, the three rounds within
+// qwords as swaps. Shifts and blends leave the shuffle units, which the unpacks and the lane
+// transposes that follow compete for: NV12 rotations 1.03-1.15x faster than with unpacks for
+// every round in same-process comparisons on the development VM; no change on the Intel host.
+G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u8(__m512i r[16])
+{
+    __m512i n[16];
+#pragma GCC unroll 8
+    for (unsigned k = 0; k < 8; ++k) {
+        n[k] = _mm512_unpacklo_epi64(r[k], r[k + 8]);
+        n[k + 8] = _mm512_unpackhi_epi64(r[k], r[k + 8]);
+    }
+    swap_round_u8<4>(n, 0xF0F0F0F0F0F0F0F0ull);
+    swap_round_u8<2>(n, 0xCCCCCCCCCCCCCCCCull);
+    swap_round_u8<1>(n, 0xAAAAAAAAAAAAAAAAull);
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < 16; ++k)
+        r[k] = n[k];
+}
+
 // 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then whole lanes moved.
 G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
 {
     __m512i u[16];
-    dword_qword_rounds<16, __m512i, Unpack512<4>>(r, u);
+    dword_qword_rounds<16, __m512i, Unpack512>(r, u);
 #pragma GCC unroll 4
     for (int m = 0; m < 4; ++m) {
         __m512i column[4];
@@ -245,7 +275,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
         }
     };
     for (std::uint32_t ty = 0, band_end = 0; ty < g.height; ty = band_end) {
-        band_end = std::min(g.height, ty == 0 && lead ? lead : ty + kBand);
+        band_end = std::min(g.height, ty == 0 && lead ? lead : ty + (row_by_row ? kRowByRowBand : kBand));
         for (std::uint32_t run_x = 0, run_end = 0; run_x < g.width; run_x = run_end) {
             // The run's tiles: [starts[k], starts[k + 1]).
             std::uint32_t starts[kLongRun + 1] = {run_x};
@@ -301,7 +331,11 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
 #pragma GCC unroll 16
                                 for (unsigned i = 0; i < N; ++i)
                                     r[i] = load(N * group + i);
-                                transpose_rounds<N, __m512i, Unpack512<E>>(r); // four N x N blocks per vector
+                                // Four N x N blocks per vector.
+                                if constexpr (E == 1)
+                                    transpose16x16_u8(r);
+                                else
+                                    transpose_rounds<N, __m512i, Unpack512>(r);
                             }
                             if constexpr (Held)
                                 return;
