@@ -192,6 +192,24 @@ template <bool Stream> struct RowWriter {
     }
 };
 
+// A transpose's carries and held tiles. Not zeroed: every carry and held tile is written before
+// it is read.
+template <unsigned E, bool Stream> struct Workspace {
+    RowWriter<Stream> writer;
+    // Row by row: the run's transposed tiles (E < 4: groups as in tiles(); E = 4: the pieces).
+    alignas(64) __m512i held[kLongRun][4][E == 4 ? 4 : 16 / E];
+};
+
+// This thread's workspace, allocated at its first transpose and kept: a streaming thread
+// transposes a plane per frame for as long as its pipeline runs, and the carries of a band
+// (kBand lines, 128 KiB) are more than a small thread stack should hold.
+template <unsigned E, bool Stream> Workspace<E, Stream> &thread_workspace()
+{
+    thread_local const std::unique_ptr<Workspace<E, Stream>> workspace =
+        std::make_unique_for_overwrite<Workspace<E, Stream>>();
+    return *workspace;
+}
+
 // View rows to take as a first, short band so that every later step's 64-byte loads start on
 // a source line (a load across two lines costs two): possible when all source rows share their
 // alignment, i.e. the source stride is a multiple of 64 (4K and most decoder strides).
@@ -229,17 +247,9 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
     constexpr std::uint32_t N = 16 / E;                  // source rows per group (E < 4)
     constexpr int direction = Descending ? -1 : 1;
     const std::int64_t col = g.col;
-    // On the heap: the carries are kBand lines, a long run's tiles 32 KiB, more than a small
-    // thread stack should hold.
-    struct Workspace {
-        RowWriter<Stream> writer;
-        // Row by row: the run's transposed tiles (E < 4: groups as below; E = 4: the pieces).
-        alignas(64) __m512i held[kLongRun][4][E == 4 ? 4 : N];
-    };
-    // (Not zeroed: every carry and held tile is written before it is read.)
-    const auto workspace = std::make_unique_for_overwrite<Workspace>();
-    RowWriter<Stream> &writer = workspace->writer;
-    auto &held = workspace->held;
+    Workspace<E, Stream> &workspace = thread_workspace<E, Stream>();
+    RowWriter<Stream> &writer = workspace.writer;
+    auto &held = workspace.held;
     // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
     alignas(64) __m512i groups[4][N];
     // (Row by row only where the rows' shared offset is one the first tile takes off: no carries,
