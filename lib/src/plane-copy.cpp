@@ -25,8 +25,7 @@ void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t 
         __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(block));
         store16<Stream>(dst + x * E, reverse_elements<E>(v));
     }
-    for (; x < count; ++x)
-        std::memcpy(dst + x * E, src_last - x * E, E);
+    reverse_row_any(src_last - x * E, dst + x * E, count - x, E);
 }
 
 // The same, 64 bytes per step with AVX2 (two 32-byte vectors, each reversed across its lanes).
@@ -87,12 +86,6 @@ void reverse_row_best(const std::uint8_t *src_last, std::uint8_t *dst, std::uint
     }
 }
 
-void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
-{
-    for (std::uint32_t x = 0; x < count; ++x)
-        std::memcpy(dst + x * e, src_last - static_cast<std::int64_t>(x) * e, e);
-}
-
 void scalar_tiled_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e, std::uint8_t *dst,
                        std::int64_t dst_stride)
 {
@@ -104,6 +97,12 @@ void scalar_tiled_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, un
 }
 
 } // namespace
+
+void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
+{
+    for (std::uint32_t x = 0; x < count; ++x)
+        std::memcpy(dst + x * e, src_last - static_cast<std::int64_t>(x) * e, e);
+}
 
 void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e, std::uint8_t *dst,
                 std::int64_t dst_stride, std::size_t frame_bytes)

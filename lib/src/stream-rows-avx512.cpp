@@ -10,6 +10,8 @@
 // three quarters of the L3, by glibc's rule, i.e. never for a video row.)
 #include "stream-rows-private.h"
 
+#include "plane-copy-private.h"
+
 // GCC 12's AVX-512 intrinsics build their "undefined" operands by self-initialisation, which
 // its own -Wmaybe-uninitialized then reports inside the headers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -34,14 +36,6 @@ template <unsigned E> constexpr std::array<std::uint8_t, kLine> reversing_index(
     for (unsigned i = 0; i < kLine; ++i)
         index[i] = static_cast<std::uint8_t>((kLine / E - 1 - i / E) * E + i % E);
     return index;
-}
-
-// `count` elements through the cache, the first at src_last, the source walking backwards.
-template <unsigned E>
-void reverse_elements(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
-{
-    for (std::uint32_t x = 0; x < count; ++x)
-        std::memcpy(dst + x * E, src_last - static_cast<std::ptrdiff_t>(x) * E, E);
 }
 
 // `lines` whole lines to the line-aligned dst: from src forwards, or (Reverse) the E-byte
@@ -86,9 +80,9 @@ bool reverse_row_streamed_avx512(const std::uint8_t *src_last, std::uint8_t *dst
     const std::uint32_t head = std::min<std::uint32_t>(count, to_line(dst) / E);
     const std::uint32_t lines = (count - head) / (kLine / E);
     const std::uint32_t tail = head + lines * (kLine / E);
-    reverse_elements<E>(src_last, dst, head);
+    reverse_row_any(src_last, dst, head, E); // the ends through the cache
     whole_lines<true, E>(src_last - static_cast<std::ptrdiff_t>(head) * E, dst + head * E, lines);
-    reverse_elements<E>(src_last - static_cast<std::ptrdiff_t>(tail) * E, dst + tail * E, count - tail);
+    reverse_row_any(src_last - static_cast<std::ptrdiff_t>(tail) * E, dst + tail * E, count - tail, E);
     return true;
 }
 
