@@ -135,6 +135,22 @@ inline __mmask64 first_bytes(unsigned bytes)
     return bytes >= kLine ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
 }
 
+// The vpermt2b indices that join a row's carry and its next piece into the line at the piece's
+// address p - m (m = p % 64): byte i of the line is byte i + 64 - m of [carry | piece]. A table
+// (4 KiB, in L1 while a transpose runs) because m changes from row to row at most strides, and
+// one load costs less than building the indices per piece (a broadcast and an add): NV12
+// rotations 1.05-1.08x faster in same-process comparisons on the development VM.
+struct LineJoin {
+    alignas(64) std::uint8_t from[kLine][kLine];
+    constexpr LineJoin() : from{}
+    {
+        for (unsigned m = 0; m < kLine; ++m)
+            for (unsigned i = 0; i < kLine; ++i)
+                from[m][i] = static_cast<std::uint8_t>(i + kLine - m);
+    }
+};
+constexpr LineJoin kLineJoin{};
+
 // Writes view rows one 64-byte piece at a time, left to right within a band.
 // Cached: plain stores. Streamed: whole aligned lines only, through the row's carry (the
 // previous piece), as described at the top of this file.
@@ -166,12 +182,7 @@ template <bool Stream> struct RowWriter {
                 _mm512_mask_storeu_epi8(p, ~0ull >> m, piece);
             } else {
                 // [carry's last m bytes | piece's first 64 - m bytes] is the whole line at p - m.
-                const __m512i from = _mm512_add_epi8(
-                    _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46,
-                                    45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28,
-                                    27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
-                                    8, 7, 6, 5, 4, 3, 2, 1, 0),
-                    _mm512_set1_epi8(static_cast<char>(kLine - m)));
+                const __m512i from = _mm512_load_si512(kLineJoin.from[m]);
                 const __m512i line = _mm512_permutex2var_epi8(_mm512_load_si512(slot), from, piece);
                 _mm512_stream_si512(reinterpret_cast<__m512i *>(p - m), line);
             }
