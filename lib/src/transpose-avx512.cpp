@@ -35,17 +35,19 @@ constexpr unsigned kLine = 64;
 // rotations there 1.03-1.05x and on the development VM up to 1.17x faster in same-process
 // comparisons of the kernels, though within that VM's noise (either way) in as many others.
 constexpr std::uint32_t kBand = 2048;
-// Bands written row by row (below) keep the 512 rows they were tuned with: 2048 is slower there.
-constexpr std::uint32_t kRowByRowBand = 512;
 // Runs: the tiles a step crosses before the next step. One at ordinary strides: with 2048-row
 // bands, two tiles a step (twice the streams) are slower, as are longer runs. Rows a multiple
 // of 1024 bytes apart are the exception: their lines all fall on a few cache sets and memory
 // banks, and one or two lines per row per visit crawl. Such rows share their offset into a line
-// (no carries), and runs of eight, transposed first and then written row by row, eight lines
-// in a row each, cut bench-view's NV12 90r into 2048-byte rows from 2.2 to 0.84 ms (3840x2048)
-// and 1.1 ms (4096x2048); row by row is slower at other strides.
+// (no carries), and runs of tiles transposed first and then written row by row, a few lines in
+// a row each, cut bench-view's NV12 90r into 2048-byte rows from 2.2 ms to about 1 ms; row by
+// row is slower at other strides. Four tiles a run in 2048-row bands, against eight in 512-row
+// bands (same-process comparisons of 90r of 3840x2048 / 4096x2048 NV12, frames cached or from a
+// pool): 1.03-1.12x / 1.14-1.18x faster on the H200's Intel host, 0.95-1.13x / 1.05-1.2x on the
+// development VM. Two tiles a run are faster still on the Intel host (1.2-1.35x) but up to 1.4x
+// slower on the VM; eight in 2048-row bands gain only on the VM.
 constexpr unsigned kRun = 1;
-constexpr unsigned kLongRun = 8;
+constexpr unsigned kLongRun = 4;
 constexpr std::int64_t kSetAliasingStride = 1024;
 
 // out[l] = lane l of a, b, c and d.
@@ -296,7 +298,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
         }
     };
     for (std::uint32_t ty = 0, band_end = 0; ty < g.height; ty = band_end) {
-        band_end = std::min(g.height, ty == 0 && lead ? lead : ty + (row_by_row ? kRowByRowBand : kBand));
+        band_end = std::min(g.height, ty == 0 && lead ? lead : ty + kBand);
         for (std::uint32_t run_x = 0, run_end = 0; run_x < g.width; run_x = run_end) {
             // The run's tiles: [starts[k], starts[k + 1]).
             std::uint32_t starts[kLongRun + 1] = {run_x};
