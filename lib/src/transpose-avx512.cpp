@@ -124,10 +124,11 @@ G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
     }
 }
 
-// The 64 bytes at p, with a prefetch of the line two steps further in `direction` (+1, -1).
-G2G_AVX512 [[gnu::always_inline]] inline __m512i load_ahead(const std::uint8_t *p, int direction)
+// The 64 bytes at p, with a prefetch of the line two steps further (steps walk every source
+// row upwards, see tiles()).
+G2G_AVX512 [[gnu::always_inline]] inline __m512i load_ahead(const std::uint8_t *p)
 {
-    _mm_prefetch(reinterpret_cast<const char *>(p + direction * 2 * static_cast<int>(kLine)), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(p + 2 * kLine), _MM_HINT_T0);
     return _mm512_loadu_si512(p);
 }
 
@@ -250,7 +251,8 @@ template <unsigned E> std::uint32_t aligning_shift(const std::uint8_t *dst, std:
 // apart) and yields the pieces of R view rows; the steps of a run's tiles alternate. Loads are
 // in memory order: element p of a load is view row y0 + p, or y0 + R - 1 - p when the view
 // walks the source backwards (Descending), and the transposed rows are then written in reverse
-// order instead of shuffling each load back.
+// order instead of shuffling each load back; such a view also takes a band's steps last to
+// first, so that every source row is read upwards.
 template <unsigned E, bool Stream, bool Descending>
 G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std::uint8_t *dst,
                       std::int64_t dst_stride)
@@ -258,7 +260,6 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
     constexpr std::uint32_t C = kLine / E;               // view columns per tile
     constexpr std::uint32_t R = E == 4 ? 16 : kLine / E; // view rows per step
     constexpr std::uint32_t N = 16 / E;                  // source rows per group (E < 4)
-    constexpr int direction = Descending ? -1 : 1;
     const std::int64_t col = g.col;
     Workspace<E, Stream> &workspace = thread_workspace<E, Stream>();
     RowWriter<Stream> &writer = workspace.writer;
@@ -306,7 +307,13 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
             for (; count < run_length && starts[count] < g.width; ++count)
                 starts[count + 1] = std::min(g.width, starts[count] == 0 ? first_tile : starts[count] + C);
             run_end = starts[count];
-            for (std::uint32_t y0 = ty; y0 < band_end; y0 += R) {
+            // Steps in the order that walks the source upwards: a view walking it backwards
+            // (Descending) takes its steps last to first. Descending streams are prefetched
+            // worse: NV12 90l 1.1x and, from a frame pool, 1.2x faster this way on the H200's
+            // Intel host than stepping down the band (no change on the development VM).
+            const std::uint32_t steps = (band_end - ty + R - 1) / R;
+            for (std::uint32_t s = 0; s < steps; ++s) {
+                const std::uint32_t y0 = ty + (Descending ? steps - 1 - s : s) * R;
                 const unsigned rows = std::min(R, band_end - y0);
                 for (unsigned k = 0; k < count; ++k) {
                     const std::uint32_t tx = starts[k], cols = starts[k + 1] - tx;
@@ -323,7 +330,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                         auto load = [&](unsigned i) G2G_AVX512 {
                             const std::uint8_t *p = src + i * col;
                             if constexpr (Whole)
-                                return load_ahead(p, direction);
+                                return load_ahead(p);
                             return i < cols ? _mm512_maskz_loadu_epi8(valid, p) : _mm512_setzero_si512();
                         };
                         auto put = [&](unsigned position, __m512i piece) G2G_AVX512 {
