@@ -14,11 +14,6 @@ namespace g2g::detail {
 void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsigned element_size,
                 std::uint8_t *dst, std::int64_t dst_stride, std::size_t frame_bytes);
 
-// A row of `count` elements of `element_size` bytes ending at src_last (the source walks
-// backwards), written forwards one element at a time.
-void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count,
-                     unsigned element_size);
-
 // Packed 4:2:2 (YUY2/UYVY/YVYU) through any composed orientation and crop: luma per pixel,
 // chroma per output macropixel, as videoflip computes it (two source chroma samples averaged
 // where the orientation turns columns into rows).

@@ -14,6 +14,14 @@ namespace {
 
 // ---- reversed rows (a horizontal flip): elements of 1, 2, 4, 8 bytes, 16 bytes at a time
 
+// A row of `count` elements of `e` bytes ending at src_last (the source walks backwards),
+// written forwards one element at a time: the short ends of the SIMD paths, and other sizes.
+void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
+{
+    for (std::uint32_t x = 0; x < count; ++x)
+        std::memcpy(dst + x * e, src_last - static_cast<std::int64_t>(x) * e, e);
+}
+
 // Row of `count` elements ending at src_last (the source walks backwards), written forwards.
 template <unsigned E, bool Stream>
 void reverse_row(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count)
@@ -97,12 +105,6 @@ void scalar_tiled_walk(const std::uint8_t *base, const Grid<std::int64_t> &g, un
 }
 
 } // namespace
-
-void reverse_row_any(const std::uint8_t *src_last, std::uint8_t *dst, std::uint32_t count, unsigned e)
-{
-    for (std::uint32_t x = 0; x < count; ++x)
-        std::memcpy(dst + x * e, src_last - static_cast<std::int64_t>(x) * e, e);
-}
 
 void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &g, unsigned e, std::uint8_t *dst,
                 std::int64_t dst_stride, std::size_t frame_bytes)
