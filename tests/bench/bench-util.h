@@ -4,12 +4,14 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace g2g::bench {
 
@@ -51,23 +53,31 @@ inline double seconds_per_call(const std::function<void()> &body, int calls, int
     return best;
 }
 
-// Seconds per call of `ours` and of `peer`, measured in alternating rounds (best of `rounds`
-// each): both see the same spells of load on a shared machine, so their ratio is steadier
-// than that of two figures taken one after the other. Each round starts with an untimed call:
-// a round must not be charged for what the other left behind (a memcpy leaves its whole
+// Seconds per call of each of `bodies`, measured in alternating rounds (best of `rounds`
+// each): all see the same spells of load on a shared machine, so their ratios are steadier
+// than those of figures taken one after the other. Each round starts with an untimed call: a
+// round must not be charged for what the previous one left behind (a memcpy leaves its whole
 // output dirty in the cache, to be written back by whoever runs next).
+inline std::vector<double> alternating_seconds_per_call(const std::vector<std::function<void()>> &bodies,
+                                                        int calls, int rounds = 9)
+{
+    std::vector<double> best(bodies.size(), 1e30);
+    for (int r = 0; r < rounds; ++r) {
+        for (std::size_t i = 0; i < bodies.size(); ++i) {
+            bodies[i]();
+            best[i] = std::min(best[i], seconds_per_call(bodies[i], calls, 1));
+        }
+    }
+    return best;
+}
+
+// The same for two: ours and a peer.
 inline std::pair<double, double> paired_seconds_per_call(const std::function<void()> &ours,
                                                          const std::function<void()> &peer, int calls,
                                                          int rounds = 9)
 {
-    double best_ours = 1e30, best_peer = 1e30;
-    for (int r = 0; r < rounds; ++r) {
-        ours();
-        best_ours = std::min(best_ours, seconds_per_call(ours, calls, 1));
-        peer();
-        best_peer = std::min(best_peer, seconds_per_call(peer, calls, 1));
-    }
-    return {best_ours, best_peer};
+    const std::vector<double> best = alternating_seconds_per_call({ours, peer}, calls, rounds);
+    return {best[0], best[1]};
 }
 
 // Runs the gst-launch `description` to EOS and returns the seconds it took; `inspect` sees the

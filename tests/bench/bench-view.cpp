@@ -1,7 +1,8 @@
 // g2gview against videoflip and videocrop, in one run, as ratios (the machine is shared):
 //  1. view out: per-frame cost of a view against the peers' copy, 720p / 1080p / 4K, RGBA / NV12;
 //  2. g2gview ! g2gmaterialize against videoflip for every method and against videocrop, 4K;
-//  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views.
+//  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views;
+//  4. transposes: materialize against the replay of its walk's loads and stores alone, and memcpy.
 // Prints tables; with --csv DIR also writes viewout.csv, dense.csv and bandwidth.csv there, which
 // tests/bench/plot-view.gp turns into docs/performance-view.png.
 #include <g2g/frame-view.h>
@@ -10,11 +11,14 @@
 #include <gst/video/video.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bench-util.h"
+#include "transposed-traffic.h"
 
 using g2g::bench::open_csv;
 
@@ -173,6 +177,31 @@ struct Composition {
     bool crop;
 };
 
+constexpr Composition kCompositions[] = {
+    {"identity", GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"90r", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"180", GST_VIDEO_ORIENTATION_180, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"90l", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"horiz", GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"vert", GST_VIDEO_ORIENTATION_VERT, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"ul-lr", GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"ur-ll", GST_VIDEO_ORIENTATION_UR_LL, GST_VIDEO_ORIENTATION_IDENTITY, false},
+    {"crop+90r+horiz", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_HORIZ, true},
+    {"crop+90l+vert", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_VERT, true},
+};
+
+// The view `c` of `frame` (a frame of `size`): sections 3 and 4.
+g2g::FrameView composed_view(GstBuffer *frame, const GstVideoInfo &info, const Size &size,
+                             const Composition &c)
+{
+    auto view = g2g::FrameView::of_frame(frame, info);
+    if (c.crop)
+        (void)view->crop(100, 60, size.width - 300, size.height - 200);
+    view->orient(c.first);
+    view->orient(c.second);
+    return *view;
+}
+
 // One row of section 3: `c` of a `format` frame of `size` materialized, against memcpy of the
 // output's bytes, in alternating rounds.
 void materialize_against_memcpy(const char *format, const Size &size, const Composition &c, const char *name,
@@ -180,12 +209,8 @@ void materialize_against_memcpy(const char *format, const Size &size, const Comp
 {
     GstVideoInfo info = info_of(format, size);
     GstBuffer *frame = frame_of(info);
-    auto view = g2g::FrameView::of_frame(frame, info);
-    if (c.crop)
-        (void)view->crop(100, 60, size.width - 300, size.height - 200);
-    view->orient(c.first);
-    view->orient(c.second);
-    const GstVideoInfo &out = view->info();
+    const g2g::FrameView view = composed_view(frame, info, size, c);
+    const GstVideoInfo &out = view.info();
     std::vector<guint8> dst(GST_VIDEO_INFO_SIZE(&out));
     guint8 *planes[GST_VIDEO_MAX_PLANES];
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p)
@@ -193,7 +218,7 @@ void materialize_against_memcpy(const char *format, const Size &size, const Comp
     const gsize bytes = GST_VIDEO_INFO_SIZE(&out);
     std::vector<guint8> a(bytes, 1), b(bytes, 2);
     const auto [seconds, copy] =
-        g2g::bench::paired_seconds_per_call([&] { (void)view->materialize_into(frame, planes, out.stride); },
+        g2g::bench::paired_seconds_per_call([&] { (void)view.materialize_into(frame, planes, out.stride); },
                                             [&] { std::memcpy(b.data(), a.data(), bytes); }, 10);
     std::printf("%-6s %-22s %10.2f %10.2f %10.2f %8.0f%%\n", format, name, bytes / seconds / 1e9,
                 bytes / copy / 1e9, seconds * 1e3, 100 * copy / seconds);
@@ -207,27 +232,72 @@ void materialize_bandwidth()
     std::printf("\n3. FrameView::materialize at 4K against single-thread memcpy of the same bytes\n");
     FILE *csv = open_csv("bandwidth.csv");
     std::printf("%-6s %-22s %10s %10s %10s %9s\n", "format", "view", "GB/s", "memcpy", "ms", "of memcpy");
-    const Composition compositions[] = {
-        {"identity", GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"90r", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"180", GST_VIDEO_ORIENTATION_180, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"90l", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"horiz", GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"vert", GST_VIDEO_ORIENTATION_VERT, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"ul-lr", GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"ur-ll", GST_VIDEO_ORIENTATION_UR_LL, GST_VIDEO_ORIENTATION_IDENTITY, false},
-        {"crop+90r+horiz", GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_HORIZ, true},
-        {"crop+90l+vert", GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_VERT, true},
-    };
     for (const char *format : kFormats)
-        for (const Composition &c : compositions)
+        for (const Composition &c : kCompositions)
             materialize_against_memcpy(format, kSizes[2], c, c.name, csv);
     // Output rows of a power of two (2048 bytes): from a 3840-byte source stride, and from a
     // 4096-byte one (360-degree video's 4096x2048).
-    materialize_against_memcpy("NV12", {"3840x2048", 3840, 2048}, compositions[1], "90r@3840x2048", csv);
-    materialize_against_memcpy("NV12", {"4096x2048", 4096, 2048}, compositions[1], "90r@4096x2048", csv);
+    materialize_against_memcpy("NV12", {"3840x2048", 3840, 2048}, kCompositions[1], "90r@3840x2048", csv);
+    materialize_against_memcpy("NV12", {"4096x2048", 4096, 2048}, kCompositions[1], "90r@4096x2048", csv);
     if (csv)
         std::fclose(csv);
+}
+
+// One row of section 4: the transposing view `c` of a `format` frame of `size` materialized,
+// the replay of its walk's loads and stores alone (transposed-traffic.h), and memcpy of the
+// same bytes, in alternating rounds. Output rows start 16 bytes into a line, as a malloc'd
+// buffer's do (section 3's), with room before them for the replay's line-aligned stores.
+void materialize_against_its_traffic(const char *format, const Size &size, const Composition &c,
+                                     const char *name)
+{
+    GstVideoInfo info = info_of(format, size);
+    GstBuffer *frame = frame_of(info);
+    const g2g::FrameView view = composed_view(frame, info, size, c);
+    const GstVideoInfo &out = view.info();
+    const gsize bytes = GST_VIDEO_INFO_SIZE(&out);
+    const std::unique_ptr<guint8, decltype(&std::free)> storage(
+        static_cast<guint8 *>(std::aligned_alloc(64, (bytes + 128 + 63) / 64 * 64)), &std::free);
+    guint8 *planes[GST_VIDEO_MAX_PLANES];
+    const guint8 *sources[GST_VIDEO_MAX_PLANES];
+    GstMapInfo maps[GST_VIDEO_MAX_PLANES];
+    for (guint p = 0; p < view.n_planes(); ++p) {
+        planes[p] = storage.get() + 64 + 16 + GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
+        gst_memory_map(gst_buffer_peek_memory(frame, view.plane(p).memory_index), &maps[p], GST_MAP_READ);
+        sources[p] = maps[p].data;
+    }
+    std::vector<guint8> a(bytes, 1), b(bytes, 2);
+    const std::vector<double> best = g2g::bench::alternating_seconds_per_call(
+        {[&] { (void)view.materialize_into(frame, planes, out.stride); },
+         [&] {
+             for (guint p = 0; p < view.n_planes(); ++p)
+                 g2g::bench::replay_transposed_traffic(sources[p], view.plane(p).grid,
+                                                       view.plane(p).element_size, planes[p],
+                                                       GST_VIDEO_INFO_PLANE_STRIDE(&out, p));
+         },
+         [&] { std::memcpy(b.data(), a.data(), bytes); }},
+        10);
+    const double ours = best[0], traffic = best[1], copy = best[2];
+    std::printf("%-6s %-16s %8.2f %8.2f %8.2f %9.0f%% %9.0f%% %9.0f%%\n", format, name, ours * 1e3,
+                traffic * 1e3, copy * 1e3, 100 * copy / ours, 100 * copy / traffic, 100 * traffic / ours);
+    for (guint p = 0; p < view.n_planes(); ++p)
+        gst_memory_unmap(gst_buffer_peek_memory(frame, view.plane(p).memory_index), &maps[p]);
+    gst_buffer_unref(frame);
+}
+
+void materialize_against_traffic()
+{
+    std::printf("\n4. Transposes at 4K: materialize, its walk's loads and stores alone, memcpy (ms)\n");
+    if (!__builtin_cpu_supports("avx512f")) {
+        std::printf("(the replay of the AVX-512 walk needs AVX-512; this CPU has none)\n");
+        return;
+    }
+    std::printf("%-6s %-16s %8s %8s %8s %10s %10s %10s\n", "format", "view", "ours", "traffic", "memcpy",
+                "ours/mcpy", "traf/mcpy", "ours/traf");
+    materialize_against_its_traffic("RGBA", kSizes[2], kCompositions[1], "90r");
+    for (const Composition &c : {kCompositions[1], kCompositions[3], kCompositions[8]})
+        materialize_against_its_traffic("NV12", kSizes[2], c, c.name);
+    materialize_against_its_traffic("NV12", {"3840x2048", 3840, 2048}, kCompositions[1], "90r@3840x2048");
+    materialize_against_its_traffic("NV12", {"4096x2048", 4096, 2048}, kCompositions[1], "90r@4096x2048");
 }
 
 } // namespace
@@ -246,6 +316,8 @@ int main(int argc, char **argv)
         materialized_against_peers();
     if (only.empty() || only == "bandwidth")
         materialize_bandwidth();
+    if (only.empty() || only == "traffic")
+        materialize_against_traffic();
     gst_deinit();
     return 0;
 }
