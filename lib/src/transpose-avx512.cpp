@@ -17,7 +17,9 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 
 #include "register-transpose-private.h"
 #include "simd-private.h"
@@ -224,6 +226,61 @@ template <unsigned E, bool Stream> Workspace<E, Stream> &thread_workspace()
     return *workspace;
 }
 
+// Whether whole steps of 1- and 2-byte elements place their 128-bit lanes at load time
+// (lane_placed_step) rather than transposing them in registers: NV12 rotations 1.05-1.1x faster
+// that way on the H200's Intel host (Xeon), 1.05x slower on the development VM's AMD EPYC (Zen
+// 5), in same-process comparisons of the kernels. So only on Intel's CPUs, unless
+// G2G_TRANSPOSE_LANES says "load" or "registers" (how the tests cover both on any machine).
+inline bool places_lanes_at_load()
+{
+    static const bool at_load = [] {
+        const char *choice = std::getenv("G2G_TRANSPOSE_LANES");
+        if (choice && std::string_view(choice) == "load")
+            return true;
+        if (choice && std::string_view(choice) == "registers")
+            return false;
+        return __builtin_cpu_is("intel") != 0;
+    }();
+    return at_load;
+}
+
+// A whole step of 1- or 2-byte elements (N = 16 / E source rows per lane) from the tile's source
+// row `src` on (rows `col` bytes apart), its lanes placed at load time: lane g of x[i] is the 16
+// bytes at 16 s of source row i + N g (a masked broadcast is a load and a blend, no shuffle), and
+// an in-lane N x N transpose then leaves N whole pieces, put(position, piece): no lane
+// transposes, no round trip of groups through memory.
+template <unsigned E, typename Put>
+G2G_AVX512 [[gnu::always_inline]] inline void lane_placed_step(const std::uint8_t *src, std::int64_t col,
+                                                               Put &put)
+{
+    constexpr unsigned N = 16 / E;
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < 4 * N; ++i)
+        _mm_prefetch(reinterpret_cast<const char *>(src + i * col + 2 * kLine), _MM_HINT_T0);
+#pragma GCC unroll 1
+    for (unsigned s = 0; s < 4; ++s) {
+        __m512i x[N];
+        const std::uint8_t *row = src + 16 * s;
+#pragma GCC unroll 16
+        for (unsigned i = 0; i < N; ++i, row += col) {
+            auto lane = [&](unsigned g) {
+                return _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + g * N * col));
+            };
+            const __m512i v = _mm512_mask_broadcast_i32x4(
+                _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(lane(0)), 0x00F0, lane(1)), 0x0F00,
+                lane(2));
+            x[i] = _mm512_mask_broadcast_i32x4(v, 0xF000, lane(3));
+        }
+        if constexpr (E == 1)
+            transpose16x16_u8(x);
+        else
+            transpose_rounds<N, __m512i, Unpack512>(x);
+#pragma GCC unroll 16
+        for (unsigned j = 0; j < N; ++j)
+            put(N * s + j, x[j]);
+    }
+}
+
 // View rows to take as a first, short band so that every later step's 64-byte loads start on
 // a source line (a load across two lines costs two): possible when all source rows share their
 // alignment, i.e. the source stride is a multiple of 64 (4K and most decoder strides).
@@ -272,6 +329,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
         dst_stride % kSetAliasingStride == 0 && reinterpret_cast<std::uintptr_t>(dst) % E == 0;
     const unsigned run_length = row_by_row ? kLongRun : kRun;
     const std::uint32_t lead = aligning_lead<E>(base, g);
+    const bool lanes_at_load = places_lanes_at_load();
     const std::uint32_t first_tile = C - aligning_shift<E>(dst, dst_stride);
     // Writes the held tiles [starts[0], starts[count]) of the step at y0 (in the band from ty), row
     // by row.
@@ -352,45 +410,16 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                                 else
                                     put(p, r[p]);
                             }
-                        } else if constexpr (Whole && !Held) {
-                            // Lanes placed at load time: lane g of x[i] is the 16 bytes at 16 s of source
-                            // row i + N g (a masked broadcast is a load and a blend, no shuffle), and an
-                            // in-lane N x N transpose then leaves N whole pieces: no lane transposes and
-                            // no round trip of the groups through memory. NV12 rotations 1.05-1.1x
-                            // faster on the H200's Intel host than with the groups below, the same on
-                            // the development VM.
-#pragma GCC unroll 16
-                            for (unsigned i = 0; i < 4 * N; ++i)
-                                _mm_prefetch(reinterpret_cast<const char *>(src + i * col + 2 * kLine),
-                                             _MM_HINT_T0);
-#pragma GCC unroll 1
-                            for (unsigned s = 0; s < 4; ++s) {
-                                __m512i x[N];
-                                const std::uint8_t *row = src + 16 * s;
-#pragma GCC unroll 16
-                                for (unsigned i = 0; i < N; ++i, row += col) {
-                                    auto lane = [&](unsigned g) {
-                                        return _mm_loadu_si128(
-                                            reinterpret_cast<const __m128i *>(row + g * N * col));
-                                    };
-                                    const __m512i v = _mm512_mask_broadcast_i32x4(
-                                        _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(lane(0)), 0x00F0,
-                                                                    lane(1)),
-                                        0x0F00, lane(2));
-                                    x[i] = _mm512_mask_broadcast_i32x4(v, 0xF000, lane(3));
-                                }
-                                if constexpr (E == 1)
-                                    transpose16x16_u8(x);
-                                else
-                                    transpose_rounds<N, __m512i, Unpack512>(x);
-#pragma GCC unroll 16
-                                for (unsigned j = 0; j < N; ++j)
-                                    put(N * s + j, x[j]);
-                            }
                         } else {
-                            // Edges and held tiles: four groups of N whole source rows.
+                            if constexpr (Whole && !Held) {
+                                if (lanes_at_load) {
+                                    lane_placed_step<E>(src, col, put);
+                                    return;
+                                }
+                            }
+                            // Four groups of N whole source rows (edges, held tiles, and whole steps
+                            // elsewhere); lane l of tile[group][j] is position N l + j.
                             auto &tile = Held ? held[k] : groups;
-                            // Four groups of N source rows; lane l of tile[group][j] is position N l + j.
 #pragma GCC unroll 4
                             for (unsigned group = 0; group < 4; ++group) {
                                 __m512i *r = tile[group];
