@@ -161,9 +161,6 @@ constexpr LineJoin kLineJoin{};
 // previous piece), as described at the top of this file.
 template <bool Stream> struct RowWriter {
     alignas(64) std::uint8_t carry[Stream ? kBand : 1][kLine];
-    // Whether the rows' offsets into a line vary from row to row (a stride that is not a
-    // multiple of 64): then rows that start on a line join their carry like the others.
-    bool offsets_vary = false;
 
     // The first `bytes` bytes of `piece` go to p, the row's bytes from x * E; `first`: the
     // band's first piece of the row. Only the row's last piece may be short.
@@ -180,10 +177,6 @@ template <bool Stream> struct RowWriter {
             _mm512_storeu_si512(p, piece);
         } else {
             const unsigned m = reinterpret_cast<std::uintptr_t>(p) % kLine;
-            if (m == 0 && !offsets_vary) {
-                _mm512_stream_si512(reinterpret_cast<__m512i *>(p), piece); // no row needs a carry
-                return;
-            }
             void *slot = carry[band_row];
             if (first) {
                 // The line's head belongs to bytes before the row (unless the row starts on a
@@ -194,9 +187,9 @@ template <bool Stream> struct RowWriter {
                     _mm512_mask_storeu_epi8(p, ~0ull >> m, piece);
             } else {
                 // [carry's last m bytes | piece's first 64 - m bytes] is the whole line at p - m;
-                // for rows that start on a line (m = 0) that is the piece itself. Where offsets
-                // vary, one path for both rather than a branch on m, which alternates from row
-                // to row: 1.02-1.08x faster on the development VM (same-process comparisons,
+                // for rows that start on a line (m = 0) that is the piece itself. One path for
+                // both rather than a branch on m, which alternates from row to row at most
+                // strides: 1.02-1.08x faster on the development VM (same-process comparisons,
                 // NV12 90r and a cropped rotation), within 2% either way on the Intel host.
                 const __m512i from = _mm512_load_si512(kLineJoin.from[m]);
                 const __m512i line = _mm512_permutex2var_epi8(_mm512_load_si512(slot), from, piece);
@@ -331,7 +324,6 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
     const std::int64_t col = g.col;
     Workspace<E, Stream> &workspace = thread_workspace<E, Stream>();
     RowWriter<Stream> &writer = workspace.writer;
-    writer.offsets_vary = dst_stride % kLine != 0;
     auto &held = workspace.held;
     // E < 4: the transposed groups, whole; a view row's piece is one lane of four of them.
     alignas(64) __m512i groups[4][N];
