@@ -177,20 +177,16 @@ template <bool Stream> struct RowWriter {
             _mm512_storeu_si512(p, piece);
         } else {
             const unsigned m = reinterpret_cast<std::uintptr_t>(p) % kLine;
+            if (m == 0) {
+                _mm512_stream_si512(reinterpret_cast<__m512i *>(p), piece);
+                return;
+            }
             void *slot = carry[band_row];
             if (first) {
-                // The line's head belongs to bytes before the row (unless the row starts on a
-                // line): a plain store of our part.
-                if (m == 0)
-                    _mm512_stream_si512(reinterpret_cast<__m512i *>(p), piece);
-                else
-                    _mm512_mask_storeu_epi8(p, ~0ull >> m, piece);
+                // The line's head belongs to bytes before the row: a plain store of our part.
+                _mm512_mask_storeu_epi8(p, ~0ull >> m, piece);
             } else {
-                // [carry's last m bytes | piece's first 64 - m bytes] is the whole line at p - m;
-                // for rows that start on a line (m = 0) that is the piece itself. One path for
-                // both rather than a branch on m, which alternates from row to row at most
-                // strides: 1.02-1.08x faster on the development VM (same-process comparisons,
-                // NV12 90r and a cropped rotation), within 2% either way on the Intel host.
+                // [carry's last m bytes | piece's first 64 - m bytes] is the whole line at p - m.
                 const __m512i from = _mm512_load_si512(kLineJoin.from[m]);
                 const __m512i line = _mm512_permutex2var_epi8(_mm512_load_si512(slot), from, piece);
                 _mm512_stream_si512(reinterpret_cast<__m512i *>(p - m), line);
