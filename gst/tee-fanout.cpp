@@ -182,13 +182,12 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     if (state.routes_stale.exchange(false)) {
         GstCaps *caps = gst_pad_get_current_caps(self->sinkpad);
         state.refusal = caps ? decide_routes(self, caps, false) : std::nullopt;
-        state.refusal_posted = false;
         if (caps)
             gst_caps_unref(caps);
     }
     if (state.refusal) {
-        if (!std::exchange(state.refusal_posted, true)) {
-            const Refusal &refusal = *state.refusal;
+        Refusal &refusal = *state.refusal;
+        if (!std::exchange(refusal.posted, true)) {
             gst_element_message_full(GST_ELEMENT(self), GST_MESSAGE_ERROR, refusal.domain, refusal.code,
                                      g_strdup(refusal.message.c_str()), g_strdup(refusal.debug.c_str()),
                                      __FILE__, GST_FUNCTION, __LINE__);
@@ -325,7 +324,6 @@ gboolean sink_event(GstPad *, GstObject *parent, GstEvent *event)
         // caps themselves are accepted, so upstream does not add a not-negotiated of its own
         // (and stops on the first frame, as it would on any other flow error).
         state.refusal = decide_routes(self, caps, true);
-        state.refusal_posted = false;
         if (state.refusal) {
             gst_event_unref(event);
             return TRUE;

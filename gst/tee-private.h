@@ -57,12 +57,13 @@ struct FlowTally {
 };
 
 // Why the routes cannot carry the stream (fan-out-policy=fail, copy-budget): the element error
-// g2gtee posts at the next frame.
+// g2gtee posts at the next frame, once.
 struct Refusal {
     GQuark domain; // GST_CORE_ERROR or GST_STREAM_ERROR
     gint code;
     std::string message;
     std::string debug;
+    bool posted = false;
 };
 
 // Guarded by the object lock unless said otherwise.
@@ -96,7 +97,6 @@ struct TeeState {
     // application stop the pipeline under it. GStreamer 1.22's vulkanupload answers that query
     // with a device its stop has just released: the loader aborts.
     std::optional<Refusal> refusal;
-    bool refusal_posted = false;
     // A relabelled (DMABuf) frame of the current routes mapped for reading (streaming thread).
     bool relabel_verified = false;
 
