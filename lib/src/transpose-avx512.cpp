@@ -126,6 +126,15 @@ G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
     }
 }
 
+// Four N x N blocks (N = 16 / E) per vector, each transposed within its 128-bit lane; E = 1 or 2.
+template <unsigned E> G2G_AVX512 [[gnu::always_inline]] inline void transpose_in_lanes(__m512i r[16 / E])
+{
+    if constexpr (E == 1)
+        transpose16x16_u8(r);
+    else
+        transpose_rounds<16 / E, __m512i, Unpack512>(r);
+}
+
 // The 64 bytes at p, with a prefetch of the line two steps further (steps walk every source
 // row upwards, see tiles()).
 G2G_AVX512 [[gnu::always_inline]] inline __m512i load_ahead(const std::uint8_t *p)
@@ -271,10 +280,7 @@ G2G_AVX512 [[gnu::always_inline]] inline void lane_placed_step(const std::uint8_
                 lane(2));
             x[i] = _mm512_mask_broadcast_i32x4(v, 0xF000, lane(3));
         }
-        if constexpr (E == 1)
-            transpose16x16_u8(x);
-        else
-            transpose_rounds<N, __m512i, Unpack512>(x);
+        transpose_in_lanes<E>(x);
 #pragma GCC unroll 16
         for (unsigned j = 0; j < N; ++j)
             put(N * s + j, x[j]);
@@ -426,11 +432,7 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
 #pragma GCC unroll 16
                                 for (unsigned i = 0; i < N; ++i)
                                     r[i] = load(N * group + i);
-                                // Four N x N blocks per vector.
-                                if constexpr (E == 1)
-                                    transpose16x16_u8(r);
-                                else
-                                    transpose_rounds<N, __m512i, Unpack512>(r);
+                                transpose_in_lanes<E>(r);
                             }
                             if constexpr (Held)
                                 return;
