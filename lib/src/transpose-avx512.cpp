@@ -64,58 +64,34 @@ G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m
     out[3] = _mm512_shuffle_i32x4(ab_high, cd_high, 0xDD);
 }
 
-// The unpacks of 512-bit vectors: words (lo, hi; bytes go through transpose16x16_u8), dwords
-// and qwords (lo32 ... hi64).
-struct Unpack512 {
-    G2G_AVX512 static __m512i lo(__m512i a, __m512i b) { return _mm512_unpacklo_epi16(a, b); }
-    G2G_AVX512 static __m512i hi(__m512i a, __m512i b) { return _mm512_unpackhi_epi16(a, b); }
+// The unpacks of 512-bit vectors of E-byte elements: lo and hi (E = 1, 2); for the rounds of
+// 4-byte elements, dwords and qwords (lo32 ... hi64).
+template <unsigned E> struct Unpack512 {
+    G2G_AVX512 static __m512i lo(__m512i a, __m512i b)
+    {
+        if constexpr (E == 1)
+            return _mm512_unpacklo_epi8(a, b);
+        else
+            return _mm512_unpacklo_epi16(a, b);
+    }
+    G2G_AVX512 static __m512i hi(__m512i a, __m512i b)
+    {
+        if constexpr (E == 1)
+            return _mm512_unpackhi_epi8(a, b);
+        else
+            return _mm512_unpackhi_epi16(a, b);
+    }
     G2G_AVX512 static __m512i lo32(__m512i a, __m512i b) { return _mm512_unpacklo_epi32(a, b); }
     G2G_AVX512 static __m512i hi32(__m512i a, __m512i b) { return _mm512_unpackhi_epi32(a, b); }
     G2G_AVX512 static __m512i lo64(__m512i a, __m512i b) { return _mm512_unpacklo_epi64(a, b); }
     G2G_AVX512 static __m512i hi64(__m512i a, __m512i b) { return _mm512_unpackhi_epi64(a, b); }
 };
 
-// One swap round of transpose16x16_u8: in each pair of rows k and k + S (k & S == 0), the bytes
-// of row k at j with j & S set trade places with those of row k + S at j - S: a qword shift
-// and a byte blend each way. `upper`: the bytes with j & S set.
-template <unsigned S>
-G2G_AVX512 [[gnu::always_inline]] inline void swap_round_u8(__m512i r[16], __mmask64 upper)
-{
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < 16; ++k) {
-        if (k & S)
-            continue;
-        const __m512i a = r[k], b = r[k + S];
-        r[k] = _mm512_mask_blend_epi8(upper, a, _mm512_slli_epi64(b, 8 * S));
-        r[k + S] = _mm512_mask_blend_epi8(upper, _mm512_srli_epi64(a, 8 * S), b);
-    }
-}
-
-// 16 x 16 bytes in each 128-bit lane: the qword round by unpacks, the three rounds within
-// qwords as swaps. Shifts and blends leave the shuffle units, which the unpacks and the lane
-// transposes that follow compete for: NV12 rotations 1.03-1.15x faster than with unpacks for
-// every round in same-process comparisons on the development VM; no change on the Intel host.
-G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u8(__m512i r[16])
-{
-    __m512i n[16];
-#pragma GCC unroll 8
-    for (unsigned k = 0; k < 8; ++k) {
-        n[k] = _mm512_unpacklo_epi64(r[k], r[k + 8]);
-        n[k + 8] = _mm512_unpackhi_epi64(r[k], r[k + 8]);
-    }
-    swap_round_u8<4>(n, 0xF0F0F0F0F0F0F0F0ull);
-    swap_round_u8<2>(n, 0xCCCCCCCCCCCCCCCCull);
-    swap_round_u8<1>(n, 0xAAAAAAAAAAAAAAAAull);
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < 16; ++k)
-        r[k] = n[k];
-}
-
 // 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then whole lanes moved.
 G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
 {
     __m512i u[16];
-    dword_qword_rounds<16, __m512i, Unpack512>(r, u);
+    dword_qword_rounds<16, __m512i, Unpack512<4>>(r, u);
 #pragma GCC unroll 4
     for (int m = 0; m < 4; ++m) {
         __m512i column[4];
@@ -127,12 +103,13 @@ G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
 }
 
 // Four N x N blocks (N = 16 / E) per vector, each transposed within its 128-bit lane; E = 1 or 2.
+// Bytes too by unpacks alone: on the development VM's Zen 5 in-lane unpacks issue four a cycle,
+// the qword shifts that swapped bytes within qwords before only two (NV12 rotations 1.04x faster
+// in same-process comparisons; with each group's rows kept in registers, see tiles(), 1.07-1.12x
+// faster than before both, and 1.0-1.06x on the H200's Intel host).
 template <unsigned E> G2G_AVX512 [[gnu::always_inline]] inline void transpose_in_lanes(__m512i r[16 / E])
 {
-    if constexpr (E == 1)
-        transpose16x16_u8(r);
-    else
-        transpose_rounds<16 / E, __m512i, Unpack512>(r);
+    transpose_rounds<16 / E, __m512i, Unpack512<E>>(r);
 }
 
 // The 64 bytes at p, with a prefetch of the line two steps further (steps walk every source
@@ -428,11 +405,16 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                             auto &tile = Held ? held[k] : groups;
 #pragma GCC unroll 4
                             for (unsigned group = 0; group < 4; ++group) {
-                                __m512i *r = tile[group];
+                                // Transposed in registers, then stored once: loaded straight into
+                                // `tile`, every row was stored as loaded and again transposed.
+                                __m512i r[N];
 #pragma GCC unroll 16
                                 for (unsigned i = 0; i < N; ++i)
                                     r[i] = load(N * group + i);
                                 transpose_in_lanes<E>(r);
+#pragma GCC unroll 16
+                                for (unsigned i = 0; i < N; ++i)
+                                    tile[group][i] = r[i];
                             }
                             if constexpr (Held)
                                 return;
