@@ -405,8 +405,8 @@ G2G_AVX512 void tiles(const std::uint8_t *base, const Grid<std::int64_t> &g, std
                             auto &tile = Held ? held[k] : groups;
 #pragma GCC unroll 4
                             for (unsigned group = 0; group < 4; ++group) {
-                                // Transposed in registers, then stored once: loaded straight into
-                                // `tile`, every row was stored as loaded and again transposed.
+                                // A local array the compiler keeps in registers, stored once when
+                                // transposed (loaded into `tile` itself, each row is stored twice).
                                 __m512i r[N];
 #pragma GCC unroll 16
                                 for (unsigned i = 0; i < N; ++i)

@@ -29,6 +29,9 @@ struct Size {
     int width, height;
 };
 constexpr Size kSizes[] = {{"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}};
+// Frames whose 90r has output rows of a power of two (2048 bytes), sections 3 and 4: from a
+// 3840-byte source stride, and from a 4096-byte one (360-degree video's 4096x2048).
+constexpr Size kPowerOfTwoRows[] = {{"90r@3840x2048", 3840, 2048}, {"90r@4096x2048", 4096, 2048}};
 constexpr const char *kFormats[] = {"RGBA", "NV12"};
 constexpr const char *kMethods[] = {"90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 
@@ -235,10 +238,8 @@ void materialize_bandwidth()
     for (const char *format : kFormats)
         for (const Composition &c : kCompositions)
             materialize_against_memcpy(format, kSizes[2], c, c.name, csv);
-    // Output rows of a power of two (2048 bytes): from a 3840-byte source stride, and from a
-    // 4096-byte one (360-degree video's 4096x2048).
-    materialize_against_memcpy("NV12", {"3840x2048", 3840, 2048}, kCompositions[1], "90r@3840x2048", csv);
-    materialize_against_memcpy("NV12", {"4096x2048", 4096, 2048}, kCompositions[1], "90r@4096x2048", csv);
+    for (const Size &size : kPowerOfTwoRows)
+        materialize_against_memcpy("NV12", size, kCompositions[1], size.name, csv);
     if (csv)
         std::fclose(csv);
 }
@@ -296,8 +297,8 @@ void materialize_against_traffic()
     materialize_against_its_traffic("RGBA", kSizes[2], kCompositions[1], "90r");
     for (const Composition &c : {kCompositions[1], kCompositions[3], kCompositions[8]})
         materialize_against_its_traffic("NV12", kSizes[2], c, c.name);
-    materialize_against_its_traffic("NV12", {"3840x2048", 3840, 2048}, kCompositions[1], "90r@3840x2048");
-    materialize_against_its_traffic("NV12", {"4096x2048", 4096, 2048}, kCompositions[1], "90r@4096x2048");
+    for (const Size &size : kPowerOfTwoRows)
+        materialize_against_its_traffic("NV12", size, kCompositions[1], size.name);
 }
 
 } // namespace
