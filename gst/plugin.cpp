@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The g2g GStreamer plugin: registers every element this host supports.
 #include <gst/gst.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Frame views: flip, rotate, transpose and crop as per-plane strides over the same memory.
 //
 // A view is one tensor view per plane (element size, shape, byte strides that may be negative,
@@ -140,6 +141,10 @@ public:
     // a rotation or an odd left crop touched it): such a view can only be materialized.
     bool strided() const { return strided_; }
 
+    // Whether a strided view of `format` stays strided under `method` and a crop whose left edge
+    // is column `crop_x` (what strided() will say, known before any frame).
+    static bool keeps_strides(GstVideoFormat format, GstVideoOrientationMethod method, std::uint32_t crop_x);
+
     // Composes an orientation (videoflip's methods; identity, auto and custom change nothing).
     void orient(GstVideoOrientationMethod method);
 
@@ -156,6 +161,12 @@ public:
 
     // The dense frame as a new buffer laid out as info(), timestamps and flags copied from source.
     Result<BufferRef> materialize(GstBuffer *source) const;
+
+    // The dense frame written into `destination`, a frame laid out as `layout` in any domain a
+    // view can be materialized in (system memory by the CPU; CUDA memory by a kernel on its
+    // device, never through the host). The destination's domain picks the backend; memory of a
+    // type g2g does not know is written through a mapping.
+    Result<void> materialize_to(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &layout) const;
 
 private:
     FrameView() = default;

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Element errors from g2g's errors: one line that names who refused what and the fix, posted
+// from the caller's place in the source (as GST_ELEMENT_ERROR would).
+#pragma once
+
+#include <gst/gst.h>
+
+#include <source_location>
+#include <string_view>
+
+#include <g2g/error.h>
+
+namespace g2g::element {
+
+// Posts `message` as an error of `element` in GStreamer's error `domain` (GST_STREAM_ERROR, ...)
+// with `code`, and returns GST_FLOW_ERROR for the streaming thread to hand upstream.
+GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, std::string_view message,
+                         std::string_view debug = {},
+                         std::source_location where = std::source_location::current());
+
+inline GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, const Error &error,
+                                std::source_location where = std::source_location::current())
+{
+    return post_error(element, domain, code, error.message(), {}, where);
+}
+
+} // namespace g2g::element

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// CudaContextUse in a build without CUDA: no context to join, and dense CUDA output refused.
+#include "cuda-context.h"
+
+namespace g2g::element {
+
+void CudaContextUse::set_context(GstElement *, GstContext *)
+{
+}
+
+bool CudaContextUse::answer_query(GstElement *, GstQuery *)
+{
+    return false;
+}
+
+bool CudaContextUse::ensure(GstElement *element)
+{
+    GST_ELEMENT_ERROR(element, CORE, NOT_IMPLEMENTED, ("g2g was built without the cuda feature"), (nullptr));
+    return false;
+}
+
+bool CudaContextUse::decide_pool(GstElement *element, GstQuery *)
+{
+    return ensure(element);
+}
+
+void CudaContextUse::release()
+{
+}
+
+} // namespace g2g::element

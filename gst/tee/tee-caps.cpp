@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "tee-caps.h"
+
+#include <g2g/domain-set.h>
+#include <g2g/gst-ref.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/caps-domain.h"
+#include "core/domain-table.h"
+
+namespace g2g::tee {
+namespace {
+
+using K = MemoryDomainKind;
+
+// True when every element of the gst-launch chain `description` ("glupload ! gldownload") exists.
+bool has_elements(std::string_view description)
+{
+    while (!description.empty()) {
+        const std::size_t bang = description.find(" ! ");
+        const std::string factory(description.substr(0, bang));
+        if (!Ref<GstObject>::adopt(GST_OBJECT(gst_element_factory_find(factory.c_str()))))
+            return false;
+        description = bang == std::string_view::npos ? std::string_view{} : description.substr(bang + 3);
+    }
+    return true;
+}
+
+// Position in DomainSet's GPU-first order (0 = best).
+int preference_rank(K kind)
+{
+    static const std::vector<K> order = DomainSet::all().by_preference();
+    return static_cast<int>(std::find(order.begin(), order.end(), kind) - order.begin());
+}
+
+} // namespace
+
+std::optional<K> domain_of(const GstCapsFeatures *features)
+{
+    return detail::kind_of_caps_features(features);
+}
+
+std::optional<K> domain_of(const GstCaps *caps)
+{
+    return detail::kind_of_caps(caps);
+}
+
+bool converts_to_system(K from)
+{
+    // Looked up once per kind: caps queries ask this for every structure of every branch.
+    static const std::array<bool, kMemoryDomainKindCount> converts = [] {
+        std::array<bool, kMemoryDomainKindCount> made{};
+        for (const detail::DomainInfo &row : detail::domain_table()) {
+            // A DMABuf that maps is relabelled (read in place); others need their elements here.
+            made[static_cast<std::size_t>(row.kind)] =
+                row.kind != K::System && (row.host_read == detail::HostRead::WhenMappable ||
+                                          (!row.to_system.empty() && has_elements(row.to_system)));
+        }
+        return made;
+    }();
+    return converts[static_cast<std::size_t>(from)];
+}
+
+GstCaps *in_domain(const GstCaps *caps, K kind)
+{
+    const std::string features(caps_feature(kind));
+    GstCaps *result = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i)
+        gst_caps_append_structure_full(result, gst_structure_copy(gst_caps_get_structure(caps, i)),
+                                       gst_caps_features_from_string(features.c_str()));
+    return result;
+}
+
+GstCaps *feedable(const GstCaps *peer_caps)
+{
+    GstCaps *result = gst_caps_copy(peer_caps);
+    if (gst_caps_is_any(result))
+        return result;
+    GstCaps *converted = gst_caps_new_empty();
+    for (K from : kAllMemoryDomainKinds) {
+        if (!converts_to_system(from))
+            continue;
+        for (guint i = 0; i < gst_caps_get_size(peer_caps); ++i) {
+            if (domain_of(gst_caps_get_features(peer_caps, i)) != K::System)
+                continue;
+            gst_caps_append_structure_full(
+                converted, gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
+                gst_caps_features_from_string(std::string(caps_feature(from)).c_str()));
+        }
+    }
+    return gst_caps_merge(result, converted);
+}
+
+GstCaps *producible(const GstCaps *upstream_caps)
+{
+    GstCaps *result = gst_caps_copy(upstream_caps);
+    if (gst_caps_is_any(result))
+        return result;
+    GstCaps *converted = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(upstream_caps); ++i) {
+        const std::optional<K> kind = domain_of(gst_caps_get_features(upstream_caps, i));
+        if (kind && *kind != K::System && converts_to_system(*kind))
+            gst_caps_append_structure_full(
+                converted, gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
+                gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+    }
+    return gst_caps_merge(result, converted);
+}
+
+GstCaps *ordered_for_upstream(const GstCaps *caps, const GstCaps *direct)
+{
+    if (gst_caps_is_any(caps))
+        return gst_caps_copy(caps);
+    struct Ranked {
+        int rank;
+        guint index;
+    };
+    std::vector<Ranked> ranked;
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstCaps *one = gst_caps_copy_nth(caps, i);
+        const std::optional<K> kind = domain_of(gst_caps_get_features(caps, i));
+        int rank = kind ? preference_rank(*kind) : 0;
+        if (!gst_caps_can_intersect(one, direct))
+            rank += static_cast<int>(kMemoryDomainKindCount) + 1;
+        gst_caps_unref(one);
+        ranked.push_back({rank, i});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const Ranked &a, const Ranked &b) { return a.rank < b.rank; });
+    GstCaps *result = gst_caps_new_empty();
+    for (const Ranked &r : ranked)
+        result = gst_caps_merge(result, gst_caps_copy_nth(caps, r.index));
+    return result;
+}
+
+} // namespace g2g::tee

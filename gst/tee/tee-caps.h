@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Caps arithmetic of g2gtee's per-branch domains: which memory domain a caps structure selects,
+// the same caps in another domain, and what a branch can be fed once g2gtee's own conversions
+// into system memory are counted in.
+#pragma once
+
+#include <g2g/memory-domain-kind.h>
+
+#include <gst/gst.h>
+
+#include <optional>
+
+namespace g2g::tee {
+
+// The domain the features select: System for plain or system-memory features, SystemView with
+// meta:G2gTensorView, the kind whose memory feature they carry otherwise. nullopt for ANY
+// features and for memory types no seed kind names (memory:VulkanBuffer, memory:GLMemory).
+std::optional<MemoryDomainKind> domain_of(const GstCapsFeatures *features);
+
+// The domain of a fixed caps' (first) structure; nullopt as domain_of.
+std::optional<MemoryDomainKind> domain_of(const GstCaps *caps);
+
+// True when g2gtee turns frames of `from` into system-memory frames itself, as the domain
+// table says: DmaBuf mapped in place (no copy), and every kind whose to-system elements exist
+// here (SystemView by g2gmaterialize, VulkanTexture by vulkandownload, Cuda by cudadownload).
+bool converts_to_system(MemoryDomainKind from);
+
+// A copy of `caps` whose every structure has the caps features of `kind` (new reference).
+GstCaps *in_domain(const GstCaps *caps, MemoryDomainKind kind);
+
+// What a branch whose peer takes `peer_caps` can be fed through g2gtee: those caps, and after
+// them every system-memory structure again in each domain g2gtee converts to system memory
+// (new reference; ANY stays ANY).
+GstCaps *feedable(const GstCaps *peer_caps);
+
+// What g2gtee can give a branch when upstream can produce `upstream_caps`: those caps, and after
+// them every structure of a domain g2gtee converts to system memory, again in system memory
+// (new reference; ANY stays ANY).
+GstCaps *producible(const GstCaps *upstream_caps);
+
+// `caps` best first (new reference): structures some branch takes as they are (`direct`)
+// before those that need a conversion, each group in DomainSet's GPU-first order; structures
+// of one rank keep their order. ANY stays ANY.
+GstCaps *ordered_for_upstream(const GstCaps *caps, const GstCaps *direct);
+
+} // namespace g2g::tee

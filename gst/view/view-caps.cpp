@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "view-caps.h"
+
+#include <g2g/gst-ref.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/caps-domain.h"
+#include "view/view-backend.h"
+
+namespace g2g::caps {
+
+GstCaps *template_caps(bool views, bool dense)
+{
+    std::string text;
+    for (MemoryDomainKind kind : detail::view_domains()) {
+        const std::string formats = detail::format_list(*detail::view_backend(kind));
+        const std::string memory(memory_caps_feature(kind));
+        auto add = [&](const std::string &features) {
+            text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features + "), format=(string)" +
+                    formats + ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
+        };
+        if (views)
+            add(memory + ", " G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+        if (dense)
+            add(memory);
+    }
+    return gst_caps_from_string(text.c_str());
+}
+
+bool has_view_feature(GstCapsFeatures *features)
+{
+    return features && !gst_caps_features_is_any(features) &&
+           gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
+namespace {
+
+// The memory feature a structure keeps across the view elements: a view never changes where
+// the bytes are. A domain views do not live in reads as system memory (the templates refuse it).
+const char *memory_of(GstCapsFeatures *features)
+{
+    static const std::vector<MemoryDomainKind> domains = detail::view_domains();
+    const std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+    if (kind && std::find(domains.begin(), domains.end(), *kind) != domains.end())
+        return memory_caps_feature(*kind).data(); // a literal of the domain table
+    return GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
+}
+
+} // namespace
+
+GstCaps *with_and_without_view(GstCaps *caps)
+{
+    GstCaps *views = gst_caps_new_empty();
+    GstCaps *dense = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstStructure *s = gst_caps_get_structure(caps, i);
+        const char *memory = memory_of(gst_caps_get_features(caps, i));
+        gst_caps_append_structure_full(
+            views, gst_structure_copy(s),
+            gst_caps_features_new(memory, G2G_CAPS_FEATURE_META_TENSOR_VIEW, nullptr));
+        gst_caps_append_structure_full(dense, gst_structure_copy(s), gst_caps_features_new_single(memory));
+    }
+    return gst_caps_merge(views, dense);
+}
+
+GstCaps *without_view(GstCaps *caps)
+{
+    GstCaps *dense = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i)
+        gst_caps_append_structure_full(
+            dense, gst_structure_copy(gst_caps_get_structure(caps, i)),
+            gst_caps_features_new_single(memory_of(gst_caps_get_features(caps, i))));
+    return gst_caps_simplify(dense);
+}
+
+bool peer_names_view(GstPad *pad)
+{
+    GstCaps *peer = gst_pad_peer_query_caps(pad, nullptr);
+    bool names = false;
+    if (peer && !gst_caps_is_any(peer)) {
+        for (guint i = 0; i < gst_caps_get_size(peer) && !names; ++i)
+            names = has_view_feature(gst_caps_get_features(peer, i));
+    }
+    if (peer)
+        gst_caps_unref(peer);
+    return names;
+}
+
+void keep_structures(GstCaps *caps, bool keep_views)
+{
+    for (guint i = gst_caps_get_size(caps); i-- > 0;) {
+        if (has_view_feature(gst_caps_get_features(caps, i)) != keep_views)
+            gst_caps_remove_structure(caps, i);
+    }
+}
+
+} // namespace g2g::caps

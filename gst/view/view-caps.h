@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Caps arithmetic shared by the view elements (g2gview, g2gmaterialize).
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+namespace g2g::caps {
+
+// The caps of a view element's pad, from the view backends this build has: for each domain a
+// view can live in (system memory; CUDA memory with the cuda feature) the formats its backend
+// materializes, with the view feature (`views`) and without it (`dense`), view first.
+GstCaps *template_caps(bool views, bool dense);
+
+// True when the structure's features carry meta:G2gTensorView.
+bool has_view_feature(GstCapsFeatures *features);
+
+// Every structure twice, in its own memory (system or CUDA): with the view feature and without
+// it (view first).
+GstCaps *with_and_without_view(GstCaps *caps);
+
+// The same caps without the view feature, each structure in its own memory.
+GstCaps *without_view(GstCaps *caps);
+
+// True when the peer of `pad` explicitly names meta:G2gTensorView (ANY caps do not count).
+bool peer_names_view(GstPad *pad);
+
+// Keeps only the structures of `caps` (writable) with (keep_views) or without the view feature.
+void keep_structures(GstCaps *caps, bool keep_views);
+
+} // namespace g2g::caps

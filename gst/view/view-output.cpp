@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "view-output.h"
+
+#include <g2g/gst-ref.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <gst/video/gstvideopool.h>
+
+#include "common/allocation.h"
+#include "common/element-error.h"
+
+namespace g2g::element {
+
+gboolean frame_size_of_caps(GstBaseTransform *, GstPadDirection, GstCaps *, gsize, GstCaps *othercaps,
+                            gsize *othersize)
+{
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, othercaps))
+        return FALSE;
+    *othersize = GST_VIDEO_INFO_SIZE(&info);
+    return TRUE;
+}
+
+bool describes_geometry(GType api)
+{
+    return api == GST_VIDEO_META_API_TYPE || api == GST_VIDEO_CROP_META_API_TYPE ||
+           api == G2G_TENSOR_VIEW_META_API_TYPE || api == GST_PARENT_BUFFER_META_API_TYPE;
+}
+
+bool decide_line_aligned_pool(GstQuery *query)
+{
+    constexpr guint kLineMask = 63;
+    if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+        return false;
+    if (gst_query_get_n_allocation_pools(query) > 0) {
+        GstBufferPool *offered = nullptr;
+        gst_query_parse_nth_allocation_pool(query, 0, &offered, nullptr, nullptr, nullptr);
+        const Ref<GstBufferPool> owned = Ref<GstBufferPool>::adopt(offered);
+        if (owned)
+            return false; // downstream's own pool (a display's, an encoder's) comes first
+    }
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    GstVideoInfo info;
+    if (!caps || !gst_video_info_from_caps(&info, caps))
+        return false;
+    GstVideoAlignment align;
+    gst_video_alignment_reset(&align);
+    for (guint &stride_align : align.stride_align)
+        stride_align = kLineMask;
+    if (!gst_video_info_align(&info, &align))
+        return false;
+
+    GstAllocator *allocator = nullptr;
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    const bool has_params = gst_query_get_n_allocation_params(query) > 0;
+    if (has_params)
+        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
+    const Ref<GstAllocator> allocator_ref = Ref<GstAllocator>::adopt(allocator);
+    params.align |= kLineMask;
+
+    const Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_video_buffer_pool_new());
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+    gst_buffer_pool_config_set_allocator(config, allocator, &params);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+    gst_buffer_pool_config_set_video_alignment(config, &align);
+    if (!gst_buffer_pool_set_config(pool.get(), config))
+        return false;
+    if (has_params)
+        gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    else
+        gst_query_add_allocation_param(query, allocator, &params);
+    set_first_allocation_pool(query, pool.get(), GST_VIDEO_INFO_SIZE(&info), 0, 0);
+    return true;
+}
+
+GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
+                          GstBuffer *output)
+{
+    // A CUDA frame under system-memory caps (cudadownload 1.22 passes CUDA memory through to peers
+    // that take GstVideoMeta, downloading when mapped) is written by the CPU into system memory:
+    // the output's domain decides, and mapping the input downloads it, once.
+    Result<void> written = view.materialize_to(input, output, *info);
+    if (!written)
+        return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, written.error());
+    return GST_FLOW_OK;
+}
+
+} // namespace g2g::element

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What g2gview and g2gmaterialize share on the output side of a GstBaseTransform.
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <g2g/frame-view.h>
+
+namespace g2g::element {
+
+// transform_size: one frame of the other caps, whatever the buffer holds (a view's buffer
+// carries the memory it reads, not a frame of its caps' size).
+gboolean frame_size_of_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, gsize size,
+                            GstCaps *othercaps, gsize *othersize);
+
+// Metas that describe the input's geometry (video, crop, view, the parent a view holds): the
+// view elements make the output's own instead of copying these.
+bool describes_geometry(GType api);
+
+// decide_allocation for dense system-memory output: towards a peer that reads GstVideoMeta and
+// offers no pool of its own, a video pool whose rows all start on 64-byte lines (strides padded
+// to whole lines, memory aligned to a line), so that transposed frames leave through whole-line
+// streaming stores with no re-alignment (a 4K NV12 rotation into 2160-byte rows takes 1.5x
+// longer). Keeps downstream's allocator. Returns false, the query untouched, otherwise.
+bool decide_line_aligned_pool(GstQuery *query);
+
+// Materializes `view` of `input` into `output` laid out as `info`, by the backend of the output's
+// domain (a CUDA kernel for CUDA frames, the CPU otherwise); a failure is an element error on
+// `element`.
+GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
+                          GstBuffer *output);
+
+} // namespace g2g::element

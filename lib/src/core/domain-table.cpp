@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "core/domain-table.h"
+
+#include "core/make-shareable.h"
+#include "platform/platform.h"
+
+namespace g2g::detail {
+namespace {
+
+using K = MemoryDomainKind;
+
+// GStreamer's own memory type names (GST_ALLOCATOR_SYSMEM, GST_ALLOCATOR_FD, GST_ALLOCATOR_DMABUF,
+// GST_VULKAN_IMAGE_MEMORY_ALLOCATOR_NAME, GST_CUDA_MEMORY_TYPE_NAME), and g2g's handle memories'.
+constexpr std::string_view kSystemTypes[] = {"SystemMemory", "fd"};
+constexpr std::string_view kDmaBufTypes[] = {"dmabuf"};
+constexpr std::string_view kVulkanImageTypes[] = {"VulkanImage"};
+constexpr std::string_view kCudaTypes[] = {"gst.cuda.memory"};
+constexpr std::string_view kD3D11Types[] = {"G2gD3D11Texture"};
+constexpr std::string_view kCvPixelBufferTypes[] = {"G2gCvPixelBuffer"};
+constexpr std::string_view kWebGPUBufferTypes[] = {"G2gWebGPUBuffer"};
+constexpr std::string_view kWebGPUExternalTextureTypes[] = {"G2gWebGPUExternalTexture"};
+constexpr std::string_view kWgpuTextureTypes[] = {"G2gWgpuTexture"};
+constexpr std::string_view kWgpuBufferTypes[] = {"G2gWgpuBuffer"};
+
+// Indexed by MemoryDomainKind. DESIGN.md's domain table, as code.
+constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
+    {
+        .kind = K::System,
+        .name = "System",
+        .nick = "system",
+        .caps_feature = "memory:SystemMemory",
+        .memory_caps_feature = "memory:SystemMemory",
+        .memory_types = kSystemTypes,
+        // vulkandownload hands frames to system-memory caps in host-visible Vulkan buffers.
+        .recognises = platform::vulkan::is_host_visible_buffer,
+        .host_read = HostRead::InPlace,
+        .make_shareable = share_host_mapping,
+        .preference = 10,
+    },
+    {
+        .kind = K::SystemView,
+        .name = "SystemView",
+        .nick = "system-view",
+        .caps_feature = "memory:SystemMemory, meta:G2gTensorView",
+        .memory_caps_feature = "memory:SystemMemory",
+        .memory_types = {},
+        .views = K::System,
+        .host_read = HostRead::Materialized,
+        .make_shareable = share_host_mapping,
+        .to_system = "g2gmaterialize",
+        .from_system = "g2gview",
+        .preference = 9,
+    },
+    {
+        .kind = K::DmaBuf,
+        .name = "DmaBuf",
+        .nick = "dma-buf",
+        .caps_feature = "memory:DMABuf",
+        .memory_caps_feature = "memory:DMABuf",
+        .memory_types = kDmaBufTypes,
+        .host_read = HostRead::WhenMappable,
+        .make_shareable = platform::dmabuf::share_fd,
+        // Only a DMABuf that cannot be mapped needs it; a mappable one is read in place.
+        .to_system = "glupload ! gldownload",
+        .preference = 8,
+    },
+    {
+        .kind = K::VulkanTexture,
+        .name = "VulkanTexture",
+        .nick = "vulkan-texture",
+        .caps_feature = "memory:VulkanImage",
+        .memory_caps_feature = "memory:VulkanImage",
+        .memory_types = kVulkanImageTypes,
+        .recognises = platform::vulkan::recognises_image,
+        .host_read = HostRead::Download,
+        .to_system = "vulkandownload",
+        .from_system = "vulkanupload",
+        .preference = 3,
+    },
+    {
+        .kind = K::WebGPUBuffer,
+        .name = "WebGPUBuffer",
+        .nick = "web-gpu-buffer",
+        .caps_feature = "memory:WebGPUBuffer",
+        .memory_caps_feature = "memory:WebGPUBuffer",
+        .memory_types = kWebGPUBufferTypes,
+        .host_read = HostRead::Never,
+        .handle_memory = true,
+        .preference = 7,
+    },
+    {
+        .kind = K::Cuda,
+        .name = "Cuda",
+        .nick = "cuda",
+        .caps_feature = "memory:CUDAMemory",
+        .memory_caps_feature = "memory:CUDAMemory",
+        .memory_types = kCudaTypes,
+        .recognises = platform::cuda::recognises,
+        .host_read = HostRead::Download,
+        .to_system = "cudadownload",
+        .from_system = "cudaupload",
+        .preference = 0,
+    },
+    {
+        .kind = K::D3D11Texture,
+        .name = "D3D11Texture",
+        .nick = "d3d11-texture",
+        .caps_feature = "memory:D3D11Memory",
+        .memory_caps_feature = "memory:D3D11Memory",
+        .memory_types = kD3D11Types,
+        .host_read = HostRead::Download,
+        .handle_memory = true,
+        .to_system = "d3d11download",
+        .from_system = "d3d11upload",
+        .preference = 1,
+    },
+    {
+        .kind = K::CvPixelBuffer,
+        .name = "CvPixelBuffer",
+        .nick = "cv-pixel-buffer",
+        .caps_feature = "memory:CVPixelBuffer",
+        .memory_caps_feature = "memory:CVPixelBuffer",
+        .memory_types = kCvPixelBufferTypes,
+        .host_read = HostRead::Never,
+        .handle_memory = true,
+        .preference = 2,
+    },
+    {
+        .kind = K::WebGPUExternalTexture,
+        .name = "WebGPUExternalTexture",
+        .nick = "web-gpu-external-texture",
+        .caps_feature = "memory:WebGPUExternalTexture",
+        .memory_caps_feature = "memory:WebGPUExternalTexture",
+        .memory_types = kWebGPUExternalTextureTypes,
+        .host_read = HostRead::Never,
+        .handle_memory = true,
+        .preference = 6,
+    },
+    {
+        .kind = K::WgpuTexture,
+        .name = "WgpuTexture",
+        .nick = "wgpu-texture",
+        .caps_feature = "memory:WgpuTexture",
+        .memory_caps_feature = "memory:WgpuTexture",
+        .memory_types = kWgpuTextureTypes,
+        .host_read = HostRead::Never,
+        .handle_memory = true,
+        .preference = 4,
+    },
+    {
+        .kind = K::WgpuBuffer,
+        .name = "WgpuBuffer",
+        .nick = "wgpu-buffer",
+        .caps_feature = "memory:WgpuBuffer",
+        .memory_caps_feature = "memory:WgpuBuffer",
+        .memory_types = kWgpuBufferTypes,
+        .host_read = HostRead::Never,
+        .handle_memory = true,
+        .preference = 5,
+    },
+};
+
+// Each row sits at its kind's index, and the preferences rank every kind once.
+constexpr bool rows_are_consistent()
+{
+    unsigned ranks = 0;
+    for (std::size_t i = 0; i < kMemoryDomainKindCount; ++i) {
+        if (static_cast<std::size_t>(kDomains[i].kind) != i ||
+            kDomains[i].preference >= kMemoryDomainKindCount)
+            return false;
+        ranks |= 1u << kDomains[i].preference;
+    }
+    return ranks == (1u << kMemoryDomainKindCount) - 1;
+}
+static_assert(rows_are_consistent(), "one row per kind, in kind order, each with its own preference");
+
+} // namespace
+
+const DomainInfo &domain_info(MemoryDomainKind kind)
+{
+    return kDomains[static_cast<std::size_t>(kind)];
+}
+
+std::span<const DomainInfo, kMemoryDomainKindCount> domain_table()
+{
+    return std::span<const DomainInfo, kMemoryDomainKindCount>(kDomains);
+}
+
+} // namespace g2g::detail

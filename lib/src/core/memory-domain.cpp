@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <g2g/memory-domain.h>
+
+#include <g2g/classify.h>
+#include <g2g/converters.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <string>
+
+#include "core/domain-table.h"
+#include "core/log-private.h"
+
+namespace g2g {
+namespace {
+
+// Frames whose memory a CPU maps as it is: System always, DmaBuf when its memory maps.
+bool maps_in_place(MemoryDomainKind kind)
+{
+    const detail::HostRead read = detail::domain_info(kind).host_read;
+    return read == detail::HostRead::InPlace || read == detail::HostRead::WhenMappable;
+}
+
+Error logged(Error error, GstObject *log_object)
+{
+    GST_CAT_ERROR_OBJECT(G2G_CAT, log_object, "%s", error.message().c_str());
+    return error;
+}
+
+} // namespace
+
+Result<MemoryDomain> MemoryDomain::from_buffer(GstBuffer *buffer)
+{
+    return adopt(buffer ? gst_buffer_ref(buffer) : nullptr);
+}
+
+Result<MemoryDomain> MemoryDomain::adopt(GstBuffer *buffer)
+{
+    BufferRef owned = BufferRef::adopt(buffer);
+    Result<MemoryDomainKind> kind = classify_buffer(owned.get());
+    if (!kind)
+        return kind.error();
+    return MemoryDomain(std::move(owned), *kind);
+}
+
+Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category, GstObject *log_object) const
+{
+    // A SystemView's bytes are strided: handing them out as a dense slice would misread them.
+    if (maps_in_place(kind_)) {
+        if (std::optional<SystemBytes> bytes = SystemBytes::map(buffer_, true))
+            return std::move(*bytes);
+        if (detail::domain_info(kind_).host_read == detail::HostRead::InPlace)
+            return logged(Error(ErrorCode::MapFailed,
+                                std::string(category) + " could not map a " + std::string(name(kind_)) + " frame for reading"),
+                          log_object);
+        // A DMABuf that cannot be mapped needs an importer, like any device frame.
+    }
+    return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+}
+
+Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category, GstObject *log_object) const
+{
+    if (detail::domain_info(kind_).host_read != detail::HostRead::Materialized)
+        return require_system_slice(category, log_object);
+    // The one copy a strided chain pays: the view, materialized densely.
+    Result<BufferRef> dense = tensor_view_of(buffer_.get())->materialize(buffer_.get());
+    if (!dense)
+        return logged(Error(dense.error().code(),
+                            std::string(category) +
+                                " could not materialize a SystemView frame: " + dense.error().message()),
+                      log_object);
+    if (std::optional<SystemBytes> bytes = SystemBytes::map(std::move(*dense), false))
+        return std::move(*bytes);
+    return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a materialized frame"),
+                  log_object);
+}
+
+std::optional<SystemBytes> MemoryDomain::as_system_slice() const
+{
+    if (!maps_in_place(kind_))
+        return std::nullopt;
+    return SystemBytes::map(buffer_, true);
+}
+
+bool buffer_is_shareable(GstBuffer *buffer)
+{
+    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
+        if (GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer, i), GST_MEMORY_FLAG_NO_SHARE))
+            return false;
+    }
+    return true;
+}
+
+bool MemoryDomain::is_shareable() const
+{
+    return buffer_is_shareable(buffer_.get());
+}
+
+Result<WritableSystemBytes> MemoryDomain::as_mut_system_slice(std::string_view category,
+                                                              GstObject *log_object)
+{
+    if (!maps_in_place(kind_))
+        return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+    // Our own GstBuffer first (a shallow copy when another share holds it), then a write map:
+    // GStreamer copies every memory another buffer can see, or that is read-only, into this
+    // buffer alone. That is the copy-on-write; the other shares keep the original bytes.
+    buffer_.reset(gst_buffer_make_writable(buffer_.release()));
+    GstMapInfo map = GST_MAP_INFO_INIT;
+    if (!gst_buffer_map(buffer_.get(), &map, GST_MAP_READWRITE))
+        return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a " +
+                                                      std::string(name(kind_)) + " frame for writing"),
+                      log_object);
+    return WritableSystemBytes(buffer_.get(), map);
+}
+
+} // namespace g2g

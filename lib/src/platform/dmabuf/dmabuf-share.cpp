@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// DmaBuf frames made shareable: a second GstDmaBufMemory over a dup of the same fd.
+#include <gst/allocators/allocators.h>
+
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+namespace g2g::platform::dmabuf {
+
+GstMemory *share_fd(GstBuffer *frame, GstMemory *memory)
+{
+    static const GQuark source_frame_quark = g_quark_from_static_string("g2g-shareable-source-frame");
+    static GstAllocator *allocator = [] {
+        GstAllocator *made = gst_dmabuf_allocator_new();
+        GST_OBJECT_FLAG_SET(made, GST_OBJECT_FLAG_MAY_BE_LEAKED); // process-wide, like sysmem's
+        return made;
+    }();
+    if (!gst_is_dmabuf_memory(memory))
+        return nullptr;
+    gsize offset = 0;
+    gsize maxsize = 0;
+    const gsize size = gst_memory_get_sizes(memory, &offset, &maxsize);
+    const int fd = dup(gst_dmabuf_memory_get_fd(memory));
+    if (fd < 0)
+        return nullptr;
+    GstMemory *shareable = gst_dmabuf_allocator_alloc(allocator, fd, maxsize);
+    if (!shareable) {
+        close(fd);
+        return nullptr;
+    }
+    gst_memory_resize(shareable, static_cast<gssize>(offset), size);
+    gst_mini_object_set_qdata(GST_MINI_OBJECT(shareable), source_frame_quark, gst_buffer_ref(frame),
+                              reinterpret_cast<GDestroyNotify>(gst_buffer_unref));
+    return shareable;
+}
+
+} // namespace g2g::platform::dmabuf

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What each platform gives the core and the views. Each platform's code lives in its folder
+// and is the only code that includes its SDK; a build without a feature links, instead, that
+// feature's file in none/ (meson picks one or the other), so no core or view code tests a
+// G2G_HAVE_* macro.
+//
+//   cuda/      GstCudaMemory: recognition, layouts, the CUDA view backend (kernels in view-kernels.cu,
+//              compiled by nvcc and embedded as a fatbin)         none/no-cuda.cpp without it
+//   vulkan/    GstVulkanImageMemory and host-visible Vulkan buffers   none/no-vulkan.cpp
+//   dmabuf/    GstDmaBufMemory shared through a dup of its fd         none/no-dmabuf.cpp
+//   handles/   the opaque handles of platforms g2g never links (D3D11, CoreVideo, WebGPU, wgpu)
+#pragma once
+
+#include <gst/gst.h>
+
+namespace g2g::detail {
+class ViewBackend;
+}
+
+namespace g2g::platform {
+
+namespace cuda {
+// GstCudaMemory of any allocator (also those derived from GStreamer's, with other type names).
+bool recognises(GstMemory *memory);
+// The backend that materializes views of CUDA frames; nullptr in a build without CUDA.
+const detail::ViewBackend *view_backend();
+} // namespace cuda
+
+namespace vulkan {
+// GstVulkanImageMemory of any allocator.
+bool recognises_image(GstMemory *memory);
+// Host-visible GstVulkanBufferMemory (what vulkandownload hands to system-memory caps): its
+// bytes map in place like system memory.
+bool is_host_visible_buffer(GstMemory *memory);
+} // namespace vulkan
+
+namespace dmabuf {
+// A second GstDmaBufMemory over a dup of `memory`'s fd (no bytes move) that keeps `frame`
+// alive; nullptr in a build without the dmabuf feature (the memory then stays as it is).
+GstMemory *share_fd(GstBuffer *frame, GstMemory *memory);
+} // namespace dmabuf
+
+} // namespace g2g::platform

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CPU backend: views of host memory (System, SystemView, mappable DmaBuf) written densely
+// through mappings, by the plane copies and transposes of this folder. FrameView::materialize and
+// materialize_into are its public faces.
+#include <g2g/frame-view.h>
+
+#include <array>
+#include <string>
+
+#include "plane-copy-private.h"
+#include "view/frame-view-private.h"
+#include "view/view-backend.h"
+
+namespace g2g {
+namespace {
+
+// Read mappings of a buffer's memories, made on first use and released together.
+class MappedMemories {
+public:
+    explicit MappedMemories(GstBuffer *buffer) : buffer_(buffer) {}
+    ~MappedMemories()
+    {
+        for (guint i = 0; i < maps_.size(); ++i) {
+            if (maps_[i].memory)
+                gst_memory_unmap(maps_[i].memory, &maps_[i]);
+        }
+    }
+    MappedMemories(const MappedMemories &) = delete;
+    MappedMemories &operator=(const MappedMemories &) = delete;
+
+    const std::uint8_t *data(guint index)
+    {
+        if (index >= maps_.size() || index >= gst_buffer_n_memory(buffer_))
+            return nullptr;
+        if (!maps_[index].memory &&
+            !gst_memory_map(gst_buffer_peek_memory(buffer_, index), &maps_[index], GST_MAP_READ))
+            return nullptr;
+        return maps_[index].data;
+    }
+
+private:
+    GstBuffer *buffer_;
+    std::array<GstMapInfo, 16> maps_{};
+};
+
+class CpuBackend final : public detail::ViewBackend {
+public:
+    MemoryDomainKind domain() const override { return MemoryDomainKind::System; }
+
+    bool supports_format(GstVideoFormat format) const override { return FrameView::supports_format(format); }
+
+    const GstVideoInfo *memory_layout(GstBuffer *, GstVideoFormat) const override { return nullptr; }
+
+    Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                             const GstVideoInfo &layout) const override
+    {
+        GstVideoFrame frame;
+        if (!gst_video_frame_map(&frame, const_cast<GstVideoInfo *>(&layout), destination, GST_MAP_WRITE))
+            return Error(ErrorCode::MapFailed, "cannot map the output frame for writing");
+        guint8 *planes[GST_VIDEO_MAX_PLANES];
+        for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p)
+            planes[p] = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+        Result<void> written = view.materialize_into(source, planes, frame.info.stride);
+        gst_video_frame_unmap(&frame);
+        return written;
+    }
+};
+
+} // namespace
+
+namespace detail {
+
+const ViewBackend &cpu_view_backend()
+{
+    static const CpuBackend backend;
+    return backend;
+}
+
+} // namespace detail
+
+Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
+                                         const gint dst_stride[]) const
+{
+    Result<void> inside = check_bounds(source);
+    if (!inside)
+        return inside;
+    MappedMemories memories(source);
+    if (!strided_) {
+        const std::uint8_t *base = memories.data(source_plane0_.memory_index);
+        if (!base)
+            return Error(ErrorCode::MapFailed, "cannot map the view's source memory for reading");
+        detail::copy_packed_422(format(), base + source_plane0_.grid.origin, source_plane0_.grid.row, pixels_,
+                                dst[0], dst_stride[0]);
+        return {};
+    }
+    for (unsigned p = 0; p < n_planes_; ++p) {
+        const std::uint8_t *base = memories.data(planes_[p].memory_index);
+        if (!base)
+            return Error(ErrorCode::MapFailed,
+                         "cannot map plane " + std::to_string(p) + " of the view for reading");
+        detail::copy_plane(base, planes_[p].grid, planes_[p].element_size, dst[p], dst_stride[p],
+                           GST_VIDEO_INFO_SIZE(&info_));
+    }
+    return {};
+}
+
+Result<BufferRef> FrameView::materialize(GstBuffer *source) const
+{
+    BufferRef dense =
+        BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info_), nullptr));
+    GstMapInfo map;
+    if (!gst_buffer_map(dense.get(), &map, GST_MAP_WRITE))
+        return Error(ErrorCode::MapFailed, "cannot map a new buffer for writing");
+    guint8 *planes[GST_VIDEO_MAX_PLANES];
+    for (unsigned p = 0; p < n_planes_; ++p)
+        planes[p] = map.data + GST_VIDEO_INFO_PLANE_OFFSET(&info_, p);
+    Result<void> written = materialize_into(source, planes, info_.stride);
+    gst_buffer_unmap(dense.get(), &map);
+    if (!written)
+        return written.error();
+    gst_buffer_copy_into(dense.get(), source,
+                         static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, static_cast<gsize>(-1));
+    return dense;
+}
+
+} // namespace g2g

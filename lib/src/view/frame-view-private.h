@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <gst/video/video.h>
+
+namespace g2g::detail {
+
+// The formats a view can describe (FrameView::supports_format), in the order caps offer them.
+inline constexpr GstVideoFormat kViewFormats[] = {
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE,
+    GST_VIDEO_FORMAT_RGBA,  GST_VIDEO_FORMAT_BGRA,      GST_VIDEO_FORMAT_ARGB,
+    GST_VIDEO_FORMAT_ABGR,  GST_VIDEO_FORMAT_RGBx,      GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_xRGB,  GST_VIDEO_FORMAT_xBGR,      GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_BGR,   GST_VIDEO_FORMAT_AYUV,      GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_NV21,  GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,
+    GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_YUY2,  GST_VIDEO_FORMAT_UYVY,      GST_VIDEO_FORMAT_YVYU,
+};
+
+// YUY2, UYVY, YVYU: two pixels share one 4-byte macropixel.
+inline bool is_packed_422(GstVideoFormat format)
+{
+    return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
+           format == GST_VIDEO_FORMAT_YVYU;
+}
+
+} // namespace g2g::detail

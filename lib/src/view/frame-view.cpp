@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <g2g/frame-view.h>
+
+#include <algorithm>
+#include <string>
+
+#include "frame-view-private.h"
+#include "view-backend.h"
+
+namespace g2g {
+namespace {
+
+
+Error invalid(std::string message)
+{
+    return Error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+// The first component stored in plane p.
+guint component_of_plane(const GstVideoFormatInfo *finfo, guint p)
+{
+    for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++c) {
+        if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) == p)
+            return c;
+    }
+    return 0;
+}
+
+} // namespace
+
+bool FrameView::supports_format(GstVideoFormat format)
+{
+    return std::find(std::begin(detail::kViewFormats), std::end(detail::kViewFormats), format) !=
+           std::end(detail::kViewFormats);
+}
+
+Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &info)
+{
+    const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+    if (!supports_format(format))
+        return invalid(std::string("a frame view cannot describe format ") +
+                       gst_video_format_to_string(format));
+    if (!buffer)
+        return invalid("a frame view needs a buffer");
+
+    // The memory layout: the buffer's GstVideoMeta when it has one (its size is the whole
+    // buffer's; caps then describe the crop meta's rectangle), else the caps' own.
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+    GstVideoInfo layout = info;
+    if (meta) {
+        if (meta->format != format)
+            return invalid("the buffer's video meta says " +
+                           std::string(gst_video_format_to_string(meta->format)) + " but the caps say " +
+                           gst_video_format_to_string(format));
+        gst_video_info_set_format(&layout, format, meta->width, meta->height);
+    }
+
+    FrameView view;
+    view.info_ = layout;
+    view.n_planes_ = GST_VIDEO_INFO_N_PLANES(&layout);
+    const GstVideoFormatInfo *finfo = layout.finfo;
+    const bool packed422 = detail::is_packed_422(format);
+
+    // Without a video meta, device memory may still know its own layout (a CUDA memory's pitch is
+    // the driver's choice, not the caps' default stride): its backend says.
+    const detail::ViewBackend *backend = meta ? nullptr : detail::view_backend_of(buffer);
+    const GstVideoInfo *device_layout = backend ? backend->memory_layout(buffer, format) : nullptr;
+    gsize offsets[GST_VIDEO_MAX_PLANES];
+    gint strides[GST_VIDEO_MAX_PLANES];
+    for (unsigned p = 0; p < view.n_planes_; ++p) {
+        const GstVideoInfo &own = device_layout ? *device_layout : layout;
+        offsets[p] = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&own, p);
+        strides[p] = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&own, p);
+    }
+
+    for (unsigned p = 0; p < view.n_planes_; ++p) {
+        const guint c = component_of_plane(finfo, p);
+        const guint rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
+        guint idx = 0;
+        guint length = 0;
+        gsize skip = 0;
+        const gsize plane_bytes = static_cast<gsize>(strides[p]) * (rows ? rows - 1 : 0) + 1;
+        if (!gst_buffer_find_memory(buffer, offsets[p], plane_bytes, &idx, &length, &skip))
+            return invalid("plane " + std::to_string(p) + " lies outside the buffer");
+        if (length != 1)
+            return invalid("plane " + std::to_string(p) + " straddles two memories of the buffer");
+
+        PlaneView &plane = view.planes_[p];
+        plane.memory_index = idx;
+        plane.element_size = packed422 ? 4 : GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
+        plane.grid.origin = static_cast<std::int64_t>(skip);
+        plane.grid.col = plane.element_size;
+        plane.grid.row = strides[p];
+        plane.grid.width =
+            packed422 ? (GST_VIDEO_INFO_WIDTH(&layout) + 1) / 2 : GST_VIDEO_INFO_COMP_WIDTH(&layout, c);
+        plane.grid.height = rows;
+        view.sub_[p] = packed422 ? std::pair<guint, guint>{1, 0}
+                                 : std::pair<guint, guint>{GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c),
+                                                           GST_VIDEO_FORMAT_INFO_H_SUB(finfo, c)};
+    }
+    view.source_width_ = static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&layout));
+    view.source_height_ = static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&layout));
+    view.pixels_ = {{0, 0}, {1, 0}, {0, 1}, view.source_width_, view.source_height_};
+    view.source_plane0_ = view.planes_[0];
+
+    if (const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(buffer)) {
+        if (crop->width && crop->height) {
+            Result<void> cropped = view.crop(crop->x, crop->y, crop->width, crop->height);
+            if (!cropped)
+                return cropped.error();
+        }
+    }
+    view.update_info();
+    Result<void> inside = view.check_bounds(buffer);
+    if (!inside)
+        return inside.error();
+    return view;
+}
+
+bool FrameView::keeps_strides(GstVideoFormat format, GstVideoOrientationMethod method, std::uint32_t crop_x)
+{
+    if (!detail::is_packed_422(format))
+        return true;
+    // A packed 4:2:2 macropixel holds two pixels side by side: only vertical moves keep it whole,
+    // and a crop must not start in the middle of one.
+    const bool whole_macropixels = method == GST_VIDEO_ORIENTATION_VERT || method == GST_VIDEO_ORIENTATION_IDENTITY ||
+                                   method == GST_VIDEO_ORIENTATION_AUTO || method == GST_VIDEO_ORIENTATION_CUSTOM;
+    return whole_macropixels && (crop_x & 1) == 0;
+}
+
+void FrameView::orient(GstVideoOrientationMethod method)
+{
+    const bool transposes = orientation_transposes(method);
+    for (unsigned p = 0; p < n_planes_; ++p) {
+        planes_[p].grid.orient(method);
+        if (transposes)
+            std::swap(sub_[p].first, sub_[p].second);
+    }
+    pixels_.orient(method);
+    if (!keeps_strides(format(), method, 0))
+        strided_ = false;
+    update_info();
+}
+
+Result<void> FrameView::crop(std::uint32_t x, std::uint32_t y, std::uint32_t w, std::uint32_t h)
+{
+    if (w == 0 || h == 0)
+        return invalid("a crop must leave at least one pixel (asked for " + std::to_string(w) + "x" +
+                       std::to_string(h) + ")");
+    if (static_cast<std::uint64_t>(x) + w > width() || static_cast<std::uint64_t>(y) + h > height())
+        return invalid("crop " + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) + "+" +
+                       std::to_string(y) + " does not fit in a " + std::to_string(width()) + "x" +
+                       std::to_string(height()) + " frame");
+    for (unsigned p = 0; p < n_planes_; ++p) {
+        const auto [ws, hs] = sub_[p];
+        planes_[p].grid.crop(x >> ws, y >> hs, GST_VIDEO_SUB_SCALE(ws, w), GST_VIDEO_SUB_SCALE(hs, h));
+    }
+    if (!keeps_strides(format(), GST_VIDEO_ORIENTATION_IDENTITY, x))
+        strided_ = false;
+    pixels_.crop(x, y, w, h);
+    update_info();
+    return {};
+}
+
+void FrameView::update_info()
+{
+    GstVideoInfo dense;
+    gst_video_info_set_format(&dense, format(), pixels_.width, pixels_.height);
+    info_ = dense;
+}
+
+Result<void> FrameView::check_bounds(GstBuffer *buffer) const
+{
+    const guint n_memory = gst_buffer_n_memory(buffer);
+    auto inside = [&](const PlaneView &plane, unsigned p) -> Result<void> {
+        if (plane.memory_index >= n_memory)
+            return invalid("plane " + std::to_string(p) + " refers to memory " +
+                           std::to_string(plane.memory_index) + " of a buffer with " +
+                           std::to_string(n_memory));
+        const gsize size = gst_buffer_peek_memory(buffer, plane.memory_index)->size;
+        const auto &g = plane.grid;
+        const std::int64_t corners[] = {g.at(0, 0), g.at(g.width - 1, 0), g.at(0, g.height - 1),
+                                        g.at(g.width - 1, g.height - 1)};
+        const std::int64_t lowest = *std::min_element(std::begin(corners), std::end(corners));
+        const std::int64_t highest =
+            *std::max_element(std::begin(corners), std::end(corners)) + plane.element_size;
+        if (g.width == 0 || g.height == 0 || lowest < 0 || highest > static_cast<std::int64_t>(size))
+            return invalid("plane " + std::to_string(p) + " of the view would read bytes " +
+                           std::to_string(lowest) + ".." + std::to_string(highest) + " of a " +
+                           std::to_string(size) + "-byte memory");
+        return {};
+    };
+    if (strided_) {
+        for (unsigned p = 0; p < n_planes_; ++p) {
+            Result<void> ok = inside(planes_[p], p);
+            if (!ok)
+                return ok;
+        }
+        return {};
+    }
+    const auto &px = pixels_;
+    for (std::int64_t cx : {std::int64_t{0}, std::int64_t{px.width} - 1}) {
+        for (std::int64_t cy : {std::int64_t{0}, std::int64_t{px.height} - 1}) {
+            const PixelStep at = px.at(cx, cy);
+            if (at.x < 0 || at.y < 0 || at.x >= source_width_ || at.y >= source_height_)
+                return invalid("the view would read pixel outside the source frame");
+        }
+    }
+    return inside(source_plane0_, 0);
+}
+
+} // namespace g2g

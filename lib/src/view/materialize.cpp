@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Materialize's dispatch: the backend of a frame's domain (view-backend.h), and
+// FrameView::materialize_to through it.
+#include <g2g/classify.h>
+#include <g2g/frame-view.h>
+
+#include <string>
+
+#include "frame-view-private.h"
+#include "platform/platform.h"
+#include "view-backend.h"
+
+namespace g2g {
+
+namespace detail {
+
+const ViewBackend *view_backend(MemoryDomainKind kind)
+{
+    if (is_host_domain(kind))
+        return &cpu_view_backend();
+    // The device backends this build has; a new one (Vulkan's) joins this list.
+    for (const ViewBackend *device : {platform::cuda::view_backend()}) {
+        if (device && device->domain() == kind)
+            return device;
+    }
+    return nullptr;
+}
+
+const ViewBackend *view_backend_of(GstBuffer *buffer)
+{
+    if (gst_buffer_n_memory(buffer) == 0)
+        return &cpu_view_backend();
+    // Memory of a type g2g does not know (a display's or an encoder's pool under system-memory
+    // caps) is tried through a mapping, as GStreamer's own video elements do.
+    Result<MemoryDomainKind> kind = classify_memory(gst_buffer_peek_memory(buffer, 0));
+    return kind ? view_backend(*kind) : &cpu_view_backend();
+}
+
+std::vector<MemoryDomainKind> view_domains()
+{
+    std::vector<MemoryDomainKind> kinds{MemoryDomainKind::System};
+    for (const ViewBackend *device : {platform::cuda::view_backend()}) {
+        if (device)
+            kinds.push_back(device->domain());
+    }
+    return kinds;
+}
+
+std::string format_list(const ViewBackend &backend)
+{
+    std::string list;
+    for (GstVideoFormat format : kViewFormats) {
+        if (backend.supports_format(format))
+            list += (list.empty() ? "{ " : ", ") + std::string(gst_video_format_to_string(format));
+    }
+    return list + " }";
+}
+
+} // namespace detail
+
+Result<void> FrameView::materialize_to(GstBuffer *source, GstBuffer *destination,
+                                       const GstVideoInfo &layout) const
+{
+    const detail::ViewBackend *backend = detail::view_backend_of(destination);
+    if (!backend)
+        return Error(ErrorCode::UnsupportedDomain, "this build of g2g materializes no views into " +
+                                                       std::string(name(*classify_buffer(destination))) +
+                                                       " frames");
+    return backend->materialize(*this, source, destination, layout);
+}
+
+} // namespace g2g
