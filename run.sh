@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # g2g's one entry point, for a fresh Debian 12 machine (as root, or with sudo):
 #   ./run.sh demo   install what is missing, build, run the demo
 #   ./run.sh test   install what is missing, build, run every test twice: a plain build, then one

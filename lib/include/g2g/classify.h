@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Which memory domain a GStreamer buffer's bytes live in, for any buffer, above all those
 // GStreamer's own elements make (videotestsrc, vulkanupload, cudaupload, nvh264dec, ...).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What to insert in a pipeline to move a frame from one memory domain to another, and the
 // one-line error an element raises when a frame arrives in a domain it cannot take.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Frame views of CUDA device memory (GStreamer's GstCudaMemory, as nvh264dec and cudaupload
 // make it): materialized by a CUDA kernel into device memory, never through the host.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A set of memory domain kinds: what an element accepts, what a stream may carry.
 #pragma once
 

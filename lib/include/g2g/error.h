@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Errors of the g2g library: a code and one line that says who refused what and how to fix it.
 #pragma once
 

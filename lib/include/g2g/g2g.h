@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* g2g C API: the memory domain of a GStreamer buffer, for C and Python (ctypes/GI-free) apps.
  * Compiles as C11 and C++. */
 #pragma once

@@ -1,5 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The whole g2g C++ API: every installed header.
+//
+//   memory-domain-kind  the seed's eleven kinds, their names and caps features
+//   domain-set          sets of kinds, the GPU-first preference
+//   classify            the kind of any GstMemory / GstBuffer
+//   memory-domain       MemoryDomain: a frame and its kind; share, make_shareable, system bytes
+//   converters          what to insert between two domains; the wrong-domain error
+//   frame-view, tensor-view-meta   views: strides, orientations, crops; materialize
+//   cuda-view           CUDA frames' views materialized on the device
+//   opaque-memory       the handles of platforms g2g never links, with their keep-alive
+//   error, gst-ref      Result / Error; owning handles for GStreamer references
+//   g2g.h               the C API
 #pragma once
 
 #include <g2g/classify.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Owning handles for GStreamer references: one ref held, released on destruction.
 #pragma once
 

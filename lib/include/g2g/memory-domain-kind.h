@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The payload-free discriminant of a memory domain: where a frame's bytes live.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One frame and the memory domain it lives in: the seed's MemoryDomain over a GstBuffer.
 #pragma once
 

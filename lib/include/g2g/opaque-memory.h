@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GPU handles of platforms g2g-core never links (D3D11, CoreVideo, WebGPU, wgpu), carried as
 // GstMemory of their own kind and kept alive by whatever the producing element provides.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // G2gTensorViewMeta: a frame view riding on a buffer whose memory it reads. A buffer with this
 // meta travels only in caps carrying the meta:G2gTensorView feature, so nothing that does not
 // know views ever reads one as dense bytes.

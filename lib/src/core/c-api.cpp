@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C API (g2g/g2g.h) over the C++ one.
 #include <g2g/g2g.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The library's debug category ("g2g"), registered on first use.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include <g2g/tensor-view-meta.h>
 
 struct _G2gTensorViewMeta {

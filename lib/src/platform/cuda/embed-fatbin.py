@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes a C++ source defining `extern "C" const unsigned char NAME[]` with a binary file's bytes."""
 import sys
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Materializing a strided view of a plane on the GPU: one output element per (x, y) read from
 // src + origin + x * col + y * row. Three shapes of view, each with its kernel:
 //  - rows kept (col = +-element): each thread moves four elements of a row, with vector loads

@@ -1,4 +1,13 @@
-// The copy kernels behind FrameView::materialize.
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The copy kernels behind the CPU backend (FrameView::materialize, materialize_into).
+//
+// lib/src/view/cpu/ is the CPU backend:
+//   cpu-backend         the ViewBackend for host memory; maps the frames, calls the kernels
+//   plane-copy          one plane: rows copied, reversed, or handed to the transposes; packed 4:2:2
+//   transpose           transposed walks (90-degree rotations, diagonal flips): SSE2 / AVX2
+//   transpose-avx512    the same with AVX-512, streamed past the caches for large frames
+//   stream-rows-avx512  copied and reversed rows with non-temporal AVX-512 stores
+//   simd-private, register-transpose-private   the building blocks they share
 #pragma once
 
 #include <g2g/frame-view.h>

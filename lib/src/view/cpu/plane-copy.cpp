@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plane-copy-private.h"
 #include "simd-private.h"
 #include "stream-rows-private.h"

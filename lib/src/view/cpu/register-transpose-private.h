@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // In-register transpose rounds shared by the AVX2 kernels (transpose.cpp) and the AVX-512 ones
 // (transpose-avx512.cpp). The vector type and its unpacks come as a traits type whose functions
 // carry their instruction set's target attribute; the rounds are always inlined into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // SIMD building blocks shared by the copy kernels (x86-64 baseline: SSE2).
 #pragma once
 

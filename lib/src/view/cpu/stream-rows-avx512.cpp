@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Rows of frames that are streamed past the caches (see streams_output), copied as they are or
 // reversed (horizontal flips), with AVX-512: every whole output line leaves through one
 // full-line non-temporal store.

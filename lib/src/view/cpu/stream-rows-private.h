@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Rows copied or reversed past the caches with AVX-512 (stream-rows-avx512.cpp): every whole
 // output line with one non-temporal store, the partial lines at a row's ends through the cache.
 // Only on a CPU with have_avx512(); the caller fences (_mm_sfence) after its last row.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Transposed walks with AVX-512 (F, BW, VBMI): every view row is written one whole 64-byte line
 // at a time, and large frames are streamed past the caches with full-line non-temporal stores.
 //

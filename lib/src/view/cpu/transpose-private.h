@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Transposed walks: view rows that run down source columns (rotations by 90 degrees and the
 // diagonal flips). Cache-blocked, transposed in registers; AVX-512 kernels (streamed past the
 // caches when large) where the CPU has them, AVX2 / SSE2 ones elsewhere.
