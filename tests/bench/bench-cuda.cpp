@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2g's CUDA path against the CUDA peers, on an NVIDIA GPU, in one run, as ratios:
 //  1. materialize kernel bandwidth (FrameView of a GstCudaMemory frame, every video-direction
 //     method, a crop + rotation) against cuMemcpy2D device-to-device of the same frame, 4K NV12

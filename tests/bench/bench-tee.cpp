@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee against tee, in one run, as ratios (the machine is shared):
 //  1. fan-out overhead: per-frame cost with 1, 4 and 16 branches into fakesink (small buffers,
 //     so the fan-out itself is what is measured);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Timing helpers for the benchmark programs: best-of-N wall time, machine-noise tolerant, and
 // whole pipelines run to EOS.
 #pragma once

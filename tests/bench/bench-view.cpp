@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gview against videoflip and videocrop, in one run, as ratios (the machine is shared):
 //  1. view out: per-frame cost of a view against the peers' copy, 720p / 1080p / 4K, RGBA / NV12;
 //  2. g2gview ! g2gmaterialize against videoflip for every method and against videocrop, 4K;

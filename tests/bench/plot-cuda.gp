@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gnuplot -e "dir='DIR'; out='docs/performance-cuda.png'" tests/bench/plot-cuda.gp
 # DIR holds the CSV files bench-cuda --csv DIR wrote (on the GPU machine).
 set terminal pngcairo size 1500,480 font ",10"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gnuplot -e "dir='DIR'; out='docs/performance-tee.png'" tests/bench/plot-tee.gp
 # DIR holds the CSV files bench-tee --csv DIR wrote.
 set terminal pngcairo size 1500,480 font ",10"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gnuplot -e "dir='DIR'; out='docs/performance-view.png'" tests/bench/plot-view.gp
 # DIR holds the CSV files bench-view --csv DIR wrote.
 set terminal pngcairo size 1500,560 font ",10"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The memory traffic of a transposed materialize with none of its arithmetic, for bench-view:
 // what the walk of lib/src/transpose-avx512.cpp costs by its loads and stores alone.
 //

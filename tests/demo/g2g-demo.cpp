@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The main job: real GStreamer producers, each followed by g2gprobe, and what domain their
 // frames live in; the loud error a wrong-domain frame gets; rotations and crops as zero-copy
 // views, with a PNG of each result (argv[1]: the folder for the pictures).

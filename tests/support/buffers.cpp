@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers for buffers and pools (see buffers.h).
 #include "buffers.h"
 
 #include <gtest/gtest.h>

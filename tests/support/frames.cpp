@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers for video frames (see frames.h).
 #include "frames.h"
 
 #include <gst/check/gstharness.h>

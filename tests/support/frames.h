@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Test helpers for video frames: deterministic random frames, visible-pixel comparison,
 // GstHarness runs of an element chain.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // main() for every g2g test program: GStreamer up, GoogleTest, GStreamer down. With
 // GST_TRACERS=leaks the leaks tracer reports at gst_deinit(); a report fails the program.
 #include <gst/gst.h>

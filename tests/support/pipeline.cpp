@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers: real GStreamer pipelines run to EOS or error (see pipeline.h).
 #include "pipeline.h"
 
 #include <gst/app/gstappsink.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Test helpers: run real GStreamer pipelines and look at what came out.
 #pragma once
 

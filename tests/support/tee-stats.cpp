@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers: g2gtee's stats property (see tee-stats.h).
 #include "tee-stats.h"
 
 namespace g2g::test {

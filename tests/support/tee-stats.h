@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Test helpers: g2gtee's stats property, read field by field.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Tearing down a pipeline with Vulkan elements safely on GStreamer 1.22 + Mesa's lavapipe.
 // Header-only: the tests and the demo both use it.
 #pragma once

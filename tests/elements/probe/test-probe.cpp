@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gprobe through GstHarness: last-domain, require, silent/last-message, pass-through.
 #include <g2g/g2g.h>
 #include <g2g/opaque-memory.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee's routes in a GstHarness: each branch fed in the domain it takes (as it is, relabelled,
 // converted, or dropped with a gap), routes following renegotiation and branches that come
 // late, and conversions created and stopped while frames flow.
@@ -7,19 +8,18 @@
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 
 #include "buffers.h"
 #include "g2g-config.h"
+#include "memfd-dmabuf.h"
 #include "tee-stats.h"
 
 using g2g::BufferRef;
 using g2g::Ref;
 using g2g::test::data_of;
+using g2g::test::memfd_dmabuf;
 using g2g::test::tee_conversions;
 using g2g::test::tee_stat;
 
@@ -34,11 +34,8 @@ constexpr gsize kSize = 256;
 // A GRAY8 16x16 frame in a DMABuf over a memfd, filled with `value`.
 BufferRef dmabuf_frame(guint8 value)
 {
-    int fd = memfd_create("g2g-tee-test", MFD_CLOEXEC);
-    EXPECT_EQ(ftruncate(fd, kSize), 0);
-    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(buffer.get(), gst_dmabuf_allocator_alloc(allocator.get(), fd, kSize));
+    gst_buffer_append_memory(buffer.get(), memfd_dmabuf(kSize));
     gst_buffer_memset(buffer.get(), 0, value, kSize);
     return buffer;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee as tee's users rely on it (pads, properties, flow rules, pads coming and going while
 // data flows), and the seed's fan-out (every branch the same memory, NO_SHARE pool memory made
 // shareable once, copy-on-write isolation).

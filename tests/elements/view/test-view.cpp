@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gview and g2gmaterialize as elements: zero copy, dense for ANY-caps peers, renegotiation,
 // bad properties, GstVideoCropMeta both ways, orientation from tags.
 #include <g2g/classify.h>

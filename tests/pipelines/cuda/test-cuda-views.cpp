@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA frames through g2gview, g2gmaterialize and g2gtee without leaving the device, against
 // GStreamer's own elements on the downloaded frames: nvh264dec's output of both sample streams
 // for every video-direction method and crops, cudaupload's for NV12, P010_10LE, I420 and RGBA.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gview ! g2gmaterialize against GStreamer's own videoflip and videocrop on the same frames:
 // every method x every format x even and odd sizes, byte for byte on the visible pixels.
 #include <g2g/frame-view.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Compiled as C11 with -pedantic: the C header is valid C. The functions are called from
  * test-c-api.cpp. */
 #include <g2g/g2g.h>

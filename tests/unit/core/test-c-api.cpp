@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C API, driven from C (c-api-check.c), and every public header compiling as C++.
 #include <g2g/g2g.hpp>
 #include <g2g/opaque-memory.h>

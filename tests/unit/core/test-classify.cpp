@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Classification of buffers made by GStreamer's own elements and allocators.
 #include <g2g/classify.h>
 #include <g2g/opaque-memory.h>
@@ -5,25 +6,16 @@
 #include <gst/allocators/allocators.h>
 #include <gtest/gtest.h>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "g2g-config.h"
+#include "memfd-dmabuf.h"
 #include "pipeline.h"
 
 using g2g::Ref;
 using K = g2g::MemoryDomainKind;
+using g2g::test::make_memfd;
+using g2g::test::memfd_dmabuf;
 
 namespace {
-
-// A memfd of `size` bytes, as a capture or display stack would hand out (close it yourself).
-int make_memfd(gsize size)
-{
-    int fd = memfd_create("g2g-test", MFD_CLOEXEC);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
-    return fd;
-}
 
 // An allocator of a memory type g2g has never heard of.
 struct ForeignAllocator {
@@ -59,8 +51,7 @@ TEST(Classify, VideotestsrcFramesAreSystem)
 
 TEST(Classify, DmaBufAllocatorOverMemfdIsDmaBuf)
 {
-    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
-    GstMemory *memory = gst_dmabuf_allocator_alloc(allocator.get(), make_memfd(4096), 4096);
+    GstMemory *memory = memfd_dmabuf(4096);
     ASSERT_NE(memory, nullptr);
     g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
     gst_buffer_append_memory(buffer.get(), memory);
@@ -140,9 +131,8 @@ TEST(Classify, UnknownMemoryTypeIsReportedByNameNeverGuessed)
 
 TEST(Classify, MixedBufferIsRefused)
 {
-    Ref<GstAllocator> dmabuf = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
     g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, 64, nullptr));
-    gst_buffer_append_memory(buffer.get(), gst_dmabuf_allocator_alloc(dmabuf.get(), make_memfd(64), 64));
+    gst_buffer_append_memory(buffer.get(), memfd_dmabuf(64));
     auto kind = g2g::classify_buffer(buffer.get());
     ASSERT_FALSE(kind.ok());
     EXPECT_EQ(kind.error().message(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The one-line wrong-domain errors and the converters they name.
 #include <g2g/converters.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // MemoryDomainKind names and caps features, DomainSet, the GFlags type.
 #include <g2g/domain-set.h>
 #include <g2g/g2g.h>

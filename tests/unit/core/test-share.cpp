@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // share / make_shareable / copy-on-write / pool return, asserted with pointers and refcounts.
 #include <g2g/memory-domain.h>
 
 #include "buffers.h"
 #include "g2g-config.h"
+#include "memfd-dmabuf.h"
 
 #include <gst/allocators/allocators.h>
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 
@@ -17,6 +18,7 @@ using g2g::MemoryDomain;
 using g2g::Ref;
 using K = g2g::MemoryDomainKind;
 using g2g::test::data_of;
+using g2g::test::memfd_dmabuf;
 using g2g::test::no_share_pool;
 using g2g::test::try_acquire;
 
@@ -177,11 +179,8 @@ TEST(Share, MakeShareableKeepsDmaBufZeroCopy)
 {
     if (!G2G_HAVE_DMABUF)
         GTEST_SKIP() << "built without the dmabuf feature";
-    int fd = memfd_create("g2g-test", MFD_CLOEXEC);
-    ASSERT_EQ(ftruncate(fd, 4096), 0);
-    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(gst_dmabuf_allocator_new());
-    GstMemory *memory = gst_dmabuf_allocator_alloc(allocator.get(), fd, 4096);
-    GST_MINI_OBJECT_FLAG_SET(memory, GST_MEMORY_FLAG_NO_SHARE);
+    GstMemory *memory = memfd_dmabuf(4096, GST_MEMORY_FLAG_NO_SHARE);
+    const int fd = gst_dmabuf_memory_get_fd(memory);
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     gst_buffer_append_memory(buffer.get(), memory);
     fill(buffer.get(), 3);

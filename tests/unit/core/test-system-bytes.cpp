@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // require_system_slice / require_system_bytes / as_system_slice, and opaque device handles.
 #include <g2g/memory-domain.h>
 #include <g2g/opaque-memory.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // FrameView: random compositions against a plain reference, caller-memory materialize, bounds,
 // and SystemView reads through MemoryDomain.
 #include <g2g/frame-view.h>
