@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "allocation.h"
+#include "element-error.h"
 
 namespace g2g::element {
 
@@ -45,14 +46,13 @@ bool CudaContextUse::ensure(GstElement *element)
     if (context_)
         return true;
     if (!g2g::cuda::available()) {
-        GST_ELEMENT_ERROR(
-            element, LIBRARY, INIT,
-            ("CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine"),
-            (nullptr));
+        post_error(element, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+                   "CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine");
         return false;
     }
     if (!gst_cuda_ensure_element_context(element, kAnyDevice, slot(context_))) {
-        GST_ELEMENT_ERROR(element, LIBRARY, INIT, ("no CUDA context: no usable CUDA device here"), (nullptr));
+        post_error(element, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+                   "no CUDA context: no usable CUDA device here");
         return false;
     }
     return true;
@@ -71,7 +71,8 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *query)
     guint size = 0, min = 0, max = 0;
     if (gst_query_get_n_allocation_pools(query) > 0)
         gst_query_parse_nth_allocation_pool(query, 0, pool.out(), &size, &min, &max);
-    if (pool && (!GST_IS_CUDA_BUFFER_POOL(pool.get()) || GST_CUDA_BUFFER_POOL(pool.get())->context != context_))
+    if (pool &&
+        (!GST_IS_CUDA_BUFFER_POOL(pool.get()) || GST_CUDA_BUFFER_POOL(pool.get())->context != context_))
         pool.reset();
     if (!pool)
         pool.reset(gst_cuda_buffer_pool_new(GST_CUDA_CONTEXT(context_)));
@@ -84,8 +85,8 @@ bool CudaContextUse::decide_pool(GstElement *element, GstQuery *query)
         config = gst_buffer_pool_get_config(pool.get());
         gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
         if (!gst_buffer_pool_set_config(pool.get(), config)) {
-            GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("cannot configure a CUDA buffer pool"),
-                              (nullptr));
+            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                       "cannot configure a CUDA buffer pool");
             return false;
         }
     }

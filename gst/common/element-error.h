@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Element errors from g2g's errors: one line that names who refused what and the fix, posted
-// from the caller's place in the source (as GST_ELEMENT_ERROR would).
+// Element errors and warnings from g2g's errors: one line that names who refused what and the
+// fix, posted from the caller's place in the source (as GST_ELEMENT_ERROR would).
 #pragma once
 
 #include <gst/gst.h>
@@ -23,5 +23,9 @@ inline GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, c
 {
     return post_error(element, domain, code, error.message(), {}, where);
 }
+
+// Posts `message` as a warning of `element` (GST_ELEMENT_WARNING): the stream goes on.
+void post_warning(GstElement *element, GQuark domain, gint code, std::string_view message,
+                  std::source_location where = std::source_location::current());
 
 } // namespace g2g::element

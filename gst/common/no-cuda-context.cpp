@@ -2,6 +2,8 @@
 // CudaContextUse in a build without CUDA: no context to join, and dense CUDA output refused.
 #include "cuda-context.h"
 
+#include "element-error.h"
+
 namespace g2g::element {
 
 void CudaContextUse::set_context(GstElement *, GstContext *)
@@ -15,7 +17,8 @@ bool CudaContextUse::answer_query(GstElement *, GstQuery *)
 
 bool CudaContextUse::ensure(GstElement *element)
 {
-    GST_ELEMENT_ERROR(element, CORE, NOT_IMPLEMENTED, ("g2g was built without the cuda feature"), (nullptr));
+    post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
+               "g2g was built without the cuda feature");
     return false;
 }
 

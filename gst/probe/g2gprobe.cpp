@@ -1,3 +1,10 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gprobe: passes every frame through untouched and says which memory domain it lives in
+// (last-domain; with silent=false also a last-message line per frame, which gst-launch-1.0 -v
+// prints). With require set, a frame outside those domains is an element error that names the
+// converter to insert.
+//
+//   gst-launch-1.0 -v videotestsrc num-buffers=3 ! g2gprobe silent=false require=system ! fakesink
 #include "g2gprobe.h"
 
 #include <g2g/classify.h>
@@ -7,9 +14,15 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "common/element-error.h"
+#include "common/object-lock.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_probe_debug);
 #define GST_CAT_DEFAULT g2g_probe_debug
+
+using g2g::element::ObjectLock;
 
 namespace {
 
@@ -23,21 +36,40 @@ enum {
 
 constexpr gboolean kDefaultSilent = TRUE;
 
-// All state; the object lock guards it (properties are read and written from any thread while
-// the streaming thread updates them).
-struct ProbeState {
+// The properties the application sets.
+struct ProbeSettings {
+    g2g::DomainSet require; // empty: any domain passes
+    bool silent = kDefaultSilent;
+};
+
+// What the probe reports: written by the streaming thread, read as properties from any thread.
+struct ProbeReport {
     std::string_view last_domain; // "" until the first frame; "unknown" for memory g2g does not know
     std::string last_message;     // per-frame line when silent is off
-    g2g::DomainSet require;       // empty: any domain passes
-    bool silent = kDefaultSilent;
-    bool warned_unknown = false; // an unknown memory type is warned about once per stream
 };
+
+struct ProbePrivate {
+    // The object lock guards settings and report. It is the only lock the probe takes, and only
+    // to copy values in or out: never held across a notify or a posted message.
+    ProbeSettings settings;
+    ProbeReport report;
+    // Streaming thread only (reset by start, before streaming begins): an unknown memory type is
+    // warned about once per stream.
+    bool warned_unknown = false;
+};
+
+// The element's name, for the error lines only.
+std::string name_of(G2gProbe *self)
+{
+    g_autofree gchar *name = gst_object_get_name(GST_OBJECT(self));
+    return name ? name : "";
+}
 
 } // namespace
 
 struct _G2gProbe {
     GstBaseTransform parent;
-    ProbeState *state;
+    ProbePrivate *priv;
 };
 
 G_DEFINE_TYPE(G2gProbe, g2g_probe, GST_TYPE_BASE_TRANSFORM)
@@ -47,116 +79,109 @@ static GstStaticPadTemplate sink_template =
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
+// ---- Per frame: classify, report, check ----
+
 static GstFlowReturn g2g_probe_transform_ip(GstBaseTransform *trans, GstBuffer *buffer)
 {
     G2gProbe *self = G2G_PROBE(trans);
-    g2g::Result<g2g::MemoryDomainKind> kind = g2g::classify_buffer(buffer);
-
-    GST_OBJECT_LOCK(self);
-    ProbeState &state = *self->state;
-    const g2g::DomainSet require = state.require;
-    const bool silent = state.silent;
-    const bool first_unknown = !kind && !state.warned_unknown;
-    if (!kind)
-        state.warned_unknown = true;
+    ProbePrivate &priv = *self->priv;
+    const g2g::Result<g2g::MemoryDomainKind> kind = g2g::classify_buffer(buffer);
     // Static names: the per-frame path allocates nothing unless silent is off.
-    state.last_domain = kind ? g2g::name(*kind) : std::string_view("unknown");
-    if (!silent) {
-        gchar *line = g_strdup_printf("pts %" GST_TIME_FORMAT ": %s", GST_TIME_ARGS(GST_BUFFER_PTS(buffer)),
-                                      kind ? state.last_domain.data() : kind.error().message().c_str());
-        state.last_message = line;
-        g_free(line);
-    }
-    GST_OBJECT_UNLOCK(self);
+    const std::string_view domain = kind ? g2g::name(*kind) : std::string_view("unknown");
 
-    if (!silent)
+    ProbeSettings settings;
+    {
+        const ObjectLock lock(self);
+        settings = priv.settings;
+        priv.report.last_domain = domain;
+        if (!settings.silent) {
+            g_autofree gchar *line =
+                g_strdup_printf("pts %" GST_TIME_FORMAT ": %s", GST_TIME_ARGS(GST_BUFFER_PTS(buffer)),
+                                kind ? domain.data() : kind.error().message().c_str());
+            priv.report.last_message = line;
+        }
+    }
+    if (!settings.silent)
         g_object_notify(G_OBJECT(self), "last-message");
 
-    // The element's name, for the error lines only.
-    auto category = [self] {
-        gchar *name = gst_object_get_name(GST_OBJECT(self));
-        std::string text = name;
-        g_free(name);
-        return text;
-    };
-
     if (!kind) {
-        if (!require.empty()) {
-            GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                              ("%s requires %s but received a frame in %s", category().c_str(),
-                               require.to_string().c_str(), kind.error().message().c_str()),
-                              (nullptr));
-            return GST_FLOW_ERROR;
-        }
+        // Counted even when require refuses the frame: one warning per stream at most.
+        const bool first_unknown = !std::exchange(priv.warned_unknown, true);
+        if (!settings.require.empty())
+            return g2g::element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                                            name_of(self) + " requires " + settings.require.to_string() +
+                                                " but received a frame in " + kind.error().message());
         if (first_unknown)
-            GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("%s", kind.error().message().c_str()), (nullptr));
+            g2g::element::post_warning(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                                       kind.error().message());
         return GST_FLOW_OK;
     }
 
-    GST_LOG_OBJECT(self, "frame %" GST_PTR_FORMAT " lives in %s", buffer, g2g::name(*kind).data());
-    if (!require.empty() && !require.contains(*kind)) {
-        g2g::Error error = g2g::wrong_domain_error(category(), require, *kind);
-        GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", error.message().c_str()), (nullptr));
-        return GST_FLOW_ERROR;
-    }
+    GST_LOG_OBJECT(self, "frame %" GST_PTR_FORMAT " lives in %s", buffer, domain.data());
+    if (!settings.require.empty() && !settings.require.contains(*kind))
+        return g2g::element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                                        g2g::wrong_domain_error(name_of(self), settings.require, *kind));
     return GST_FLOW_OK;
 }
 
 static gboolean g2g_probe_start(GstBaseTransform *trans)
 {
     G2gProbe *self = G2G_PROBE(trans);
-    GST_OBJECT_LOCK(self);
-    self->state->warned_unknown = false;
-    self->state->last_domain = {};
-    GST_OBJECT_UNLOCK(self);
+    self->priv->warned_unknown = false;
+    const ObjectLock lock(self);
+    self->priv->report.last_domain = {};
     return TRUE;
 }
+
+// ---- Properties ----
 
 static void g2g_probe_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
     G2gProbe *self = G2G_PROBE(object);
-    GST_OBJECT_LOCK(self);
+    const ObjectLock lock(self);
+    ProbeSettings &settings = self->priv->settings;
     switch (prop_id) {
     case PROP_REQUIRE:
-        self->state->require = g2g::DomainSet::from_bits(g_value_get_flags(value));
+        settings.require = g2g::DomainSet::from_bits(g_value_get_flags(value));
         break;
     case PROP_SILENT:
-        self->state->silent = g_value_get_boolean(value);
+        settings.silent = g_value_get_boolean(value);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
     }
-    GST_OBJECT_UNLOCK(self);
 }
 
 static void g2g_probe_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
     G2gProbe *self = G2G_PROBE(object);
-    GST_OBJECT_LOCK(self);
+    const ObjectLock lock(self);
+    const ProbePrivate &priv = *self->priv;
     switch (prop_id) {
     case PROP_LAST_DOMAIN:
-        g_value_set_string(value, std::string(self->state->last_domain).c_str());
+        g_value_set_string(value, std::string(priv.report.last_domain).c_str());
         break;
     case PROP_REQUIRE:
-        g_value_set_flags(value, self->state->require.bits());
+        g_value_set_flags(value, priv.settings.require.bits());
         break;
     case PROP_SILENT:
-        g_value_set_boolean(value, self->state->silent);
+        g_value_set_boolean(value, priv.settings.silent);
         break;
     case PROP_LAST_MESSAGE:
-        g_value_set_string(value, self->state->last_message.c_str());
+        g_value_set_string(value, priv.report.last_message.c_str());
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
     }
-    GST_OBJECT_UNLOCK(self);
 }
+
+// ---- GObject ----
 
 static void g2g_probe_finalize(GObject *object)
 {
-    delete G2G_PROBE(object)->state;
+    delete G2G_PROBE(object)->priv;
     G_OBJECT_CLASS(g2g_probe_parent_class)->finalize(object);
 }
 
@@ -215,6 +240,6 @@ static void g2g_probe_class_init(G2gProbeClass *klass)
 
 static void g2g_probe_init(G2gProbe *self)
 {
-    self->state = new ProbeState();
+    self->priv = new ProbePrivate();
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
 }

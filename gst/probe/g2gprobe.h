@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gprobe: a pass-through that tells which memory domain each frame lives in.
 #pragma once
 

@@ -1,19 +1,37 @@
-// g2gtee the element: tee's pads and properties, fan-out-policy, copy-budget, stats, and the
-// conversions' lifetime across state changes. Negotiation and data flow are in tee-*.cpp.
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gtee: tee for frames in any memory domain. Every branch gets the same frame by reference
+// count (pool memory flagged NO_SHARE is made shareable once, without copying), in the memory
+// domain it negotiated: a branch that takes the upstream domain gets the frame itself, a
+// system-memory branch of a mappable DMABuf stream reads it in place, and the branches of
+// another domain share one conversion per frame (vulkandownload, cudadownload, g2gmaterialize)
+// instead of one each. Pads and properties are tee's, plus fan-out-policy, copy-budget and stats.
+//
+//   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gtee name=t ! queue ! vulkansink t. ! queue ! glimagesink
+//
+// This file is the element: its pads, properties and state changes. The properties
+// (TeeSettings) are kept apart from what negotiation decides (TeeState: routes, conversions,
+// refusal, counters); each branch's route lives in its src pad (tee-pad.h) and the streaming
+// thread reads all of them as one RouteSnapshot (tee-snapshot.h).
 #include "g2gtee.h"
 
 #include "tee-private.h"
 
+#include "common/object-lock.h"
+
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 GST_DEBUG_CATEGORY(g2g_tee_debug);
 #define GST_CAT_DEFAULT g2g_tee_debug
 
-using g2g::tee::Branch;
-using g2g::tee::Route;
+using g2g::element::ObjectLock;
+using g2g::tee::PadRef;
+using g2g::tee::TeeCounters;
+using g2g::tee::TeePrivate;
+using g2g::tee::TeeSettings;
 using g2g::tee::TeeState;
 
 namespace {
@@ -62,6 +80,48 @@ GType fan_out_policy_get_type()
     return type;
 }
 
+// Claims the index of a new src pad (the one `name_req` asks for, else the next); nullopt where a
+// pad of that name exists already. Object lock held.
+std::optional<guint> claim_index(TeeState &state, const gchar *name_req)
+{
+    guint index = state.next_index;
+    if (name_req && sscanf(name_req, "src_%u", &index) == 1) {
+        const bool taken = std::any_of(state.branches.begin(), state.branches.end(), [&](const PadRef &pad) {
+            return g_strcmp0(GST_OBJECT_NAME(pad.get()), name_req) == 0;
+        });
+        if (taken)
+            return std::nullopt;
+    }
+    state.next_index = std::max(state.next_index, index + 1);
+    return index;
+}
+
+gboolean store_sticky_event(GstPad *, GstEvent **event, gpointer user_data)
+{
+    gst_pad_store_sticky_event(GST_PAD(user_data), *event);
+    return TRUE;
+}
+
+GstStructure *stats_of(const TeeCounters &counters)
+{
+    GstStructure *pairs = gst_structure_new_empty("conversions");
+    guint64 conversions = 0;
+    for (const auto &[pair, count] : counters.conversions) {
+        gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
+        conversions += count;
+    }
+    GstStructure *stats =
+        gst_structure_new("g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64,
+                          counters.shares, "copies", G_TYPE_UINT64, counters.copies, "bytes-copied",
+                          G_TYPE_UINT64, counters.bytes_copied, "conversions", G_TYPE_UINT64, conversions,
+                          "bytes-converted", G_TYPE_UINT64, counters.bytes_converted, nullptr);
+    GValue by_pair = G_VALUE_INIT;
+    g_value_init(&by_pair, GST_TYPE_STRUCTURE);
+    g_value_take_boxed(&by_pair, pairs);
+    gst_structure_take_value(stats, "conversions-by-pair", &by_pair);
+    return stats;
+}
+
 } // namespace
 
 G_DEFINE_TYPE(G2gTee, g2g_tee, GST_TYPE_BIN)
@@ -71,40 +131,24 @@ static GstStaticPadTemplate sink_template =
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src_%u", GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
 
-static gboolean g2g_tee_src_activate_mode(GstPad *, GstObject *, GstPadMode mode, gboolean)
-{
-    // Push mode only: pull-mode=single is not implemented.
-    return mode == GST_PAD_MODE_PUSH;
-}
-
-static gboolean store_sticky_event(GstPad *, GstEvent **event, gpointer user_data)
-{
-    gst_pad_store_sticky_event(GST_PAD(user_data), *event);
-    return TRUE;
-}
-
 static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *templ, const gchar *name_req,
                                        const GstCaps *)
 {
     G2gTee *self = G2G_TEE(element);
-    GST_OBJECT_LOCK(self);
-    guint index = self->state->next_index;
-    if (name_req && sscanf(name_req, "src_%u", &index) == 1) {
-        for (const Branch &branch : self->state->branches) {
-            if (g_strcmp0(GST_OBJECT_NAME(branch.pad), name_req) == 0) {
-                GST_OBJECT_UNLOCK(self);
-                GST_WARNING_OBJECT(self, "pad %s exists already", name_req);
-                return nullptr;
-            }
-        }
+    TeeState &state = self->priv->state;
+    std::optional<guint> index;
+    {
+        const ObjectLock lock(self);
+        index = claim_index(state, name_req);
     }
-    self->state->next_index = std::max(self->state->next_index, index + 1);
-    GST_OBJECT_UNLOCK(self);
+    if (!index) {
+        GST_WARNING_OBJECT(self, "pad %s exists already", name_req);
+        return nullptr;
+    }
 
-    gchar *name = g_strdup_printf("src_%u", index);
-    GstPad *pad = gst_pad_new_from_template(templ, name);
-    g_free(name);
-    gst_pad_set_activatemode_function(pad, g2g_tee_src_activate_mode);
+    g_autofree gchar *name = g_strdup_printf("src_%u", *index);
+    GstPad *pad = GST_PAD(g_object_new(G2G_TYPE_TEE_SRC_PAD, "name", name, "direction",
+                                       GST_PAD_TEMPLATE_DIRECTION(templ), "template", templ, nullptr));
     gst_pad_set_query_function(pad, g2g::tee::src_query);
     gst_pad_set_event_function(pad, g2g::tee::src_event);
 
@@ -115,10 +159,11 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
     // is decided before the next frame.
     gst_pad_sticky_events_foreach(self->sinkpad, store_sticky_event, pad);
 
-    GST_OBJECT_LOCK(self);
-    self->state->branches.push_back(Branch{GST_PAD(gst_object_ref(pad))});
-    GST_OBJECT_UNLOCK(self);
-    self->state->routes_stale = true;
+    {
+        const ObjectLock lock(self);
+        state.branches.push_back(PadRef::borrow(pad));
+    }
+    state.routes_stale = true;
     gst_element_add_pad(element, pad);
     g_object_notify(G_OBJECT(self), "num-src-pads");
     return pad;
@@ -127,146 +172,130 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
 static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
 {
     G2gTee *self = G2G_TEE(element);
-    GST_OBJECT_LOCK(self);
-    auto &branches = self->state->branches;
-    auto found =
-        std::find_if(branches.begin(), branches.end(), [&](const Branch &b) { return b.pad == pad; });
-    const bool ours = found != branches.end();
-    if (ours)
-        branches.erase(found);
-    if (self->state->alloc_pad == pad) {
-        gst_object_unref(self->state->alloc_pad);
-        self->state->alloc_pad = nullptr;
+    TeePrivate &priv = *self->priv;
+    PadRef released; // the list's reference, dropped once the pad is removed
+    {
+        const ObjectLock lock(self);
+        auto &branches = priv.state.branches;
+        const auto found =
+            std::find_if(branches.begin(), branches.end(), [&](const PadRef &b) { return b.get() == pad; });
+        if (found != branches.end()) {
+            released = std::move(*found);
+            branches.erase(found);
+        }
+        if (priv.settings.alloc_pad.get() == pad)
+            priv.settings.alloc_pad.reset();
     }
-    GST_OBJECT_UNLOCK(self);
-    if (!ours)
+    if (!released)
         return;
     gst_pad_set_active(pad, FALSE);
     gst_element_remove_pad(element, pad);
-    gst_object_unref(pad);            // the list's reference
-    self->state->routes_stale = true; // its conversion may have no branch left
+    released.reset();
+    priv.state.routes_stale = true; // its conversion may have no branch left
     g_object_notify(G_OBJECT(self), "num-src-pads");
-}
-
-static GstStructure *stats_of(const TeeState &state)
-{
-    GstStructure *pairs = gst_structure_new_empty("conversions");
-    guint64 conversions = 0;
-    for (const auto &[pair, count] : state.conversions) {
-        gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
-        conversions += count;
-    }
-    GstStructure *stats =
-        gst_structure_new("g2gtee-stats", "frames", G_TYPE_UINT64, state.frames, "shares", G_TYPE_UINT64,
-                          state.shares, "copies", G_TYPE_UINT64, state.copies, "bytes-copied", G_TYPE_UINT64,
-                          state.bytes_copied, "conversions", G_TYPE_UINT64, conversions, "bytes-converted",
-                          G_TYPE_UINT64, state.bytes_converted, nullptr);
-    GValue by_pair = G_VALUE_INIT;
-    g_value_init(&by_pair, GST_TYPE_STRUCTURE);
-    g_value_take_boxed(&by_pair, pairs);
-    gst_structure_take_value(stats, "conversions-by-pair", &by_pair);
-    return stats;
 }
 
 static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
     G2gTee *self = G2G_TEE(object);
-    GST_OBJECT_LOCK(self);
-    TeeState &state = *self->state;
-    switch (prop_id) {
-    case PROP_HAS_CHAIN:
-        state.has_chain = g_value_get_boolean(value);
-        break;
-    case PROP_SILENT:
-        state.silent = g_value_get_boolean(value);
-        break;
-    case PROP_PULL_MODE:
-        state.pull_mode = static_cast<g2g::tee::PullMode>(g_value_get_enum(value));
-        break;
-    case PROP_ALLOC_PAD:
-        gst_object_replace(reinterpret_cast<GstObject **>(&state.alloc_pad),
-                           static_cast<GstObject *>(g_value_get_object(value)));
-        break;
-    case PROP_ALLOW_NOT_LINKED:
-        state.allow_not_linked = g_value_get_boolean(value);
-        break;
-    case PROP_FAN_OUT_POLICY:
-        state.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));
-        state.routes_stale = true;
-        break;
-    case PROP_COPY_BUDGET:
-        state.copy_budget = g_value_get_int(value);
-        state.routes_stale = true;
-        break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-        break;
+    TeePrivate &priv = *self->priv;
+    TeeSettings &settings = priv.settings;
+    bool has_chain;
+    {
+        const ObjectLock lock(self);
+        switch (prop_id) {
+        case PROP_HAS_CHAIN:
+            settings.has_chain = g_value_get_boolean(value);
+            break;
+        case PROP_SILENT:
+            settings.silent = g_value_get_boolean(value);
+            break;
+        case PROP_PULL_MODE:
+            settings.pull_mode = static_cast<g2g::tee::PullMode>(g_value_get_enum(value));
+            break;
+        case PROP_ALLOC_PAD:
+            settings.alloc_pad = PadRef::borrow(GST_PAD(g_value_get_object(value)));
+            break;
+        case PROP_ALLOW_NOT_LINKED:
+            settings.allow_not_linked = g_value_get_boolean(value);
+            break;
+        case PROP_FAN_OUT_POLICY:
+            settings.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));
+            priv.state.routes_stale = true;
+            break;
+        case PROP_COPY_BUDGET:
+            settings.copy_budget = g_value_get_int(value);
+            priv.state.routes_stale = true;
+            break;
+        default:
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+            break;
+        }
+        has_chain = settings.has_chain;
     }
-    GST_OBJECT_UNLOCK(self);
     if (prop_id == PROP_HAS_CHAIN)
-        gst_pad_set_chain_function(self->sinkpad, state.has_chain ? g2g::tee::sink_chain : nullptr);
+        gst_pad_set_chain_function(self->sinkpad, has_chain ? g2g::tee::sink_chain : nullptr);
 }
 
 static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
     G2gTee *self = G2G_TEE(object);
-    GST_OBJECT_LOCK(self);
-    const TeeState &state = *self->state;
+    const ObjectLock lock(self);
+    const TeeSettings &settings = self->priv->settings;
+    const TeeState &state = self->priv->state;
     switch (prop_id) {
     case PROP_NUM_SRC_PADS:
         g_value_set_int(value, static_cast<gint>(state.branches.size()));
         break;
     case PROP_HAS_CHAIN:
-        g_value_set_boolean(value, state.has_chain);
+        g_value_set_boolean(value, settings.has_chain);
         break;
     case PROP_SILENT:
-        g_value_set_boolean(value, state.silent);
+        g_value_set_boolean(value, settings.silent);
         break;
     case PROP_LAST_MESSAGE:
         g_value_set_string(value, state.last_message.empty() ? nullptr : state.last_message.c_str());
         break;
     case PROP_PULL_MODE:
-        g_value_set_enum(value, state.pull_mode);
+        g_value_set_enum(value, settings.pull_mode);
         break;
     case PROP_ALLOC_PAD:
-        g_value_set_object(value, state.alloc_pad);
+        g_value_set_object(value, settings.alloc_pad.get());
         break;
     case PROP_ALLOW_NOT_LINKED:
-        g_value_set_boolean(value, state.allow_not_linked);
+        g_value_set_boolean(value, settings.allow_not_linked);
         break;
     case PROP_STATS:
-        g_value_take_boxed(value, stats_of(state));
+        g_value_take_boxed(value, stats_of(state.counters));
         break;
     case PROP_FAN_OUT_POLICY:
-        g_value_set_enum(value, state.fan_out_policy);
+        g_value_set_enum(value, settings.fan_out_policy);
         break;
     case PROP_COPY_BUDGET:
-        g_value_set_int(value, state.copy_budget);
+        g_value_set_int(value, settings.copy_budget);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
     }
-    GST_OBJECT_UNLOCK(self);
 }
 
 static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateChange transition)
 {
     G2gTee *self = G2G_TEE(element);
+    TeeState &state = self->priv->state;
     const GstStateChangeReturn ret =
         GST_ELEMENT_CLASS(g2g_tee_parent_class)->change_state(element, transition);
     if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
         // The stream is over (streaming has stopped): its conversions go, routes are decided
         // afresh for the next one.
-        GST_OBJECT_LOCK(self);
-        for (Branch &branch : self->state->branches) {
-            branch.route = Route::Unresolved;
-            branch.converter = nullptr;
-            branch.gap_sent = false;
+        {
+            const ObjectLock lock(self);
+            for (const PadRef &pad : state.branches)
+                g2g::tee::forget_route(g2g::tee::branch_of(pad.get()));
         }
-        GST_OBJECT_UNLOCK(self);
-        self->state->converters.clear();
-        self->state->routes_stale = true;
+        state.converters.clear();
+        state.routes_stale = true;
     }
     return ret;
 }
@@ -274,19 +303,13 @@ static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateCh
 static void g2g_tee_dispose(GObject *object)
 {
     // Conversions are children: they leave before GstBin's dispose drops the children.
-    G2gTee *self = G2G_TEE(object);
-    self->state->converters.clear();
+    G2G_TEE(object)->priv->state.converters.clear();
     G_OBJECT_CLASS(g2g_tee_parent_class)->dispose(object);
 }
 
 static void g2g_tee_finalize(GObject *object)
 {
-    G2gTee *self = G2G_TEE(object);
-    for (Branch &branch : self->state->branches)
-        gst_object_unref(branch.pad);
-    if (self->state->alloc_pad)
-        gst_object_unref(self->state->alloc_pad);
-    delete self->state;
+    delete G2G_TEE(object)->priv; // with it the branch pads' references
     G_OBJECT_CLASS(g2g_tee_parent_class)->finalize(object);
 }
 
@@ -361,19 +384,20 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
         "(one conversion per frame per target domain), with tee's pads and properties",
         "g2g developers");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
-    gst_element_class_add_static_pad_template(element_class, &src_template);
+    gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, G2G_TYPE_TEE_SRC_PAD);
     element_class->request_new_pad = g2g_tee_request_new_pad;
     element_class->release_pad = g2g_tee_release_pad;
     element_class->change_state = g2g_tee_change_state;
 
     gst_type_mark_as_plugin_api(pull_mode_get_type(), static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(fan_out_policy_get_type(), static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(G2G_TYPE_TEE_SRC_PAD, static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(g2g_tee_debug, "g2gtee", 0, "g2g tee");
 }
 
 static void g2g_tee_init(G2gTee *self)
 {
-    self->state = new TeeState();
+    self->priv = new TeePrivate();
     self->sinkpad = gst_pad_new_from_static_template(&sink_template, "sink");
     gst_pad_set_chain_function(self->sinkpad, g2g::tee::sink_chain);
     gst_pad_set_event_function(self->sinkpad, g2g::tee::sink_event);

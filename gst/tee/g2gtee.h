@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee: fan-out that shares each frame with every branch by reference count, each branch in
 // the memory domain it negotiated (one conversion per frame per target domain).
 #pragma once

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/caps-domain.h"
@@ -65,22 +66,22 @@ bool converts_to_system(K from)
     return converts[static_cast<std::size_t>(from)];
 }
 
-GstCaps *in_domain(const GstCaps *caps, K kind)
+CapsRef in_domain(const GstCaps *caps, K kind)
 {
     const std::string features(caps_feature(kind));
-    GstCaps *result = gst_caps_new_empty();
+    CapsRef result = CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(caps); ++i)
-        gst_caps_append_structure_full(result, gst_structure_copy(gst_caps_get_structure(caps, i)),
+        gst_caps_append_structure_full(result.get(), gst_structure_copy(gst_caps_get_structure(caps, i)),
                                        gst_caps_features_from_string(features.c_str()));
     return result;
 }
 
-GstCaps *feedable(const GstCaps *peer_caps)
+CapsRef feedable(const GstCaps *peer_caps)
 {
-    GstCaps *result = gst_caps_copy(peer_caps);
-    if (gst_caps_is_any(result))
+    CapsRef result = CapsRef::adopt(gst_caps_copy(peer_caps));
+    if (gst_caps_is_any(result.get()))
         return result;
-    GstCaps *converted = gst_caps_new_empty();
+    CapsRef converted = CapsRef::adopt(gst_caps_new_empty());
     for (K from : kAllMemoryDomainKinds) {
         if (!converts_to_system(from))
             continue;
@@ -88,52 +89,53 @@ GstCaps *feedable(const GstCaps *peer_caps)
             if (domain_of(gst_caps_get_features(peer_caps, i)) != K::System)
                 continue;
             gst_caps_append_structure_full(
-                converted, gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
+                converted.get(), gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
                 gst_caps_features_from_string(std::string(caps_feature(from)).c_str()));
         }
     }
-    return gst_caps_merge(result, converted);
+    merge(result, std::move(converted));
+    return result;
 }
 
-GstCaps *producible(const GstCaps *upstream_caps)
+CapsRef producible(const GstCaps *upstream_caps)
 {
-    GstCaps *result = gst_caps_copy(upstream_caps);
-    if (gst_caps_is_any(result))
+    CapsRef result = CapsRef::adopt(gst_caps_copy(upstream_caps));
+    if (gst_caps_is_any(result.get()))
         return result;
-    GstCaps *converted = gst_caps_new_empty();
+    CapsRef converted = CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(upstream_caps); ++i) {
         const std::optional<K> kind = domain_of(gst_caps_get_features(upstream_caps, i));
         if (kind && *kind != K::System && converts_to_system(*kind))
             gst_caps_append_structure_full(
-                converted, gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
+                converted.get(), gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
                 gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
     }
-    return gst_caps_merge(result, converted);
+    merge(result, std::move(converted));
+    return result;
 }
 
-GstCaps *ordered_for_upstream(const GstCaps *caps, const GstCaps *direct)
+CapsRef ordered_for_upstream(const GstCaps *caps, const GstCaps *direct)
 {
     if (gst_caps_is_any(caps))
-        return gst_caps_copy(caps);
+        return CapsRef::adopt(gst_caps_copy(caps));
     struct Ranked {
         int rank;
         guint index;
     };
     std::vector<Ranked> ranked;
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-        GstCaps *one = gst_caps_copy_nth(caps, i);
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(caps, i));
         const std::optional<K> kind = domain_of(gst_caps_get_features(caps, i));
         int rank = kind ? preference_rank(*kind) : 0;
-        if (!gst_caps_can_intersect(one, direct))
+        if (!gst_caps_can_intersect(one.get(), direct))
             rank += static_cast<int>(kMemoryDomainKindCount) + 1;
-        gst_caps_unref(one);
         ranked.push_back({rank, i});
     }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const Ranked &a, const Ranked &b) { return a.rank < b.rank; });
-    GstCaps *result = gst_caps_new_empty();
+    CapsRef result = CapsRef::adopt(gst_caps_new_empty());
     for (const Ranked &r : ranked)
-        result = gst_caps_merge(result, gst_caps_copy_nth(caps, r.index));
+        merge(result, CapsRef::adopt(gst_caps_copy_nth(caps, r.index)));
     return result;
 }
 

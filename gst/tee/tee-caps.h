@@ -4,6 +4,7 @@
 // into system memory are counted in.
 #pragma once
 
+#include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
 #include <gst/gst.h>
@@ -25,22 +26,28 @@ std::optional<MemoryDomainKind> domain_of(const GstCaps *caps);
 // here (SystemView by g2gmaterialize, VulkanTexture by vulkandownload, Cuda by cudadownload).
 bool converts_to_system(MemoryDomainKind from);
 
-// A copy of `caps` whose every structure has the caps features of `kind` (new reference).
-GstCaps *in_domain(const GstCaps *caps, MemoryDomainKind kind);
+// A copy of `caps` whose every structure has the caps features of `kind`.
+CapsRef in_domain(const GstCaps *caps, MemoryDomainKind kind);
 
 // What a branch whose peer takes `peer_caps` can be fed through g2gtee: those caps, and after
 // them every system-memory structure again in each domain g2gtee converts to system memory
-// (new reference; ANY stays ANY).
-GstCaps *feedable(const GstCaps *peer_caps);
+// (ANY stays ANY).
+CapsRef feedable(const GstCaps *peer_caps);
 
 // What g2gtee can give a branch when upstream can produce `upstream_caps`: those caps, and after
 // them every structure of a domain g2gtee converts to system memory, again in system memory
-// (new reference; ANY stays ANY).
-GstCaps *producible(const GstCaps *upstream_caps);
+// (ANY stays ANY).
+CapsRef producible(const GstCaps *upstream_caps);
 
-// `caps` best first (new reference): structures some branch takes as they are (`direct`)
+// `caps` best first: structures some branch takes as they are (`direct`)
 // before those that need a conversion, each group in DomainSet's GPU-first order; structures
 // of one rank keep their order. ANY stays ANY.
-GstCaps *ordered_for_upstream(const GstCaps *caps, const GstCaps *direct);
+CapsRef ordered_for_upstream(const GstCaps *caps, const GstCaps *direct);
+
+// gst_caps_merge() of two owned caps into the first.
+inline void merge(CapsRef &into, CapsRef more)
+{
+    into.reset(gst_caps_merge(into.release(), more.release()));
+}
 
 } // namespace g2g::tee

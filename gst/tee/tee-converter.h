@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One conversion g2gtee runs for a target domain: the element chain converter_between() names
 // (vulkandownload, cudadownload, g2gmaterialize), a child of the tee, fed synchronously through
 // a private src pad (the feeder) and drained through a private sink pad (the collector), so a
@@ -5,13 +6,13 @@
 #pragma once
 
 #include <g2g/error.h>
+#include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
 #include <gst/gst.h>
 
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace g2g::tee {
 
@@ -41,26 +42,21 @@ public:
     MemoryDomainKind to() const { return to_; }
     const std::string &description() const { return description_; } // "vulkandownload"
     const std::string &pair() const { return pair_; }               // "VulkanTexture-to-System"
-    GstPad *feeder() const { return feeder_; }
-    GstPad *collector() const { return collector_; }
+    GstPad *feeder() const { return feeder_.get(); }
+    GstPad *collector() const { return collector_.get(); }
     GstElement *tee() const { return GST_ELEMENT(tee_); }
-
-    // The streaming thread's per-frame scratch: the branch pads the converted frame goes to
-    // (one reference each, the tee drops them) and whether the chain delivered a frame.
-    std::vector<GstPad *> pushing;
-    bool delivered = false;
 
 private:
     Converter(GstBin *tee, MemoryDomainKind from, MemoryDomainKind to, std::string description);
 
-    GstBin *tee_;
+    GstBin *tee_; // owns this converter
     MemoryDomainKind from_;
     MemoryDomainKind to_;
     std::string description_;
     std::string pair_;
-    GstElement *chain_ = nullptr; // owned by the tee (a child); we hold an extra reference
-    GstPad *feeder_ = nullptr;    // ours, unparented
-    GstPad *collector_ = nullptr; // ours, unparented
+    ElementRef chain_;      // a child of the tee; the extra reference outlives its removal
+    Ref<GstPad> feeder_;    // ours, unparented
+    Ref<GstPad> collector_; // ours, unparented
 };
 
 // The Converter a private pad belongs to.

@@ -1,11 +1,17 @@
-// g2gtee's instance and the functions its files share: g2gtee.cpp (the element: pads,
-// properties, state), tee-negotiation.cpp (caps and allocation over branches, each branch's
-// route), tee-fanout.cpp (frames and events to the branches, through conversions).
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gtee's instance and what its files share. g2gtee.cpp is the element (pads, properties,
+// state changes); tee-pad holds each branch in its src pad; tee-routes decides the branches'
+// routes and tee-snapshot copies out those a frame or an event follows; tee-fanout pushes frames
+// and tee-events events along them; tee-negotiation answers queries, with tee-allocation;
+// tee-converter is one conversion, tee-caps the caps arithmetic of domains.
 #pragma once
 
 #include "g2gtee.h"
 #include "tee-converter.h"
+#include "tee-pad.h"
+#include "tee-snapshot.h"
 
+#include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
 #include <atomic>
@@ -24,22 +30,6 @@ enum PullMode { PULL_MODE_NEVER, PULL_MODE_SINGLE };
 
 // What g2gtee does with a branch no conversion reaches.
 enum FanOutPolicy { FAN_OUT_POLICY_FAIL, FAN_OUT_POLICY_DROP_BRANCH };
-
-// How a branch is fed.
-enum class Route {
-    Unresolved, // not negotiated yet (a new or unlinked pad): fed the frame as it is, as tee does
-    Direct,     // takes the upstream domain: the shared frame
-    Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
-    Converted,  // takes a domain a Converter produces: the converter's shared output
-    Dropped,    // nothing reaches its domain and fan-out-policy is drop-branch
-};
-
-struct Branch {
-    GstPad *pad; // one reference
-    Route route = Route::Unresolved;
-    Converter *converter = nullptr; // for Route::Converted; owned by TeeState::converters
-    bool gap_sent = false;          // for Route::Dropped: its sink was given a gap to preroll on
-};
 
 // tee's flow rules over the pushes of one frame: OK when one branch took it; EOS only when
 // every linked branch is at EOS; the first other error as it is; NOT_LINKED when no branch is
@@ -66,47 +56,66 @@ struct Refusal {
     bool posted = false;
 };
 
-// Guarded by the object lock unless said otherwise.
-struct TeeState {
-    std::vector<Branch> branches;
-    guint next_index = 0;
+// The properties. Guarded by the object lock, which is the innermost lock: taken inside the
+// sink pad's stream lock, never around it, and held only to copy values in or out (never across
+// a push, a query, a posted message or a log line, which may take other locks).
+struct TeeSettings {
     bool has_chain = true;
     bool silent = true;
     bool allow_not_linked = false;
     PullMode pull_mode = PULL_MODE_NEVER;
     FanOutPolicy fan_out_policy = FAN_OUT_POLICY_FAIL;
     gint copy_budget = -1;
-    std::string last_message;
-    GstPad *alloc_pad = nullptr; // kept for tee compatibility; allocation is aggregated over all pads
+    PadRef alloc_pad; // kept for tee compatibility; allocation is aggregated over all pads
+};
 
-    // Accounting (the seed's copy policy): frames in, shares handed out, copies the tee made
-    // itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they wrote.
+// The stats property (the seed's copy policy): frames in, shares handed out, copies the tee made
+// itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they wrote.
+struct TeeCounters {
     guint64 frames = 0;
     guint64 shares = 0;
     guint64 copies = 0;
     guint64 bytes_copied = 0;
     std::map<std::string, guint64> conversions;
     guint64 bytes_converted = 0;
+};
 
-    // Set when pads come, go or relink and when the policy or budget changes: the streaming
-    // thread decides routes again before the next frame.
+// Negotiated and streaming state.
+struct TeeState {
+    // Object lock (as TeeSettings): the branches, each a G2gTeeSrcPad with its route, in
+    // request order; the next pad index; last-message; the counters.
+    std::vector<PadRef> branches;
+    guint next_index = 0;
+    std::string last_message;
+    TeeCounters counters;
+
+    // Any thread, no lock: set when pads come, go or relink and when the policy or budget
+    // changes; the streaming thread decides routes again before the next frame.
     std::atomic<bool> routes_stale{true};
-    // The last route decision failed: frames are refused until routes are decided again, and the
-    // first refused frame posts the error (streaming thread only). Not at the caps event: there
-    // upstream is still negotiating (its allocation query comes next), and an error makes the
-    // application stop the pipeline under it. GStreamer 1.22's vulkanupload answers that query
-    // with a device its stop has just released: the loader aborts.
-    std::optional<Refusal> refusal;
-    // A relabelled (DMABuf) frame of the current routes mapped for reading (streaming thread).
-    bool relabel_verified = false;
 
-    // Streaming thread only (under the sink pad's stream lock): the conversions in use and the
-    // per-frame scratch, reused so a frame allocates nothing.
+    // Streaming thread only, under the sink pad's stream lock (taken before the object lock):
+    // the chain, serialized events and route decisions run there; state changes and dispose
+    // touch these only once streaming has stopped.
+    //
+    // The last route decision failed: frames are refused until routes are decided again, and the
+    // first refused frame posts the error. Not at the caps event: there upstream is still
+    // negotiating (its allocation query comes next), and an error makes the application stop the
+    // pipeline under it. GStreamer 1.22's vulkanupload answers that query with a device its stop
+    // has just released: the loader aborts.
+    std::optional<Refusal> refusal;
+    // A relabelled (DMABuf) frame of the current routes mapped for reading.
+    bool relabel_verified = false;
+    // The conversions in use (the branch pads point at them).
     std::vector<std::unique_ptr<Converter>> converters;
-    std::vector<GstPad *> pushing;            // direct and unresolved branches of this frame
-    std::vector<GstPad *> pushing_relabelled; // relabelled branches of this frame
-    std::vector<GstPad *> gapping;            // branches dropped since the last frame
+    // The routes of the frame or serialized event in flight, and the frame's flow, both reused
+    // so a frame allocates nothing.
+    RouteSnapshot routes;
     FlowTally tally;
+};
+
+struct TeePrivate {
+    TeeSettings settings;
+    TeeState state;
 };
 
 } // namespace g2g::tee
@@ -114,7 +123,7 @@ struct TeeState {
 struct _G2gTee {
     GstBin parent;
     GstPad *sinkpad;
-    g2g::tee::TeeState *state;
+    g2g::tee::TeePrivate *priv; // created in _init, deleted in _finalize
 };
 
 namespace g2g::tee {
@@ -124,6 +133,8 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean feeder_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
+
+// tee-routes.cpp
 // Decides every linked branch's route for frames of `caps`, creating the conversions they need
 // and stopping those no branch needs. `in_caps_event`: called before the sink pad stores `caps`
 // (new conversions then get the stream's events up to, not including, its caps). A refusal
@@ -132,13 +143,13 @@ gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
 
 // tee-fanout.cpp
 GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
+GstFlowReturn collector_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
+
+// tee-events.cpp
 gboolean sink_event(GstPad *pad, GstObject *parent, GstEvent *event);
 gboolean src_event(GstPad *pad, GstObject *parent, GstEvent *event);
-GstFlowReturn collector_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
 gboolean collector_event(GstPad *pad, GstObject *parent, GstEvent *event);
 gboolean feeder_event(GstPad *pad, GstObject *parent, GstEvent *event);
-// The caps event for relabelled branches: `caps` in system memory (new reference).
-GstEvent *relabelled_caps_event(GstCaps *caps);
 
 // How copy_stream_events hands on the events.
 struct StreamEventCopy {
@@ -151,9 +162,5 @@ struct StreamEventCopy {
 // Hands `from`'s sticky events (stream-start, caps, segment, tags) to `to`, so a branch or a
 // conversion starts where the stream is.
 void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how);
-
-// The branch pads a converter feeds, each with a reference (object lock not held).
-std::vector<GstPad *> pads_of(G2gTee *self, const Converter *converter);
-void unref_all(std::vector<GstPad *> &pads);
 
 } // namespace g2g::tee

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gmaterialize: a frame view in, the dense frame out (one copy); dense frames pass untouched.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gview: flip, rotate, transpose and crop as a stride view, zero bytes copied.
 #pragma once
 

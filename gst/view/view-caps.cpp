@@ -19,8 +19,9 @@ GstCaps *template_caps(bool views, bool dense)
         const std::string formats = detail::format_list(*detail::view_backend(kind));
         const std::string memory(memory_caps_feature(kind));
         auto add = [&](const std::string &features) {
-            text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features + "), format=(string)" +
-                    formats + ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
+            text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features +
+                    "), format=(string)" + formats +
+                    ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
         };
         if (views)
             add(memory + ", " G2G_CAPS_FEATURE_META_TENSOR_VIEW);
@@ -78,15 +79,14 @@ GstCaps *without_view(GstCaps *caps)
 
 bool peer_names_view(GstPad *pad)
 {
-    GstCaps *peer = gst_pad_peer_query_caps(pad, nullptr);
-    bool names = false;
-    if (peer && !gst_caps_is_any(peer)) {
-        for (guint i = 0; i < gst_caps_get_size(peer) && !names; ++i)
-            names = has_view_feature(gst_caps_get_features(peer, i));
+    const CapsRef peer = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
+    if (!peer || gst_caps_is_any(peer.get()))
+        return false;
+    for (guint i = 0; i < gst_caps_get_size(peer.get()); ++i) {
+        if (has_view_feature(gst_caps_get_features(peer.get(), i)))
+            return true;
     }
-    if (peer)
-        gst_caps_unref(peer);
-    return names;
+    return false;
 }
 
 void keep_structures(GstCaps *caps, bool keep_views)

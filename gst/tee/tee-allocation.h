@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// ALLOCATION over several branches, as tee aggregates it, for g2gtee's sink pad (the branches
+// fed the frame as it is, and the conversions) and for a conversion's output (its branches).
+#pragma once
+
+#include "tee-snapshot.h"
+
+#include <gst/gst.h>
+
+#include <span>
+
+namespace g2g::tee {
+
+// Answers `query` with what `pads`' peers agree on: the largest alignment, prefix and padding;
+// the metas every peer takes with the same parameters; one pool entry without a pool object (one
+// pool cannot serve every branch) of the largest size, the largest minimum plus one for the
+// buffer the fan-out holds while pushing, and no maximum. A peer that fails the query fails it;
+// an unlinked pad fails it too unless `allow_not_linked`.
+gboolean aggregate_allocation(GstObject *owner, std::span<const PadRef> pads, bool allow_not_linked,
+                              GstQuery *query);
+
+} // namespace g2g::tee

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "tee-snapshot.h"
+
+#include "tee-private.h"
+
+#include "common/object-lock.h"
+
+#include <algorithm>
+
+namespace g2g::tee {
+
+using element::ObjectLock;
+
+HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
+{
+    const ObjectLock lock(self);
+    const TeeSettings &settings = self->priv->settings;
+    silent = settings.silent;
+    allow_not_linked = settings.allow_not_linked;
+    for (const PadRef &pad : self->priv->state.branches) {
+        G2gTeeSrcPad *branch = branch_of(pad.get());
+        switch (branch->route) {
+        case Route::Unresolved:
+        case Route::Direct:
+            direct.push_back(pad);
+            break;
+        case Route::Relabelled:
+            relabelled.push_back(pad);
+            break;
+        case Route::Converted:
+            conversion_for(branch->converter).pads.push_back(pad);
+            break;
+        case Route::Dropped:
+            dropped.push_back(pad);
+            if (gaps == Gaps::Claim && !branch->gap_sent) {
+                gapping.push_back(pad);
+                branch->gap_sent = true;
+            }
+            break;
+        }
+    }
+    return HeldRoutes(*this);
+}
+
+Conversion &RouteSnapshot::conversion_for(Converter *converter)
+{
+    if (Conversion *known = conversion_of(converter))
+        return *known;
+    if (used_ == conversions_.size())
+        conversions_.emplace_back();
+    Conversion &conversion = conversions_[used_++];
+    conversion.converter = converter;
+    conversion.feeder = PadRef::borrow(converter->feeder());
+    return conversion;
+}
+
+Conversion *RouteSnapshot::conversion_of(const Converter *converter)
+{
+    for (Conversion &conversion : conversions()) {
+        if (conversion.converter == converter)
+            return &conversion;
+    }
+    return nullptr;
+}
+
+void RouteSnapshot::clear()
+{
+    direct.clear();
+    relabelled.clear();
+    dropped.clear();
+    gapping.clear();
+    for (Conversion &conversion : conversions()) {
+        conversion.converter = nullptr;
+        conversion.feeder.reset();
+        conversion.pads.clear();
+        conversion.delivered = false;
+    }
+    used_ = 0;
+}
+
+std::vector<PadRef> pads_of(G2gTee *self, const Converter *converter)
+{
+    std::vector<PadRef> pads;
+    const ObjectLock lock(self);
+    for (const PadRef &pad : self->priv->state.branches) {
+        const G2gTeeSrcPad *branch = branch_of(pad.get());
+        if (branch->route == Route::Converted && branch->converter == converter)
+            pads.push_back(pad);
+    }
+    return pads;
+}
+
+bool holds_branch(const TeeState &state, const GstPad *pad)
+{
+    return std::any_of(state.branches.begin(), state.branches.end(),
+                       [&](const PadRef &branch) { return branch.get() == pad; });
+}
+
+} // namespace g2g::tee

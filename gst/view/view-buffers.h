@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The frames g2gview makes per buffer, one per output mode: the input with a crop meta
+// (CropMeta), a buffer over the input's memories (View, PackedThroughDense), the composed view,
+// and a view materialized into its output (PackedThroughDense).
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+#include <g2g/gst-ref.h>
+
+#include "view-geometry.h"
+
+namespace g2g::element {
+
+// A metadata copy of `input` (its memories shared) whose GstVideoCropMeta keeps the crop of
+// `geometry` on top of any it had; a GstVideoMeta laid out as `in_info` is added if it had none,
+// for the crop meta to have a frame to crop. `out_info` gives the size kept.
+BufferRef crop_meta_buffer(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry,
+                           const GstVideoInfo &out_info);
+
+// A new buffer over the input's memories (refcounts only, zero bytes, also for NO_SHARE pool
+// memory) with the input's metadata. It holds the input as parent so a pool cannot recycle those
+// bytes while the view lives.
+BufferRef buffer_over_memories(GstBuffer *input);
+
+// The view `geometry` makes of `input`: composed on the view the input carries (a chain of
+// g2gview is one view), else on the frame `in_info` lays out.
+Result<FrameView> compose_view(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry);
+
+// `view` of `input` materialized once; `output` then holds the dense frame's memory and its
+// identity view.
+Result<void> attach_materialized(GstBuffer *output, const FrameView &view, GstBuffer *input);
+
+} // namespace g2g::element

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "view-geometry.h"
+
+#include <g2g/frame-view.h>
+
+#include <algorithm>
+
+namespace g2g::element {
+
+std::optional<std::pair<gint, gint>> Geometry::output_size(gint width, gint height) const
+{
+    gint out_width = width - static_cast<gint>(left + right);
+    gint out_height = height - static_cast<gint>(top + bottom);
+    if (out_width < 1 || out_height < 1)
+        return std::nullopt;
+    if (orientation_transposes(method))
+        std::swap(out_width, out_height);
+    return std::pair{out_width, out_height};
+}
+
+std::string Geometry::no_pixels_left(gint width, gint height) const
+{
+    g_autofree gchar *text =
+        g_strdup_printf("crop left=%u right=%u top=%u bottom=%u leaves no pixels of a %dx%d frame", left,
+                        right, top, bottom, width, height);
+    return text;
+}
+
+Geometry ViewSettings::requested() const
+{
+    Geometry g;
+    g.method = direction == GST_VIDEO_ORIENTATION_AUTO ? tag_method : direction;
+    // An auto tag (none yet) or a custom one leaves the frame as it is.
+    if (g.method == GST_VIDEO_ORIENTATION_AUTO || g.method == GST_VIDEO_ORIENTATION_CUSTOM)
+        g.method = GST_VIDEO_ORIENTATION_IDENTITY;
+    g.left = left;
+    g.right = right;
+    g.top = top;
+    g.bottom = bottom;
+    return g;
+}
+
+namespace {
+
+// Maps one width or height value across the element. forward: input -> output (minus the crop);
+// else output -> input. Returns false when nothing of the frame would be left.
+bool map_dimension(const GValue *in, GValue *out, gint crop, bool forward)
+{
+    auto map = [&](gint v) -> gint {
+        if (forward)
+            return v - crop;
+        return v >= G_MAXINT - crop ? G_MAXINT : v + crop;
+    };
+    if (G_VALUE_HOLDS_INT(in)) {
+        const gint v = map(g_value_get_int(in));
+        if (v < 1)
+            return false;
+        g_value_init(out, G_TYPE_INT);
+        g_value_set_int(out, v);
+        return true;
+    }
+    if (GST_VALUE_HOLDS_INT_RANGE(in)) {
+        gint lo = map(gst_value_get_int_range_min(in));
+        const gint hi = map(gst_value_get_int_range_max(in));
+        if (hi < 1)
+            return false;
+        lo = std::max(lo, 1);
+        g_value_init(out, lo == hi ? G_TYPE_INT : GST_TYPE_INT_RANGE);
+        if (lo == hi)
+            g_value_set_int(out, lo);
+        else
+            gst_value_set_int_range(out, lo, hi);
+        return true;
+    }
+    if (GST_VALUE_HOLDS_LIST(in)) {
+        g_value_init(out, GST_TYPE_LIST);
+        for (guint i = 0; i < gst_value_list_get_size(in); ++i) {
+            g_auto(GValue) item = G_VALUE_INIT;
+            if (map_dimension(gst_value_list_get_value(in, i), &item, crop, forward))
+                gst_value_list_append_and_take_value(out, &item);
+        }
+        return gst_value_list_get_size(out) > 0;
+    }
+    return false;
+}
+
+} // namespace
+
+GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forward)
+{
+    const bool transposes = orientation_transposes(g.method);
+    // Input axes crop by left+right (width) and top+bottom (height); a transposing orientation
+    // swaps the axes on the output side.
+    const char *in_w = (!forward && transposes) ? "height" : "width";
+    const char *in_h = (!forward && transposes) ? "width" : "height";
+    const char *out_w = (forward && transposes) ? "height" : "width";
+    const char *out_h = (forward && transposes) ? "width" : "height";
+    const GValue *w = gst_structure_get_value(in, in_w);
+    const GValue *h = gst_structure_get_value(in, in_h);
+    const bool sized = w && h;
+    g_auto(GValue) nw = G_VALUE_INIT;
+    g_auto(GValue) nh = G_VALUE_INIT;
+    if (sized && (!map_dimension(w, &nw, static_cast<gint>(g.left + g.right), forward) ||
+                  !map_dimension(h, &nh, static_cast<gint>(g.top + g.bottom), forward)))
+        return nullptr;
+    GstStructure *out = gst_structure_copy(in);
+    if (sized) {
+        gst_structure_take_value(out, out_w, &nw);
+        gst_structure_take_value(out, out_h, &nh);
+    }
+    gint par_n = 0, par_d = 0;
+    if (transposes && gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d))
+        gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
+    return out;
+}
+
+} // namespace g2g::element

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gview's geometry: its properties as set (ViewSettings), what they ask of a frame (Geometry),
+// and how caps map across that (sizes minus the crop, axes swapped by a transposing orientation).
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace g2g::element {
+
+// What g2gview does to a frame: crop in input pixels first (as videocrop before videoflip),
+// then the orientation (videoflip's methods; never auto or custom here).
+struct Geometry {
+    GstVideoOrientationMethod method = GST_VIDEO_ORIENTATION_IDENTITY;
+    guint left = 0, right = 0, top = 0, bottom = 0;
+
+    bool crops() const { return left || right || top || bottom; }
+    bool is_identity() const { return method == GST_VIDEO_ORIENTATION_IDENTITY && !crops(); }
+    // A crop and nothing else: what a GstVideoCropMeta can say.
+    bool is_pure_crop() const { return method == GST_VIDEO_ORIENTATION_IDENTITY && crops(); }
+
+    // Width and height out for a width x height input; nullopt when the crop leaves no pixel.
+    std::optional<std::pair<gint, gint>> output_size(gint width, gint height) const;
+    // The element error's text for a crop that leaves no pixel of a width x height frame.
+    std::string no_pixels_left(gint width, gint height) const;
+};
+
+// g2gview's properties (the object lock guards them in the element).
+struct ViewSettings {
+    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;  // video-direction; may be auto
+    GstVideoOrientationMethod tag_method = GST_VIDEO_ORIENTATION_IDENTITY; // the last image-orientation tag
+    guint left = 0, right = 0, top = 0, bottom = 0;
+
+    // The geometry these settings ask for: auto follows the tag.
+    Geometry requested() const;
+};
+
+// One caps structure mapped across `geometry` (forward: sink caps to src caps; else src to
+// sink), or nullptr when no frame it allows would keep a pixel.
+GstStructure *map_structure(const GstStructure *in, const Geometry &geometry, bool forward);
+
+} // namespace g2g::element
