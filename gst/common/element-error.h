@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Element errors and warnings from g2g's errors: one line that names who refused what and the
 // fix, posted from the caller's place in the source (as GST_ELEMENT_ERROR would).
+//
+// gst/common/ holds what several elements share:
+//   element-error   errors and warnings posted from messages or g2g::Error (this header)
+//   object-lock     a scoped GST_OBJECT_LOCK
+//   allocation      ALLOCATION query helpers (the domain its caps select, the first pool)
+//   cuda-context    the pipeline's CUDA context and pool (no-cuda-context.cpp without CUDA)
 #pragma once
 
 #include <gst/gst.h>

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What g2gview and g2gmaterialize share on the output side of a GstBaseTransform.
+//
+// gst/view/ holds the view elements:
+//   g2gview, g2gmaterialize   the elements (each file opens with what it does and a gst-launch line)
+//   view-geometry             g2gview's settings and the geometry they ask for; caps mapped through it
+//   view-output-mode          g2gview's OutputMode, decided at negotiation
+//   view-buffers              the output buffers of each mode (a view, a crop meta, a materialized frame)
+//   view-caps                 pad templates from the view backends; the view feature on and off
+//   view-output               transform_size, allocation pools, the dense write (this header)
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
