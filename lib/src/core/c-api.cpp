@@ -25,7 +25,7 @@ template <typename Value> const Value *value_table(bool flags)
         for (std::size_t i = 0; i < kMemoryDomainKindCount; ++i) {
             const g2g::MemoryDomainKind kind = kAllMemoryDomainKinds[i];
             made[i].value = flags ? (1u << i) : static_cast<int>(i);
-            // The names are static string literals in memory-domain-kind.cpp (NUL-terminated).
+            // The names are string literals of the domain table (NUL-terminated).
             made[i].value_name = g2g::name(kind).data();
             made[i].value_nick = g2g::nick(kind).data();
         }
