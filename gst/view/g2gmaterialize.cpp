@@ -74,6 +74,7 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
         return G2G_MATERIALIZE(trans)->state->cuda.decide_pool(GST_ELEMENT(trans), query);
     if (g2g::element::decide_line_aligned_pool(query))
         return TRUE;
+    g2g::element::ask_line_aligned_memory(query);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
 }
 

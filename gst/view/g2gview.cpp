@@ -188,6 +188,8 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
         return state.cuda.decide_pool(GST_ELEMENT(self), query);
     if (dense_out && g2g::element::decide_line_aligned_pool(query))
         return TRUE;
+    if (dense_out)
+        g2g::element::ask_line_aligned_memory(query);
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
 

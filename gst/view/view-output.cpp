@@ -77,6 +77,23 @@ bool decide_line_aligned_pool(GstQuery *query)
     return true;
 }
 
+void ask_line_aligned_memory(GstQuery *query)
+{
+    constexpr guint kLineMask = 63;
+    GstAllocator *allocator = nullptr;
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    const bool has_params = gst_query_get_n_allocation_params(query) > 0;
+    if (has_params)
+        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
+    const Ref<GstAllocator> allocator_ref = Ref<GstAllocator>::adopt(allocator);
+    params.align |= kLineMask;
+    if (has_params)
+        gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    else
+        gst_query_add_allocation_param(query, allocator, &params);
+}
+
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
                           GstBuffer *output)
 {

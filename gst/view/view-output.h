@@ -33,6 +33,14 @@ bool describes_geometry(GType api);
 // longer). Keeps downstream's allocator. Returns false, the query untouched, otherwise.
 bool decide_line_aligned_pool(GstQuery *query);
 
+// Where decide_line_aligned_pool does not apply (a peer that reads no GstVideoMeta, or one with a
+// pool of its own): the query's first allocation parameters ask for memory aligned to a 64-byte
+// line, so the first row of every plane starts on one whatever malloc hands out (the streamed
+// rows need 32-byte aligned rows; without this a 4K NV12 flip ran 1x or 2x memcpy's time by the
+// luck of the heap's layout). GstBaseTransform's decide_allocation then configures its pool with
+// them.
+void ask_line_aligned_memory(GstQuery *query);
+
 // Materializes `view` of `input` into `output` laid out as `info`, by the backend of the output's
 // domain (a CUDA kernel for CUDA frames, the CPU otherwise); a failure is an element error on
 // `element`.
