@@ -27,9 +27,31 @@ bool describes_geometry(GType api)
            api == G2G_TENSOR_VIEW_META_API_TYPE || api == GST_PARENT_BUFFER_META_API_TYPE;
 }
 
+namespace {
+
+constexpr guint kLineMask = 63;
+
+// The query's first allocation parameters (added when it has none) with their memory aligned to
+// a line, written back; returns them and their allocator.
+Ref<GstAllocator> align_first_allocation_param(GstQuery *query, GstAllocationParams &params)
+{
+    GstAllocator *allocator = nullptr;
+    gst_allocation_params_init(&params);
+    const bool has_params = gst_query_get_n_allocation_params(query) > 0;
+    if (has_params)
+        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
+    params.align |= kLineMask;
+    if (has_params)
+        gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    else
+        gst_query_add_allocation_param(query, allocator, &params);
+    return Ref<GstAllocator>::adopt(allocator);
+}
+
+} // namespace
+
 bool decide_line_aligned_pool(GstQuery *query)
 {
-    constexpr guint kLineMask = 63;
     if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
         return false;
     if (gst_query_get_n_allocation_pools(query) > 0) {
@@ -51,47 +73,25 @@ bool decide_line_aligned_pool(GstQuery *query)
     if (!gst_video_info_align(&info, &align))
         return false;
 
-    GstAllocator *allocator = nullptr;
     GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    const bool has_params = gst_query_get_n_allocation_params(query) > 0;
-    if (has_params)
-        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
-    const Ref<GstAllocator> allocator_ref = Ref<GstAllocator>::adopt(allocator);
-    params.align |= kLineMask;
-
+    const Ref<GstAllocator> allocator = align_first_allocation_param(query, params);
     const Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_video_buffer_pool_new());
     GstStructure *config = gst_buffer_pool_get_config(pool.get());
     gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    gst_buffer_pool_config_set_allocator(config, allocator, &params);
+    gst_buffer_pool_config_set_allocator(config, allocator.get(), &params);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
     gst_buffer_pool_config_set_video_alignment(config, &align);
     if (!gst_buffer_pool_set_config(pool.get(), config))
         return false;
-    if (has_params)
-        gst_query_set_nth_allocation_param(query, 0, allocator, &params);
-    else
-        gst_query_add_allocation_param(query, allocator, &params);
     set_first_allocation_pool(query, pool.get(), GST_VIDEO_INFO_SIZE(&info), 0, 0);
     return true;
 }
 
 void ask_line_aligned_memory(GstQuery *query)
 {
-    constexpr guint kLineMask = 63;
-    GstAllocator *allocator = nullptr;
     GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    const bool has_params = gst_query_get_n_allocation_params(query) > 0;
-    if (has_params)
-        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
-    const Ref<GstAllocator> allocator_ref = Ref<GstAllocator>::adopt(allocator);
-    params.align |= kLineMask;
-    if (has_params)
-        gst_query_set_nth_allocation_param(query, 0, allocator, &params);
-    else
-        gst_query_add_allocation_param(query, allocator, &params);
+    align_first_allocation_param(query, params);
 }
 
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,

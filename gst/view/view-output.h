@@ -30,7 +30,8 @@ bool describes_geometry(GType api);
 // offers no pool of its own, a video pool whose rows all start on 64-byte lines (strides padded
 // to whole lines, memory aligned to a line), so that transposed frames leave through whole-line
 // streaming stores with no re-alignment (a 4K NV12 rotation into 2160-byte rows takes 1.5x
-// longer). Keeps downstream's allocator. Returns false, the query untouched, otherwise.
+// longer). Keeps downstream's allocator. Returns false otherwise, the query untouched but,
+// where the pool was refused, for its parameters' alignment.
 bool decide_line_aligned_pool(GstQuery *query);
 
 // Where decide_line_aligned_pool does not apply (a peer that reads no GstVideoMeta, or one with a
