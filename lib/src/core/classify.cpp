@@ -23,6 +23,17 @@ std::string describe(GstMemory *memory)
     return text;
 }
 
+// The kind a view over frames of `kind` is (SystemView over System), or `kind` itself where the
+// table has none (a device frame keeps its domain: the view travels with it as meta).
+MemoryDomainKind viewed_as(MemoryDomainKind kind)
+{
+    for (const detail::DomainInfo &row : detail::domain_table()) {
+        if (row.views == kind)
+            return row.kind;
+    }
+    return kind;
+}
+
 } // namespace
 
 Result<MemoryDomainKind> classify_memory(GstMemory *memory)
@@ -66,15 +77,8 @@ Result<MemoryDomainKind> classify_buffer(GstBuffer *buffer)
                                                        std::to_string(i) + ", " + describe(memory) +
                                                        "): a frame lives in one domain");
     }
-    // Bytes read through a view are the view kind over them, where the table has one (SystemView
-    // over System); a device frame keeps its domain (the view travels with it as meta).
-    if (tensor_view_of(buffer)) {
-        for (const detail::DomainInfo &row : detail::domain_table()) {
-            if (row.views == *first)
-                return row.kind;
-        }
-    }
-    return first;
+    // Bytes read through a view are the view kind over them.
+    return tensor_view_of(buffer) ? viewed_as(*first) : *first;
 }
 
 namespace detail {
@@ -99,13 +103,7 @@ std::optional<MemoryDomainKind> kind_of_caps_features(const GstCapsFeatures *fea
             return std::nullopt;
     }
     const MemoryDomainKind kind = memory.value_or(MemoryDomainKind::System);
-    if (gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW)) {
-        for (const DomainInfo &row : domain_table()) {
-            if (row.views == kind)
-                return row.kind;
-        }
-    }
-    return kind;
+    return gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW) ? viewed_as(kind) : kind;
 }
 
 std::optional<MemoryDomainKind> kind_of_caps(const GstCaps *caps)

@@ -13,14 +13,31 @@
 namespace g2g {
 
 namespace detail {
+namespace {
+
+// The device backends this build has (a platform without its feature answers nullptr); a new
+// one (Vulkan's) joins this list.
+const std::vector<const ViewBackend *> &device_backends()
+{
+    static const std::vector<const ViewBackend *> backends = [] {
+        std::vector<const ViewBackend *> built;
+        for (const ViewBackend *device : {platform::cuda::view_backend()}) {
+            if (device)
+                built.push_back(device);
+        }
+        return built;
+    }();
+    return backends;
+}
+
+} // namespace
 
 const ViewBackend *view_backend(MemoryDomainKind kind)
 {
     if (is_host_domain(kind))
         return &cpu_view_backend();
-    // The device backends this build has; a new one (Vulkan's) joins this list.
-    for (const ViewBackend *device : {platform::cuda::view_backend()}) {
-        if (device && device->domain() == kind)
+    for (const ViewBackend *device : device_backends()) {
+        if (device->domain() == kind)
             return device;
     }
     return nullptr;
@@ -39,10 +56,8 @@ const ViewBackend *view_backend_of(GstBuffer *buffer)
 std::vector<MemoryDomainKind> view_domains()
 {
     std::vector<MemoryDomainKind> kinds{MemoryDomainKind::System};
-    for (const ViewBackend *device : {platform::cuda::view_backend()}) {
-        if (device)
-            kinds.push_back(device->domain());
-    }
+    for (const ViewBackend *device : device_backends())
+        kinds.push_back(device->domain());
     return kinds;
 }
 
