@@ -11,7 +11,8 @@ class Converter;
 
 // How a branch is fed.
 enum class Route {
-    Unresolved, // not negotiated yet (a new or unlinked pad): fed the frame as it is, as tee does
+    Unresolved, // not decided yet (a new or unlinked pad): fed the frame as it is while unlinked or
+                // before caps, as tee does; once linked, decided before it is fed (tee-snapshot.h)
     Direct,     // takes the upstream domain: the shared frame
     Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
     Converted,  // takes a domain a Converter produces: the converter's shared output

@@ -8,6 +8,7 @@
 
 #include <g2g/converters.h>
 #include <g2g/domain-set.h>
+#include <g2g/tensor-view-meta.h>
 
 #include "common/object-lock.h"
 
@@ -28,6 +29,36 @@ const ConverterPadFunctions &pad_functions()
     return functions;
 }
 
+// True when frames of `caps` are views (meta:G2gTensorView): their bytes are the source frame's,
+// laid out as the view meta says, not as the caps' format and size say.
+bool carries_views(const GstCaps *caps)
+{
+    const GstCapsFeatures *features = gst_caps_get_size(caps) > 0 ? gst_caps_get_features(caps, 0) : nullptr;
+    return features && !gst_caps_features_is_any(features) &&
+           gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
+// True when the branch on `pad` names the view feature for frames like `caps`, so it reads the
+// view meta. Asked without a filter: a peer that takes ANY caps (a caps-less appsink, fakesink,
+// identity, a queue before them) answers a filtered query with the filter itself, which would look
+// like a request for views; it takes anything without reading the meta, and gets dense frames.
+bool names_views(GstPad *pad, GstCaps *caps)
+{
+    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
+    if (!takes || gst_caps_is_any(takes.get()))
+        return false;
+    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
+        const GstCapsFeatures *features = gst_caps_get_features(takes.get(), i);
+        if (gst_caps_features_is_any(features) ||
+            !gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW))
+            continue;
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes.get(), i));
+        if (gst_caps_can_intersect(one.get(), caps))
+            return true;
+    }
+    return false;
+}
+
 // Why no route reaches the branch on `pad` for frames of `caps`.
 std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
 {
@@ -37,6 +68,11 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     g_autofree gchar *category =
         g_strdup_printf("branch %s of %s (to %s)", GST_OBJECT_NAME(pad), GST_OBJECT_NAME(self),
                         peer_element ? GST_OBJECT_NAME(peer_element.get()) : "an unknown peer");
+    if (carries_views(caps) && upstream != K::SystemView && !names_views(pad, caps))
+        return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
+               std::string(name(upstream)) +
+               " frames, and g2gtee materializes views in system memory only: insert g2gmaterialize "
+               "in that branch";
     const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
     DomainSet accepted;
     for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
@@ -74,16 +110,23 @@ struct Decision {
 };
 
 // The route of each linked branch: the frame as it is, else the frame in system memory where
-// g2gtee converts it, else nothing. Caps of an unknown memory type go everywhere as they are.
+// g2gtee converts it, else nothing. Views go as they are only to branches that name the view
+// feature; every other branch, whatever its caps (ANY included), gets the one dense frame
+// g2gmaterialize makes of each view for all of them. Caps of an unknown memory type go
+// everywhere as they are.
 void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *caps, std::optional<K> upstream)
 {
-    const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream);
+    const bool views = carries_views(caps);
+    // A view over device memory (CUDA memory with the view feature) has no conversion here:
+    // cudadownload would copy the bytes under the view, not the view.
+    const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream) &&
+                             (!views || *upstream == K::SystemView);
     const CapsRef system_caps = convertible ? in_domain(caps, K::System) : CapsRef();
     for (Decision &decision : decisions) {
         GstPad *pad = decision.pad.get();
         if (!gst_pad_is_linked(pad))
             decision.route = Route::Unresolved;
-        else if (!upstream || branch_takes(pad, caps))
+        else if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps))))
             decision.route = Route::Direct;
         else if (system_caps && branch_takes(pad, system_caps.get()))
             decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;

@@ -13,6 +13,12 @@ using element::ObjectLock;
 
 HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
 {
+    fill(self, gaps);
+    return HeldRoutes(*this);
+}
+
+void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
+{
     const ObjectLock lock(self);
     const TeeSettings &settings = self->priv->settings;
     silent = settings.silent;
@@ -21,6 +27,14 @@ HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
         G2gTeeSrcPad *branch = branch_of(pad.get());
         switch (branch->route) {
         case Route::Unresolved:
+            // Fed as it is where no routes were decided (no caps yet) and where unlinked (for tee's
+            // NOT_LINKED). Linked since the routes were decided: no route yet. (A pad's lock inside
+            // the element's, in the order GStreamer's add_pad takes them.)
+            if (gst_pad_is_linked(pad.get()) && gst_pad_has_current_caps(self->sinkpad))
+                undecided = true;
+            else
+                direct.push_back(pad);
+            break;
         case Route::Direct:
             direct.push_back(pad);
             break;
@@ -32,14 +46,19 @@ HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
             break;
         case Route::Dropped:
             dropped.push_back(pad);
-            if (gaps == Gaps::Claim && !branch->gap_sent) {
-                gapping.push_back(pad);
-                branch->gap_sent = true;
-            }
             break;
         }
     }
-    return HeldRoutes(*this);
+    // Gaps are claimed by a snapshot that is used: one that decides again first would lose them.
+    if (gaps == Gaps::Claim && !undecided) {
+        for (const PadRef &pad : dropped) {
+            G2gTeeSrcPad *branch = branch_of(pad.get());
+            if (!branch->gap_sent) {
+                gapping.push_back(pad);
+                branch->gap_sent = true;
+            }
+        }
+    }
 }
 
 Conversion &RouteSnapshot::conversion_for(Converter *converter)
@@ -69,6 +88,7 @@ void RouteSnapshot::clear()
     relabelled.clear();
     dropped.clear();
     gapping.clear();
+    undecided = false;
     for (Conversion &conversion : conversions()) {
         conversion.converter = nullptr;
         conversion.feeder.reset();

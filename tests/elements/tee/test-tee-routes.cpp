@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "buffers.h"
 #include "g2g-config.h"
@@ -251,5 +252,104 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     gint count = -1;
     g_object_get(h->element, "num-src-pads", &count, nullptr);
     EXPECT_EQ(count, 1);
+    gst_harness_teardown(h);
+}
+
+namespace {
+
+// What a capturing sink pad received: its frames and the caps of its last caps event.
+struct Captured {
+    std::vector<BufferRef> frames;
+    std::string caps;
+};
+
+// A sink pad that takes only dense system-memory GRAY8 and keeps what reaches it in `into`.
+GstPad *capturing_dense_sink_pad(Captured *into)
+{
+    GstPad *pad = dense_sink_pad();
+    GST_PAD_ELEMENT_PRIVATE(pad) = into;
+    gst_pad_set_chain_function(
+        pad, +[](GstPad *pad, GstObject *, GstBuffer *buffer) -> GstFlowReturn {
+            static_cast<Captured *>(GST_PAD_ELEMENT_PRIVATE(pad))->frames.push_back(BufferRef::adopt(buffer));
+            return GST_FLOW_OK;
+        });
+    gst_pad_set_event_function(
+        pad, +[](GstPad *pad, GstObject *parent, GstEvent *event) -> gboolean {
+            if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+                GstCaps *caps = nullptr;
+                gst_event_parse_caps(event, &caps);
+                g_autofree gchar *text = gst_caps_to_string(caps);
+                static_cast<Captured *>(GST_PAD_ELEMENT_PRIVATE(pad))->caps = text;
+            }
+            return gst_pad_event_default(pad, parent, event);
+        });
+    return pad;
+}
+
+} // namespace
+
+// A branch linked after the routes were decided, without the RECONFIGURE a plain link sends (or
+// before the tee handled it), is decided before its first frame: fed the view as it is, a dense
+// branch would read the source's bytes as the view's frame.
+TEST(G2gTeeRoutes, ABranchLinkedSinceTheRoutesWereDecidedIsDecidedBeforeItsFirstFrame)
+{
+    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(views, kView);
+    gst_harness_set_src_caps_str(views, kView);
+    ASSERT_EQ(gst_harness_push(views, system_frame(1).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(views));
+
+    GstPad *src = gst_element_request_pad_simple(views->element, "src_%u");
+    ASSERT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_OK); // decided unlinked
+    gst_buffer_unref(gst_harness_pull(views));
+    Captured dense;
+    GstPad *sink = capturing_dense_sink_pad(&dense);
+    ASSERT_EQ(gst_pad_link_full(src, sink,
+                                static_cast<GstPadLinkCheck>(GST_PAD_LINK_CHECK_DEFAULT |
+                                                             GST_PAD_LINK_CHECK_NO_RECONFIGURE)),
+              GST_PAD_LINK_OK);
+    BufferRef frame = system_frame(3);
+    ASSERT_EQ(gst_harness_push(views, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(views));
+    ASSERT_EQ(dense.frames.size(), 1u);
+    g2g::CapsRef want = g2g::CapsRef::adopt(gst_caps_from_string(kSystem));
+    g_autofree gchar *want_text = gst_caps_to_string(want.get());
+    EXPECT_EQ(dense.caps, want_text) << "the caps of the dense frame, not the view's";
+    EXPECT_NE(gst_buffer_peek_memory(dense.frames[0].get(), 0), gst_buffer_peek_memory(frame.get(), 0))
+        << "the materialized frame, not the view's source";
+    EXPECT_EQ(tee_conversions(views->element, "SystemView-to-System"), 1u);
+
+    gst_pad_unlink(src, sink);
+    gst_element_release_request_pad(views->element, src);
+    gst_object_unref(src);
+    gst_pad_set_active(sink, FALSE);
+    gst_object_unref(sink);
+    dense.frames.clear();
+    gst_harness_teardown(views);
+}
+
+// A view over device memory has no conversion in the tee (cudadownload would copy the bytes under
+// the view): a branch that takes no views is refused by name, whatever its caps.
+TEST(G2gTeeRoutes, AViewOverDeviceMemoryIsRefusedToABranchThatTakesNoViews)
+{
+    constexpr const char *kCudaView = "video/x-raw(memory:CUDAMemory,meta:G2gTensorView),format=GRAY8,"
+                                      "width=16,height=16,framerate=30/1";
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_src_caps_str(h, kCudaView); // the harness's sink takes ANY caps
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    Ref<GstMessage> error = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+    ASSERT_TRUE(error);
+    GError *refusal = nullptr;
+    gst_message_parse_error(error.get(), &refusal, nullptr);
+    EXPECT_TRUE(g_error_matches(refusal, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION));
+    EXPECT_EQ(std::string(refusal->message),
+              std::string("branch src_0 of ") + GST_OBJECT_NAME(h->element) +
+                  " (to an unknown peer) takes no views (meta:G2gTensorView) of Cuda frames, and g2gtee "
+                  "materializes views in system memory only: insert g2gmaterialize in that branch");
+    g_error_free(refusal);
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
     gst_harness_teardown(h);
 }
