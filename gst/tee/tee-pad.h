@@ -11,8 +11,9 @@ class Converter;
 
 // How a branch is fed.
 enum class Route {
-    Unresolved, // not decided yet (a new or unlinked pad): fed the frame as it is while unlinked or
-                // before caps, as tee does; once linked, decided before it is fed (tee-snapshot.h)
+    Unresolved, // not decided yet (a new or unlinked pad): fed the frame as it is before caps, as
+                // tee does; after them nothing while unlinked, and decided before it is fed once
+                // linked (tee-snapshot.h)
     Direct,     // takes the upstream domain: the shared frame
     Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
     Converted,  // takes a domain a Converter produces: the converter's shared output

@@ -6,6 +6,7 @@
 #include "common/object-lock.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace g2g::tee {
 
@@ -23,17 +24,22 @@ void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
     const TeeSettings &settings = self->priv->settings;
     silent = settings.silent;
     allow_not_linked = settings.allow_not_linked;
+    std::optional<bool> negotiated; // whether the stream has caps, asked once if needed
     for (const PadRef &pad : self->priv->state.branches) {
         G2gTeeSrcPad *branch = branch_of(pad.get());
         switch (branch->route) {
         case Route::Unresolved:
-            // Fed as it is where no routes were decided (no caps yet) and where unlinked (for tee's
-            // NOT_LINKED). Linked since the routes were decided: no route yet. (A pad's lock inside
-            // the element's, in the order GStreamer's add_pad takes them.)
-            if (gst_pad_is_linked(pad.get()) && gst_pad_has_current_caps(self->sinkpad))
-                undecided = true;
-            else
+            // Before the stream's caps no route is decided: fed as it is, as tee feeds it. After
+            // them, an unlinked branch gets nothing (tee's NOT_LINKED for it): linked before the
+            // push reached it, it would get the frame in a domain it may not read. One linked since
+            // the routes were decided waits for its route. (A pad's lock inside the element's, in
+            // the order GStreamer's add_pad takes them.)
+            if (!negotiated.has_value())
+                negotiated = gst_pad_has_current_caps(self->sinkpad);
+            if (!*negotiated)
                 direct.push_back(pad);
+            else if (gst_pad_is_linked(pad.get()))
+                undecided = true;
             break;
         case Route::Direct:
             direct.push_back(pad);
