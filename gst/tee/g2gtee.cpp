@@ -241,6 +241,7 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
             break;
         case PROP_ALLOW_NOT_LINKED:
             settings.allow_not_linked = g_value_get_boolean(value);
+            priv.state.routes_stale = true; // fan-out-policy=drop-branch reads it
             break;
         case PROP_FAN_OUT_POLICY:
             settings.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));

@@ -183,10 +183,23 @@ std::string assign_conversion(std::vector<Decision> &decisions, Converter *conve
 }
 
 // fan-out-policy over the dropped branches: fail refuses at the first; drop-branch warns once,
-// when a branch becomes dropped.
+// when a branch becomes dropped, and refuses when it would drop every linked branch (the frames
+// would reach none: tee's not-linked, said with the reason) unless allow-not-linked.
 std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Decision> &decisions,
-                                            FanOutPolicy policy)
+                                            FanOutPolicy policy, bool allow_not_linked)
 {
+    const auto linked = std::count_if(decisions.begin(), decisions.end(),
+                                      [](const Decision &d) { return d.route != Route::Unresolved; });
+    const auto dropped = std::find_if(decisions.begin(), decisions.end(),
+                                      [](const Decision &d) { return d.route == Route::Dropped; });
+    if (policy == FAN_OUT_POLICY_DROP_BRANCH && !allow_not_linked && dropped != decisions.end() &&
+        std::count_if(decisions.begin(), decisions.end(),
+                      [](const Decision &d) { return d.route == Route::Dropped; }) == linked)
+        return Refusal{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                       std::string("fan-out-policy=drop-branch drops every branch of ") + GST_OBJECT_NAME(self) +
+                           ", so frames reach none: " + dropped->refusal,
+                       "link a branch that takes these frames, or set allow-not-linked=true to let them "
+                       "go nowhere"};
     for (const Decision &decision : decisions) {
         if (decision.route != Route::Dropped)
             continue;
@@ -262,19 +275,21 @@ std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_e
     std::vector<Decision> decisions;
     FanOutPolicy policy;
     gint budget;
+    bool allow_not_linked;
     {
         const ObjectLock lock(self);
         for (const PadRef &pad : state.branches)
             decisions.push_back({pad, branch_of(pad.get())->route, Route::Unresolved, nullptr, {}});
         policy = self->priv->settings.fan_out_policy;
         budget = self->priv->settings.copy_budget;
+        allow_not_linked = self->priv->settings.allow_not_linked;
     }
 
     route_branches(self, decisions, caps, upstream);
     Converter *created = nullptr;
     Converter *converter = upstream ? conversion_for(self, decisions, *upstream, created) : nullptr;
     const std::string converted_pads = assign_conversion(decisions, converter);
-    if (auto refused = apply_fan_out_policy(self, decisions, policy))
+    if (auto refused = apply_fan_out_policy(self, decisions, policy, allow_not_linked))
         return refused;
     if (auto refused = check_copy_budget(budget, converter, converted_pads))
         return refused;

@@ -353,3 +353,106 @@ TEST(G2gTeeRoutes, AViewOverDeviceMemoryIsRefusedToABranchThatTakesNoViews)
     gst_element_set_bus(h->element, nullptr);
     gst_harness_teardown(h);
 }
+
+namespace {
+
+// The message of the first error on `bus`, or "".
+std::string error_on(GstBus *bus)
+{
+    Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR));
+    if (!message)
+        return "";
+    GError *error = nullptr;
+    gst_message_parse_error(message.get(), &error, nullptr);
+    std::string text = error->message;
+    g_error_free(error);
+    return text;
+}
+
+constexpr const char *kD3D11 = "video/x-raw(memory:D3D11Memory),format=GRAY8,width=16,height=16,framerate=30/1";
+
+} // namespace
+
+// Frames whose memory g2g does not know (a platform's own allocator) under system-memory caps go
+// to every branch as they are, by reference, as tee hands them on: not re-wrapped, not copied.
+TEST(G2gTeeRoutes, FramesOfAnUnknownMemoryTypeAreSharedAsTheyAre)
+{
+    GstHarness *a = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *b = gst_harness_new_with_element(a->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(a, kSystem);
+    BufferRef frame = g2g::test::foreign_memory_buffer(kSize);
+    ASSERT_EQ(gst_harness_push(a, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    BufferRef to_a = BufferRef::adopt(gst_harness_pull(a));
+    BufferRef to_b = BufferRef::adopt(gst_harness_pull(b));
+    EXPECT_EQ(to_a.get(), frame.get());
+    EXPECT_EQ(to_b.get(), frame.get());
+    EXPECT_EQ(tee_stat(a->element, "shares"), 2u);
+    EXPECT_EQ(tee_stat(a->element, "copies"), 0u);
+    gst_harness_teardown(b);
+    gst_harness_teardown(a);
+}
+
+// Caps of a memory type no domain names (memory:GLMemory) cannot be judged: every branch gets them
+// as they are, as tee gives them; a branch that refuses them refuses the caps (not-negotiated).
+TEST(G2gTeeRoutes, CapsOfAnUnknownMemoryFeatureGoToEveryBranchAsTheyAre)
+{
+    constexpr const char *kGl = "video/x-raw(memory:GLMemory),format=GRAY8,width=16,height=16,framerate=30/1";
+    GstHarness *any = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_src_caps_str(any, kGl);
+    ASSERT_EQ(gst_harness_push(any, system_frame(1).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(any));
+    EXPECT_TRUE(caps_equal(any->sinkpad, kGl));
+
+    GstHarness *system = gst_harness_new_with_element(any->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(system, kSystem);
+    EXPECT_EQ(gst_harness_push(any, system_frame(2).release()), GST_FLOW_NOT_NEGOTIATED);
+    EXPECT_EQ(gst_harness_buffers_received(system), 0u);
+    gst_harness_teardown(system);
+    gst_harness_teardown(any);
+}
+
+// A domain no branch takes and g2gtee converts to none of theirs (a D3D11 texture, for system-memory
+// branches), fan-out-policy=fail: the element error at the first frame, naming the branch.
+TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsNamingTheBranchWithFanOutPolicyFail)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_sink_caps_str(h, kSystem);
+    gst_harness_set_src_caps_str(h, kD3D11);
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    const std::string tee = GST_OBJECT_NAME(h->element);
+    EXPECT_EQ(error_on(bus.get()),
+              "branch src_0 of " + tee +
+                  " (to an unknown peer) reads system memory but received a D3D11Texture frame: insert "
+                  "d3d11download before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
+    gst_harness_teardown(h);
+}
+
+// The same with fan-out-policy=drop-branch: with every branch dropped the frames would reach none,
+// which is an element error too (allow-not-linked=true lets them go nowhere, as tee's does).
+TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsWhenDropBranchDropsEveryBranch)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    g_object_set(h->element, "fan-out-policy", 1 /* drop-branch */, nullptr);
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_sink_caps_str(h, kSystem);
+    gst_harness_set_src_caps_str(h, kD3D11);
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    const std::string tee = GST_OBJECT_NAME(h->element);
+    EXPECT_EQ(error_on(bus.get()),
+              "fan-out-policy=drop-branch drops every branch of " + tee + ", so frames reach none: branch src_0 of " +
+                  tee +
+                  " (to an unknown peer) reads system memory but received a D3D11Texture frame: insert "
+                  "d3d11download before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+
+    g_object_set(h->element, "allow-not-linked", TRUE, nullptr);
+    EXPECT_EQ(gst_harness_push(h, system_frame(2).release()), GST_FLOW_OK);
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
+    gst_harness_teardown(h);
+}
