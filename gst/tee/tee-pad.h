@@ -34,7 +34,7 @@ G_END_DECLS
 // through a RouteSnapshot (tee-snapshot.h).
 struct _G2gTeeSrcPad {
     GstPad parent;
-    guint index;                    // the N of src_N (set once, when the pad is made)
+    guint index; // the N of src_N (set once, when the pad is made)
     g2g::tee::Route route;
     g2g::tee::Converter *converter; // for Route::Converted; owned by TeeState::converters
     bool gap_sent;                  // for Route::Dropped: its sink was given a gap to preroll on

@@ -188,16 +188,15 @@ std::string assign_conversion(std::vector<Decision> &decisions, Converter *conve
 std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Decision> &decisions,
                                             FanOutPolicy policy, bool allow_not_linked)
 {
+    const auto is_dropped = [](const Decision &d) { return d.route == Route::Dropped; };
     const auto linked = std::count_if(decisions.begin(), decisions.end(),
                                       [](const Decision &d) { return d.route != Route::Unresolved; });
-    const auto dropped = std::find_if(decisions.begin(), decisions.end(),
-                                      [](const Decision &d) { return d.route == Route::Dropped; });
+    const auto dropped = std::find_if(decisions.begin(), decisions.end(), is_dropped);
     if (policy == FAN_OUT_POLICY_DROP_BRANCH && !allow_not_linked && dropped != decisions.end() &&
-        std::count_if(decisions.begin(), decisions.end(),
-                      [](const Decision &d) { return d.route == Route::Dropped; }) == linked)
+        std::count_if(decisions.begin(), decisions.end(), is_dropped) == linked)
         return Refusal{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-                       std::string("fan-out-policy=drop-branch drops every branch of ") + GST_OBJECT_NAME(self) +
-                           ", so frames reach none: " + dropped->refusal,
+                       std::string("fan-out-policy=drop-branch drops every branch of ") +
+                           GST_OBJECT_NAME(self) + ", so frames reach none: " + dropped->refusal,
                        "link a branch that takes these frames, or set allow-not-linked=true to let them "
                        "go nowhere"};
     for (const Decision &decision : decisions) {

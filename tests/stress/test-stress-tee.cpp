@@ -107,9 +107,9 @@ std::string check_dense(GstBuffer *buffer, GstCaps *caps, bool rotated, guint32 
             const int sy = rotated ? kHeight - 1 - x : y;
             const guint32 got = px[0] | (px[1] << 8) | (px[2] << 16);
             if (got != n || px[3] != position_code(sx, sy))
-                wrong = "frame " + std::to_string(n) + " pixel (" + std::to_string(x) + ", " + std::to_string(y) +
-                        ") is frame " + std::to_string(got) + " position code " + std::to_string(px[3]) +
-                        ", want " + std::to_string(position_code(sx, sy));
+                wrong = "frame " + std::to_string(n) + " pixel (" + std::to_string(x) + ", " +
+                        std::to_string(y) + ") is frame " + std::to_string(got) + " position code " +
+                        std::to_string(px[3]) + ", want " + std::to_string(position_code(sx, sy));
         }
     }
     gst_video_frame_unmap(&frame);
@@ -216,12 +216,12 @@ struct Branch {
     bool views = false;   // the branch names the view: views enter it (it materializes them itself)
     bool rotated = false; // its frames are the source rotated 90r
     ElementRef bin;
-    Ref<GstPad> entry;    // the bin's ghost sink pad
-    Ref<GstPad> tee_pad;  // its pad of the tee
+    Ref<GstPad> entry;        // the bin's ghost sink pad
+    Ref<GstPad> tee_pad;      // its pad of the tee
     guint64 linking_from = 0; // frames that had entered the tee when the link began
     guint64 linked_from = 0;  // ... when it returned
-    guint64 unlink_from = 0; // ... when the unlink began
-    guint64 unlinked_at = 0; // ... when it returned
+    guint64 unlink_from = 0;  // ... when the unlink began
+    guint64 unlinked_at = 0;  // ... when it returned
 
     std::mutex lock;
     std::vector<guint32> arrived; // frame numbers entering the branch, in order
@@ -285,11 +285,11 @@ public:
     {
         const std::string caps = "video/x-raw,format=RGBA,width=" + std::to_string(kWidth) +
                                  ",height=" + std::to_string(kHeight) + ",framerate=30/1";
-        pipeline_ = ElementRef::adopt(
-            gst_parse_launch(("appsrc name=src format=time caps=" + caps + (view ? " ! g2gview video-direction=90r" : "") +
-                              " ! g2gtee name=t allow-not-linked=true")
-                                 .c_str(),
-                             nullptr));
+        pipeline_ = ElementRef::adopt(gst_parse_launch(("appsrc name=src format=time caps=" + caps +
+                                                        (view ? " ! g2gview video-direction=90r" : "") +
+                                                        " ! g2gtee name=t allow-not-linked=true")
+                                                           .c_str(),
+                                                       nullptr));
         tee_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "t"));
         src_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "src"));
         const Ref<GstPad> tee_sink = Ref<GstPad>::adopt(gst_element_get_static_pad(tee_.get(), "sink"));
@@ -331,8 +331,10 @@ public:
         branch->id = id;
         branch->views = view_ && views;
         branch->rotated = view_;
-        const char *description = branch->views ? "g2gmaterialize ! queue ! fakesink name=sink sync=false async=false signal-handoffs=true"
-                                                : "queue ! fakesink name=sink sync=false async=false signal-handoffs=true";
+        const char *description =
+            branch->views
+                ? "g2gmaterialize ! queue ! fakesink name=sink sync=false async=false signal-handoffs=true"
+                : "queue ! fakesink name=sink sync=false async=false signal-handoffs=true";
         branch->bin = ElementRef::adopt(
             GST_ELEMENT(gst_object_ref_sink(gst_parse_bin_from_description(description, TRUE, nullptr))));
         branch->entry = Ref<GstPad>::adopt(gst_element_get_static_pad(branch->bin.get(), "sink"));
@@ -401,12 +403,14 @@ public:
     std::string posted_error() const
     {
         const Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline_.get()));
-        const Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+        const Ref<GstMessage> message =
+            Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
         if (!message)
             return "";
         GError *error = nullptr;
         gst_message_parse_error(message.get(), &error, nullptr);
-        std::string text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
+        std::string text =
+            std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
         g_error_free(error);
         return text;
     }
@@ -417,16 +421,17 @@ public:
         stopping_ = true;
         gst_app_src_end_of_stream(GST_APP_SRC(src_.get()));
         const Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline_.get()));
-        const Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_timed_pop_filtered(
-            bus.get(), static_cast<GstClockTime>(kWaitUs) * GST_USECOND,
-            static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
+        const Ref<GstMessage> message = Ref<GstMessage>::adopt(
+            gst_bus_timed_pop_filtered(bus.get(), static_cast<GstClockTime>(kWaitUs) * GST_USECOND,
+                                       static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR)));
         if (!message)
             return "no EOS";
         if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_EOS)
             return "";
         GError *error = nullptr;
         gst_message_parse_error(message.get(), &error, nullptr);
-        std::string text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
+        std::string text =
+            std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
         g_error_free(error);
         return text;
     }
@@ -436,7 +441,8 @@ public:
     static void expect_delivered(Branch &branch)
     {
         const std::lock_guard<std::mutex> hold(branch.lock);
-        const std::string who = "branch " + std::to_string(branch.id) + (branch.views ? " (views)" : " (dense)");
+        const std::string who =
+            "branch " + std::to_string(branch.id) + (branch.views ? " (views)" : " (dense)");
         EXPECT_EQ(branch.trouble, "") << who;
         ASSERT_FALSE(branch.arrived.empty()) << who << ": no frame reached it";
         for (std::size_t i = 1; i < branch.arrived.size(); ++i)

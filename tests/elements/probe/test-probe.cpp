@@ -209,7 +209,8 @@ TEST(G2gProbe, RequireRefusesAnUnknownMemoryTypeByName)
 {
     GstHarness *harness = probe_harness("name=strict require=system");
     EXPECT_EQ(gst_harness_push(harness, g2g::test::foreign_memory_buffer(64).release()), GST_FLOW_ERROR);
-    EXPECT_EQ(bus_error(harness), std::string("strict requires System but received a frame in ") + kForeignDescription);
+    EXPECT_EQ(bus_error(harness),
+              std::string("strict requires System but received a frame in ") + kForeignDescription);
     EXPECT_EQ(gst_harness_buffers_received(harness), 0u);
     finish(harness);
 }

@@ -30,8 +30,8 @@ class LogCapture {
 public:
     LogCapture()
         : id_(g_log_set_handler("GStreamer",
-                                static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING),
-                                keep, this))
+                                static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING), keep,
+                                this))
     {
     }
     ~LogCapture() { g_log_remove_handler("GStreamer", id_); }
@@ -56,10 +56,7 @@ struct Outcome {
     std::size_t complaints = 0;
     std::string said; // the first complaint, for the failure message
 
-    bool operator==(const Outcome &other) const
-    {
-        return pad == other.pad && complaints == other.complaints;
-    }
+    bool operator==(const Outcome &other) const { return pad == other.pad && complaints == other.complaints; }
 };
 
 // The element's src pad names, in its pad order, and its num-src-pads.

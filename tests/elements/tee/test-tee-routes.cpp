@@ -369,7 +369,8 @@ std::string error_on(GstBus *bus)
     return text;
 }
 
-constexpr const char *kD3D11 = "video/x-raw(memory:D3D11Memory),format=GRAY8,width=16,height=16,framerate=30/1";
+constexpr const char *kD3D11 =
+    "video/x-raw(memory:D3D11Memory),format=GRAY8,width=16,height=16,framerate=30/1";
 
 } // namespace
 
@@ -444,8 +445,8 @@ TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsWhenDropBranchDropsEveryBranch)
     EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
     const std::string tee = GST_OBJECT_NAME(h->element);
     EXPECT_EQ(error_on(bus.get()),
-              "fan-out-policy=drop-branch drops every branch of " + tee + ", so frames reach none: branch src_0 of " +
-                  tee +
+              "fan-out-policy=drop-branch drops every branch of " + tee +
+                  ", so frames reach none: branch src_0 of " + tee +
                   " (to an unknown peer) reads system memory but received a D3D11Texture frame: insert "
                   "d3d11download before it, or let caps negotiation settle on system memory");
     EXPECT_EQ(gst_harness_buffers_received(h), 0u);

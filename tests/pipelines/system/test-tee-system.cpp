@@ -77,9 +77,10 @@ TEST(G2gTeeDomains, ACapslessAppsinkBesideAViewBranchGetsTheRotatedDenseFrame)
 {
     TeeStats stats;
     PipelineRun run = run_with_stats(
-        source() + " ! g2gview video-direction=90r ! g2gtee name=t "
-                   "t. ! queue ! video/x-raw(memory:SystemMemory,meta:G2gTensorView) ! g2gmaterialize ! fakesink "
-                   "t. ! queue ! appsink name=sink",
+        source() +
+            " ! g2gview video-direction=90r ! g2gtee name=t "
+            "t. ! queue ! video/x-raw(memory:SystemMemory,meta:G2gTensorView) ! g2gmaterialize ! fakesink "
+            "t. ! queue ! appsink name=sink",
         stats);
     ASSERT_EQ(run.error, "");
     for (const g2g::BufferRef &frame : run.buffers)
