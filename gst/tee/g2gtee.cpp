@@ -80,19 +80,25 @@ GType fan_out_policy_get_type()
     return type;
 }
 
-// Claims the index of a new src pad (the one `name_req` asks for, else the next); nullopt where a
-// pad of that name exists already. Object lock held.
+// Claims the index of a new src pad exactly as GStreamer 1.22's tee does: a name that sscanf reads
+// as src_%u asks for that index (refused when a pad has it: "src_00" asks for 0 like "src_0"),
+// any other name or none takes the next free index. nullopt where the index is taken. Object
+// lock held.
 std::optional<guint> claim_index(TeeState &state, const gchar *name_req)
 {
-    guint index = state.next_index;
+    guint index = 0;
     if (name_req && sscanf(name_req, "src_%u", &index) == 1) {
-        const bool taken = std::any_of(state.branches.begin(), state.branches.end(), [&](const PadRef &pad) {
-            return g_strcmp0(GST_OBJECT_NAME(pad.get()), name_req) == 0;
-        });
-        if (taken)
+        if (state.pad_indexes.contains(index))
             return std::nullopt;
+        if (index >= state.next_index)
+            state.next_index = index + 1;
+    } else {
+        index = state.next_index;
+        while (state.pad_indexes.contains(index))
+            ++index;
+        state.next_index = index + 1;
     }
-    state.next_index = std::max(state.next_index, index + 1);
+    state.pad_indexes.insert(index);
     return index;
 }
 
@@ -142,13 +148,14 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
         index = claim_index(state, name_req);
     }
     if (!index) {
-        GST_WARNING_OBJECT(self, "pad %s exists already", name_req);
+        GST_ERROR_OBJECT(self, "pad name %s is not unique", name_req);
         return nullptr;
     }
 
     g_autofree gchar *name = g_strdup_printf("src_%u", *index);
     GstPad *pad = GST_PAD(g_object_new(G2G_TYPE_TEE_SRC_PAD, "name", name, "direction",
                                        GST_PAD_TEMPLATE_DIRECTION(templ), "template", templ, nullptr));
+    g2g::tee::branch_of(pad)->index = *index;
     gst_pad_set_query_function(pad, g2g::tee::src_query);
     gst_pad_set_event_function(pad, g2g::tee::src_event);
 
@@ -164,7 +171,17 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
         state.branches.push_back(PadRef::borrow(pad));
     }
     state.routes_stale = true;
-    gst_element_add_pad(element, pad);
+    if (!gst_element_add_pad(element, pad)) {
+        // Not a branch after all (the element refused the pad): no count, no index kept.
+        {
+            const ObjectLock lock(self);
+            std::erase_if(state.branches, [&](const PadRef &b) { return b.get() == pad; });
+            state.pad_indexes.erase(*index);
+        }
+        gst_pad_set_active(pad, FALSE);
+        gst_object_unref(gst_object_ref_sink(pad)); // the floating reference no parent took
+        return nullptr;
+    }
     g_object_notify(G_OBJECT(self), "num-src-pads");
     return pad;
 }
@@ -188,10 +205,16 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
     }
     if (!released)
         return;
+    const guint index = g2g::tee::branch_of(pad)->index;
     gst_pad_set_active(pad, FALSE);
     gst_element_remove_pad(element, pad);
     released.reset();
     priv.state.routes_stale = true; // its conversion may have no branch left
+    {
+        // Free for a new pad only now that no pad has the name (tee frees it here too).
+        const ObjectLock lock(self);
+        priv.state.pad_indexes.erase(index);
+    }
     g_object_notify(G_OBJECT(self), "num-src-pads");
 }
 
@@ -218,6 +241,7 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
             break;
         case PROP_ALLOW_NOT_LINKED:
             settings.allow_not_linked = g_value_get_boolean(value);
+            priv.state.routes_stale = true; // fan-out-policy=drop-branch reads it
             break;
         case PROP_FAN_OUT_POLICY:
             settings.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));
@@ -245,7 +269,8 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
     const TeeState &state = self->priv->state;
     switch (prop_id) {
     case PROP_NUM_SRC_PADS:
-        g_value_set_int(value, static_cast<gint>(state.branches.size()));
+        // The pads the element has, as tee counts them (a pad the element refused is none).
+        g_value_set_int(value, static_cast<gint>(GST_ELEMENT(self)->numsrcpads));
         break;
     case PROP_HAS_CHAIN:
         g_value_set_boolean(value, settings.has_chain);

@@ -77,6 +77,10 @@ Result<std::unique_ptr<Converter>> Converter::create(GstBin *tee, MemoryDomainKi
 Converter::~Converter()
 {
     if (chain_) {
+        // Locked first: a state change of the tee meanwhile (a pipeline re-committing PLAYING
+        // when a new branch's sink prerolls) would otherwise set the chain to PAUSED again
+        // between its NULL and its removal, and it would be disposed out of NULL.
+        gst_element_set_locked_state(chain_.get(), TRUE);
         gst_element_set_state(chain_.get(), GST_STATE_NULL);
         if (GST_OBJECT_PARENT(chain_.get()) == GST_OBJECT(tee_))
             gst_bin_remove(tee_, chain_.get());

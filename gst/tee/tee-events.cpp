@@ -77,6 +77,10 @@ bool route_caps(G2gTee *self, GstEvent *event)
 gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
 {
     const HeldRoutes held = routes.take(self, Gaps::Leave);
+    // A branch linked since the routes were decided gets the stream's sticky events with its
+    // route, before the next frame.
+    if (routes.undecided)
+        self->priv->state.routes_stale = true;
     bool dispatched = false;
     gboolean result = push_event_to(routes.direct, event, dispatched);
     for (const Conversion &conversion : routes.conversions())

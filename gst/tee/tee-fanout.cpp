@@ -208,6 +208,16 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
         return refuse(self, *state.refusal);
     RouteSnapshot &routes = state.routes;
     const HeldRoutes held = routes.take(self, Gaps::Claim);
+    if (routes.undecided) {
+        // A branch linked since the last decision: decided before this frame reaches it. One
+        // linked while deciding again waits for the next frame.
+        routes.clear();
+        state.routes_stale = true;
+        refresh_routes(self);
+        if (state.refusal)
+            return refuse(self, *state.refusal);
+        routes.fill(self, Gaps::Claim);
+    }
     make_shareable(frame);
     if (!routes.silent)
         announce(self, frame.get());

@@ -11,7 +11,9 @@ class Converter;
 
 // How a branch is fed.
 enum class Route {
-    Unresolved, // not negotiated yet (a new or unlinked pad): fed the frame as it is, as tee does
+    Unresolved, // not decided yet (a new or unlinked pad): fed the frame as it is before caps, as
+                // tee does; after them nothing while unlinked, and decided before it is fed once
+                // linked (tee-snapshot.h)
     Direct,     // takes the upstream domain: the shared frame
     Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
     Converted,  // takes a domain a Converter produces: the converter's shared output
@@ -32,6 +34,7 @@ G_END_DECLS
 // through a RouteSnapshot (tee-snapshot.h).
 struct _G2gTeeSrcPad {
     GstPad parent;
+    guint index; // the N of src_N (set once, when the pad is made)
     g2g::tee::Route route;
     g2g::tee::Converter *converter; // for Route::Converted; owned by TeeState::converters
     bool gap_sent;                  // for Route::Dropped: its sink was given a gap to preroll on

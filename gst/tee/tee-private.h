@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,8 +84,11 @@ struct TeeCounters {
 // Negotiated and streaming state.
 struct TeeState {
     // Object lock (as TeeSettings): the branches, each a G2gTeeSrcPad with its route, in
-    // request order; the next pad index; last-message; the counters.
+    // request order; the indexes of the src_%u pads that exist (claimed before a pad is made,
+    // freed once it is removed, as tee's pad_indexes) and the next one; last-message; the
+    // counters.
     std::vector<PadRef> branches;
+    std::set<guint> pad_indexes;
     guint next_index = 0;
     std::string last_message;
     TeeCounters counters;

@@ -8,6 +8,7 @@
 
 #include <g2g/converters.h>
 #include <g2g/domain-set.h>
+#include <g2g/tensor-view-meta.h>
 
 #include "common/object-lock.h"
 
@@ -28,6 +29,36 @@ const ConverterPadFunctions &pad_functions()
     return functions;
 }
 
+// True when frames of `caps` are views (meta:G2gTensorView): their bytes are the source frame's,
+// laid out as the view meta says, not as the caps' format and size say.
+bool carries_views(const GstCaps *caps)
+{
+    const GstCapsFeatures *features = gst_caps_get_size(caps) > 0 ? gst_caps_get_features(caps, 0) : nullptr;
+    return features && !gst_caps_features_is_any(features) &&
+           gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
+// True when the branch on `pad` names the view feature for frames like `caps`, so it reads the
+// view meta. Asked without a filter: a peer that takes ANY caps (a caps-less appsink, fakesink,
+// identity, a queue before them) answers a filtered query with the filter itself, which would look
+// like a request for views; it takes anything without reading the meta, and gets dense frames.
+bool names_views(GstPad *pad, GstCaps *caps)
+{
+    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
+    if (!takes || gst_caps_is_any(takes.get()))
+        return false;
+    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
+        const GstCapsFeatures *features = gst_caps_get_features(takes.get(), i);
+        if (gst_caps_features_is_any(features) ||
+            !gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW))
+            continue;
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes.get(), i));
+        if (gst_caps_can_intersect(one.get(), caps))
+            return true;
+    }
+    return false;
+}
+
 // Why no route reaches the branch on `pad` for frames of `caps`.
 std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
 {
@@ -37,6 +68,11 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     g_autofree gchar *category =
         g_strdup_printf("branch %s of %s (to %s)", GST_OBJECT_NAME(pad), GST_OBJECT_NAME(self),
                         peer_element ? GST_OBJECT_NAME(peer_element.get()) : "an unknown peer");
+    if (carries_views(caps) && upstream != K::SystemView && !names_views(pad, caps))
+        return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
+               std::string(name(upstream)) +
+               " frames, and g2gtee materializes views in system memory only: insert g2gmaterialize "
+               "in that branch";
     const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
     DomainSet accepted;
     for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
@@ -74,16 +110,23 @@ struct Decision {
 };
 
 // The route of each linked branch: the frame as it is, else the frame in system memory where
-// g2gtee converts it, else nothing. Caps of an unknown memory type go everywhere as they are.
+// g2gtee converts it, else nothing. Views go as they are only to branches that name the view
+// feature; every other branch, whatever its caps (ANY included), gets the one dense frame
+// g2gmaterialize makes of each view for all of them. Caps of an unknown memory type go
+// everywhere as they are.
 void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *caps, std::optional<K> upstream)
 {
-    const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream);
+    const bool views = carries_views(caps);
+    // A view over device memory (CUDA memory with the view feature) has no conversion here:
+    // cudadownload would copy the bytes under the view, not the view.
+    const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream) &&
+                             (!views || *upstream == K::SystemView);
     const CapsRef system_caps = convertible ? in_domain(caps, K::System) : CapsRef();
     for (Decision &decision : decisions) {
         GstPad *pad = decision.pad.get();
         if (!gst_pad_is_linked(pad))
             decision.route = Route::Unresolved;
-        else if (!upstream || branch_takes(pad, caps))
+        else if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps))))
             decision.route = Route::Direct;
         else if (system_caps && branch_takes(pad, system_caps.get()))
             decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
@@ -140,10 +183,22 @@ std::string assign_conversion(std::vector<Decision> &decisions, Converter *conve
 }
 
 // fan-out-policy over the dropped branches: fail refuses at the first; drop-branch warns once,
-// when a branch becomes dropped.
+// when a branch becomes dropped, and refuses when it would drop every linked branch (the frames
+// would reach none: tee's not-linked, said with the reason) unless allow-not-linked.
 std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Decision> &decisions,
-                                            FanOutPolicy policy)
+                                            FanOutPolicy policy, bool allow_not_linked)
 {
+    const auto is_dropped = [](const Decision &d) { return d.route == Route::Dropped; };
+    const auto linked = std::count_if(decisions.begin(), decisions.end(),
+                                      [](const Decision &d) { return d.route != Route::Unresolved; });
+    const auto dropped = std::find_if(decisions.begin(), decisions.end(), is_dropped);
+    if (policy == FAN_OUT_POLICY_DROP_BRANCH && !allow_not_linked && dropped != decisions.end() &&
+        std::count_if(decisions.begin(), decisions.end(), is_dropped) == linked)
+        return Refusal{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                       std::string("fan-out-policy=drop-branch drops every branch of ") +
+                           GST_OBJECT_NAME(self) + ", so frames reach none: " + dropped->refusal,
+                       "link a branch that takes these frames, or set allow-not-linked=true to let them "
+                       "go nowhere"};
     for (const Decision &decision : decisions) {
         if (decision.route != Route::Dropped)
             continue;
@@ -219,19 +274,21 @@ std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_e
     std::vector<Decision> decisions;
     FanOutPolicy policy;
     gint budget;
+    bool allow_not_linked;
     {
         const ObjectLock lock(self);
         for (const PadRef &pad : state.branches)
             decisions.push_back({pad, branch_of(pad.get())->route, Route::Unresolved, nullptr, {}});
         policy = self->priv->settings.fan_out_policy;
         budget = self->priv->settings.copy_budget;
+        allow_not_linked = self->priv->settings.allow_not_linked;
     }
 
     route_branches(self, decisions, caps, upstream);
     Converter *created = nullptr;
     Converter *converter = upstream ? conversion_for(self, decisions, *upstream, created) : nullptr;
     const std::string converted_pads = assign_conversion(decisions, converter);
-    if (auto refused = apply_fan_out_policy(self, decisions, policy))
+    if (auto refused = apply_fan_out_policy(self, decisions, policy, allow_not_linked))
         return refused;
     if (auto refused = check_copy_budget(budget, converter, converted_pads))
         return refused;

@@ -6,6 +6,7 @@
 #include "common/object-lock.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace g2g::tee {
 
@@ -13,14 +14,33 @@ using element::ObjectLock;
 
 HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
 {
+    fill(self, gaps);
+    return HeldRoutes(*this);
+}
+
+void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
+{
     const ObjectLock lock(self);
     const TeeSettings &settings = self->priv->settings;
     silent = settings.silent;
     allow_not_linked = settings.allow_not_linked;
+    std::optional<bool> negotiated; // whether the stream has caps, asked once if needed
     for (const PadRef &pad : self->priv->state.branches) {
         G2gTeeSrcPad *branch = branch_of(pad.get());
         switch (branch->route) {
         case Route::Unresolved:
+            // Before the stream's caps no route is decided: fed as it is, as tee feeds it. After
+            // them, an unlinked branch gets nothing (tee's NOT_LINKED for it): linked before the
+            // push reached it, it would get the frame in a domain it may not read. One linked since
+            // the routes were decided waits for its route. (A pad's lock inside the element's, in
+            // the order GStreamer's add_pad takes them.)
+            if (!negotiated.has_value())
+                negotiated = gst_pad_has_current_caps(self->sinkpad);
+            if (!*negotiated)
+                direct.push_back(pad);
+            else if (gst_pad_is_linked(pad.get()))
+                undecided = true;
+            break;
         case Route::Direct:
             direct.push_back(pad);
             break;
@@ -32,14 +52,19 @@ HeldRoutes RouteSnapshot::take(G2gTee *self, Gaps gaps)
             break;
         case Route::Dropped:
             dropped.push_back(pad);
-            if (gaps == Gaps::Claim && !branch->gap_sent) {
-                gapping.push_back(pad);
-                branch->gap_sent = true;
-            }
             break;
         }
     }
-    return HeldRoutes(*this);
+    // Gaps are claimed by a snapshot that is used: one that decides again first would lose them.
+    if (gaps == Gaps::Claim && !undecided) {
+        for (const PadRef &pad : dropped) {
+            G2gTeeSrcPad *branch = branch_of(pad.get());
+            if (!branch->gap_sent) {
+                gapping.push_back(pad);
+                branch->gap_sent = true;
+            }
+        }
+    }
 }
 
 Conversion &RouteSnapshot::conversion_for(Converter *converter)
@@ -69,6 +94,7 @@ void RouteSnapshot::clear()
     relabelled.clear();
     dropped.clear();
     gapping.clear();
+    undecided = false;
     for (Conversion &conversion : conversions()) {
         conversion.converter = nullptr;
         conversion.feeder.reset();

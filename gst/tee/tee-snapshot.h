@@ -51,16 +51,23 @@ private:
 };
 
 struct RouteSnapshot {
-    std::vector<PadRef> direct;     // Direct and Unresolved branches: the frame as it is
+    std::vector<PadRef> direct;     // Direct branches (and all of them before caps): the frame as it is
     std::vector<PadRef> relabelled; // Relabelled branches: the frame as it is, caps in system memory
     std::vector<PadRef> dropped;    // Dropped branches: only what ends or flushes their stream
     std::vector<PadRef> gapping;    // dropped since the last frame: owed the stream and a gap
     // The settings the pushes follow, read under the same lock.
     bool silent = true;
     bool allow_not_linked = false;
+    // A branch was linked after the routes were decided (its RECONFIGURE not handled yet): it
+    // is left out, and no gaps are claimed, until routes are decided again. Fed as it is, it
+    // would get frames in a domain it may not read (a view, to a branch that takes none).
+    bool undecided = false;
 
-    // Fills the (empty) snapshot from `self`'s branches, under the object lock.
+    // Fills the (empty) snapshot from `self`'s branches, under the object lock, and empties it
+    // again when the HeldRoutes goes.
     HeldRoutes take(G2gTee *self, Gaps gaps);
+    // The same into a snapshot already held (emptied with clear()).
+    void fill(G2gTee *self, Gaps gaps);
 
     // The conversions with at least one branch, each once.
     std::span<Conversion> conversions() { return {conversions_.data(), used_}; }

@@ -4,7 +4,40 @@
 
 #include <gtest/gtest.h>
 
+namespace {
+
+// An allocator of a memory type g2g has never heard of (its memories are freed, never mapped).
+struct ForeignAllocator {
+    GstAllocator parent;
+};
+struct ForeignAllocatorClass {
+    GstAllocatorClass parent_class;
+};
+G_DEFINE_TYPE(ForeignAllocator, g2g_test_foreign_allocator, GST_TYPE_ALLOCATOR)
+void g2g_test_foreign_allocator_class_init(ForeignAllocatorClass *klass)
+{
+    GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) { g_free(memory); };
+}
+void g2g_test_foreign_allocator_init(ForeignAllocator *self)
+{
+    GST_ALLOCATOR(self)->mem_type = g2g::test::kForeignMemoryType;
+}
+
+} // namespace
+
 namespace g2g::test {
+
+BufferRef foreign_memory_buffer(gsize size)
+{
+    // The memory holds the allocator; it goes with the last memory.
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
+        GST_ALLOCATOR(gst_object_ref_sink(g_object_new(g2g_test_foreign_allocator_get_type(), nullptr))));
+    GstMemory *memory = g_new0(GstMemory, 1);
+    gst_memory_init(memory, GST_MEMORY_FLAG_NOT_MAPPABLE, allocator.get(), nullptr, size, 0, 0, size);
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(), memory);
+    return buffer;
+}
 
 const guint8 *data_of(GstBuffer *buffer)
 {

@@ -18,4 +18,11 @@ Ref<GstBufferPool> no_share_pool(guint size);
 // A buffer from `pool` without waiting: GST_FLOW_EOS when the pool has none free.
 GstFlowReturn try_acquire(GstBufferPool *pool, BufferRef &out);
 
+// The memory type of foreign_memory_buffer()'s memory, which no domain of g2g knows.
+inline constexpr const char *kForeignMemoryType = "G2gTestForeignMemory";
+
+// A buffer of one `size`-byte memory of kForeignMemoryType (from a G2gTestForeignAllocator), not
+// mappable: memory of a platform g2g has never heard of.
+BufferRef foreign_memory_buffer(gsize size);
+
 } // namespace g2g::test

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "buffers.h"
+
 namespace {
 
 std::string string_property(GstElement *element, const char *name)
@@ -161,4 +163,54 @@ TEST(G2gProbe, AcceptsEveryCapsFeature)
         gst_caps_unref(caps);
     }
     gst_object_unref(factory);
+}
+
+namespace {
+
+// The first warning message on the harness element's bus, or "".
+std::string bus_warning(GstHarness *harness)
+{
+    GstBus *bus = gst_element_get_bus(harness->element);
+    std::string text;
+    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+        GError *warning = nullptr;
+        gst_message_parse_warning(message, &warning, nullptr);
+        text = warning->message;
+        g_error_free(warning);
+        gst_message_unref(message);
+    }
+    gst_object_unref(bus);
+    return text;
+}
+
+constexpr const char *kForeignDescription =
+    "unknown memory type 'G2gTestForeignMemory' from allocator ForeignAllocator: g2g does not know which "
+    "domain it lives in";
+
+} // namespace
+
+TEST(G2gProbe, AnUnknownMemoryTypePassesWithOneWarningAndIsReportedUnknown)
+{
+    GstHarness *harness = probe_harness("name=probe");
+    for (int i = 0; i < 3; ++i) {
+        g2g::BufferRef frame = g2g::test::foreign_memory_buffer(64);
+        GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
+        EXPECT_EQ(out, frame.get()) << "passed through untouched";
+        if (out)
+            gst_buffer_unref(out);
+    }
+    EXPECT_EQ(string_property(harness->element, "last-domain"), "unknown");
+    EXPECT_EQ(bus_warning(harness), kForeignDescription);
+    EXPECT_EQ(bus_warning(harness), "") << "one warning per stream";
+    finish(harness);
+}
+
+TEST(G2gProbe, RequireRefusesAnUnknownMemoryTypeByName)
+{
+    GstHarness *harness = probe_harness("name=strict require=system");
+    EXPECT_EQ(gst_harness_push(harness, g2g::test::foreign_memory_buffer(64).release()), GST_FLOW_ERROR);
+    EXPECT_EQ(bus_error(harness),
+              std::string("strict requires System but received a frame in ") + kForeignDescription);
+    EXPECT_EQ(gst_harness_buffers_received(harness), 0u);
+    finish(harness);
 }

@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "buffers.h"
 #include "g2g-config.h"
@@ -251,5 +252,208 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     gint count = -1;
     g_object_get(h->element, "num-src-pads", &count, nullptr);
     EXPECT_EQ(count, 1);
+    gst_harness_teardown(h);
+}
+
+namespace {
+
+// What a capturing sink pad received: its frames and the caps of its last caps event.
+struct Captured {
+    std::vector<BufferRef> frames;
+    std::string caps;
+};
+
+// A sink pad that takes only dense system-memory GRAY8 and keeps what reaches it in `into`.
+GstPad *capturing_dense_sink_pad(Captured *into)
+{
+    GstPad *pad = dense_sink_pad();
+    GST_PAD_ELEMENT_PRIVATE(pad) = into;
+    gst_pad_set_chain_function(
+        pad, +[](GstPad *pad, GstObject *, GstBuffer *buffer) -> GstFlowReturn {
+            static_cast<Captured *>(GST_PAD_ELEMENT_PRIVATE(pad))->frames.push_back(BufferRef::adopt(buffer));
+            return GST_FLOW_OK;
+        });
+    gst_pad_set_event_function(
+        pad, +[](GstPad *pad, GstObject *parent, GstEvent *event) -> gboolean {
+            if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+                GstCaps *caps = nullptr;
+                gst_event_parse_caps(event, &caps);
+                g_autofree gchar *text = gst_caps_to_string(caps);
+                static_cast<Captured *>(GST_PAD_ELEMENT_PRIVATE(pad))->caps = text;
+            }
+            return gst_pad_event_default(pad, parent, event);
+        });
+    return pad;
+}
+
+} // namespace
+
+// A branch linked after the routes were decided, without the RECONFIGURE a plain link sends (or
+// before the tee handled it), is decided before its first frame: fed the view as it is, a dense
+// branch would read the source's bytes as the view's frame.
+TEST(G2gTeeRoutes, ABranchLinkedSinceTheRoutesWereDecidedIsDecidedBeforeItsFirstFrame)
+{
+    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(views, kView);
+    gst_harness_set_src_caps_str(views, kView);
+    ASSERT_EQ(gst_harness_push(views, system_frame(1).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(views));
+
+    GstPad *src = gst_element_request_pad_simple(views->element, "src_%u");
+    ASSERT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_OK); // decided unlinked
+    gst_buffer_unref(gst_harness_pull(views));
+    Captured dense;
+    GstPad *sink = capturing_dense_sink_pad(&dense);
+    ASSERT_EQ(gst_pad_link_full(src, sink,
+                                static_cast<GstPadLinkCheck>(GST_PAD_LINK_CHECK_DEFAULT |
+                                                             GST_PAD_LINK_CHECK_NO_RECONFIGURE)),
+              GST_PAD_LINK_OK);
+    BufferRef frame = system_frame(3);
+    ASSERT_EQ(gst_harness_push(views, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(views));
+    ASSERT_EQ(dense.frames.size(), 1u);
+    g2g::CapsRef want = g2g::CapsRef::adopt(gst_caps_from_string(kSystem));
+    g_autofree gchar *want_text = gst_caps_to_string(want.get());
+    EXPECT_EQ(dense.caps, want_text) << "the caps of the dense frame, not the view's";
+    EXPECT_NE(gst_buffer_peek_memory(dense.frames[0].get(), 0), gst_buffer_peek_memory(frame.get(), 0))
+        << "the materialized frame, not the view's source";
+    EXPECT_EQ(tee_conversions(views->element, "SystemView-to-System"), 1u);
+
+    gst_pad_unlink(src, sink);
+    gst_element_release_request_pad(views->element, src);
+    gst_object_unref(src);
+    gst_pad_set_active(sink, FALSE);
+    gst_object_unref(sink);
+    dense.frames.clear();
+    gst_harness_teardown(views);
+}
+
+// A view over device memory has no conversion in the tee (cudadownload would copy the bytes under
+// the view): a branch that takes no views is refused by name, whatever its caps.
+TEST(G2gTeeRoutes, AViewOverDeviceMemoryIsRefusedToABranchThatTakesNoViews)
+{
+    constexpr const char *kCudaView = "video/x-raw(memory:CUDAMemory,meta:G2gTensorView),format=GRAY8,"
+                                      "width=16,height=16,framerate=30/1";
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_src_caps_str(h, kCudaView); // the harness's sink takes ANY caps
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    Ref<GstMessage> error = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
+    ASSERT_TRUE(error);
+    GError *refusal = nullptr;
+    gst_message_parse_error(error.get(), &refusal, nullptr);
+    EXPECT_TRUE(g_error_matches(refusal, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION));
+    EXPECT_EQ(std::string(refusal->message),
+              std::string("branch src_0 of ") + GST_OBJECT_NAME(h->element) +
+                  " (to an unknown peer) takes no views (meta:G2gTensorView) of Cuda frames, and g2gtee "
+                  "materializes views in system memory only: insert g2gmaterialize in that branch");
+    g_error_free(refusal);
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
+    gst_harness_teardown(h);
+}
+
+namespace {
+
+// The message of the first error on `bus`, or "".
+std::string error_on(GstBus *bus)
+{
+    Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR));
+    if (!message)
+        return "";
+    GError *error = nullptr;
+    gst_message_parse_error(message.get(), &error, nullptr);
+    std::string text = error->message;
+    g_error_free(error);
+    return text;
+}
+
+constexpr const char *kD3D11 =
+    "video/x-raw(memory:D3D11Memory),format=GRAY8,width=16,height=16,framerate=30/1";
+
+} // namespace
+
+// Frames whose memory g2g does not know (a platform's own allocator) under system-memory caps go
+// to every branch as they are, by reference, as tee hands them on: not re-wrapped, not copied.
+TEST(G2gTeeRoutes, FramesOfAnUnknownMemoryTypeAreSharedAsTheyAre)
+{
+    GstHarness *a = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    GstHarness *b = gst_harness_new_with_element(a->element, nullptr, "src_%u");
+    gst_harness_set_src_caps_str(a, kSystem);
+    BufferRef frame = g2g::test::foreign_memory_buffer(kSize);
+    ASSERT_EQ(gst_harness_push(a, gst_buffer_ref(frame.get())), GST_FLOW_OK);
+    BufferRef to_a = BufferRef::adopt(gst_harness_pull(a));
+    BufferRef to_b = BufferRef::adopt(gst_harness_pull(b));
+    EXPECT_EQ(to_a.get(), frame.get());
+    EXPECT_EQ(to_b.get(), frame.get());
+    EXPECT_EQ(tee_stat(a->element, "shares"), 2u);
+    EXPECT_EQ(tee_stat(a->element, "copies"), 0u);
+    gst_harness_teardown(b);
+    gst_harness_teardown(a);
+}
+
+// Caps of a memory type no domain names (memory:GLMemory) cannot be judged: every branch gets them
+// as they are, as tee gives them; a branch that refuses them refuses the caps (not-negotiated).
+TEST(G2gTeeRoutes, CapsOfAnUnknownMemoryFeatureGoToEveryBranchAsTheyAre)
+{
+    constexpr const char *kGl = "video/x-raw(memory:GLMemory),format=GRAY8,width=16,height=16,framerate=30/1";
+    GstHarness *any = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_src_caps_str(any, kGl);
+    ASSERT_EQ(gst_harness_push(any, system_frame(1).release()), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(any));
+    EXPECT_TRUE(caps_equal(any->sinkpad, kGl));
+
+    GstHarness *system = gst_harness_new_with_element(any->element, nullptr, "src_%u");
+    gst_harness_set_sink_caps_str(system, kSystem);
+    EXPECT_EQ(gst_harness_push(any, system_frame(2).release()), GST_FLOW_NOT_NEGOTIATED);
+    EXPECT_EQ(gst_harness_buffers_received(system), 0u);
+    gst_harness_teardown(system);
+    gst_harness_teardown(any);
+}
+
+// A domain no branch takes and g2gtee converts to none of theirs (a D3D11 texture, for system-memory
+// branches), fan-out-policy=fail: the element error at the first frame, naming the branch.
+TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsNamingTheBranchWithFanOutPolicyFail)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_sink_caps_str(h, kSystem);
+    gst_harness_set_src_caps_str(h, kD3D11);
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    const std::string tee = GST_OBJECT_NAME(h->element);
+    EXPECT_EQ(error_on(bus.get()),
+              "branch src_0 of " + tee +
+                  " (to an unknown peer) reads system memory but received a D3D11Texture frame: insert "
+                  "d3d11download before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
+    gst_harness_teardown(h);
+}
+
+// The same with fan-out-policy=drop-branch: with every branch dropped the frames would reach none,
+// which is an element error too (allow-not-linked=true lets them go nowhere, as tee's does).
+TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsWhenDropBranchDropsEveryBranch)
+{
+    GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    g_object_set(h->element, "fan-out-policy", 1 /* drop-branch */, nullptr);
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(h->element, bus.get());
+    gst_harness_set_sink_caps_str(h, kSystem);
+    gst_harness_set_src_caps_str(h, kD3D11);
+    EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
+    const std::string tee = GST_OBJECT_NAME(h->element);
+    EXPECT_EQ(error_on(bus.get()),
+              "fan-out-policy=drop-branch drops every branch of " + tee +
+                  ", so frames reach none: branch src_0 of " + tee +
+                  " (to an unknown peer) reads system memory but received a D3D11Texture frame: insert "
+                  "d3d11download before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+
+    g_object_set(h->element, "allow-not-linked", TRUE, nullptr);
+    EXPECT_EQ(gst_harness_push(h, system_frame(2).release()), GST_FLOW_OK);
+    EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+    gst_element_set_bus(h->element, nullptr);
     gst_harness_teardown(h);
 }
