@@ -40,6 +40,7 @@ using g2g::element::Geometry;
 using g2g::element::ObjectLock;
 using g2g::element::OutputMode;
 using g2g::element::post_error;
+using g2g::element::post_warning;
 
 namespace {
 
@@ -77,12 +78,13 @@ struct Negotiation {
 };
 
 struct ViewPrivate {
-    // The object lock guards the settings and the negotiation. It is taken
+    // The object lock guards the settings, the negotiation and the warnings pending. It is taken
     // on its own (no other lock of ours exists) and only to copy them in or out: never held
     // across a GStreamer call that may take a pad's stream lock (negotiation, posting), so it
     // nests inside those, never around them.
     g2g::element::ViewSettings settings;
     Negotiation negotiation;
+    guint custom_refusals_unsaid = 0; // video-direction=custom set while the element had no bus
     ViewState state;
 };
 
@@ -516,10 +518,48 @@ static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
 }
 
+// video-direction=custom names no orientation g2gview could apply (GstVideoDirection's custom is
+// an application's own transform): refused, the direction in effect kept, and said on the bus
+// every time it is set. Set before the element has a bus (gst-launch sets properties before it
+// adds the element to its pipeline) it is said when the element goes to READY.
+static void say_custom_refused(G2gView *self)
+{
+    GstVideoOrientationMethod kept;
+    {
+        const ObjectLock lock(self);
+        if (!GST_ELEMENT_BUS(self)) {
+            ++self->priv->custom_refusals_unsaid;
+            return;
+        }
+        kept = self->priv->settings.direction;
+    }
+    const GEnumValue *nick = g_enum_get_value(
+        static_cast<GEnumClass *>(g_type_class_peek(GST_TYPE_VIDEO_ORIENTATION_METHOD)), kept);
+    post_warning(GST_ELEMENT(self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                 std::string("video-direction=custom is not supported; keeping video-direction=") +
+                     (nick ? nick->value_nick : "?"));
+}
+
+static GstStateChangeReturn g2g_view_change_state(GstElement *element, GstStateChange transition)
+{
+    G2gView *self = G2G_VIEW(element);
+    if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+        guint unsaid = 0;
+        {
+            const ObjectLock lock(self);
+            std::swap(unsaid, self->priv->custom_refusals_unsaid);
+        }
+        for (guint i = 0; i < unsaid; ++i)
+            say_custom_refused(self);
+    }
+    return GST_ELEMENT_CLASS(g2g_view_parent_class)->change_state(element, transition);
+}
+
 // A change takes effect at the next frame's start (submit_input_buffer), which renegotiates.
 static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
     G2gView *self = G2G_VIEW(object);
+    bool custom_refused = false;
     {
         const ObjectLock lock(self);
         g2g::element::ViewSettings &settings = self->priv->settings;
@@ -527,7 +567,7 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
         case PROP_VIDEO_DIRECTION: {
             const auto method = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
             if (method == GST_VIDEO_ORIENTATION_CUSTOM)
-                GST_WARNING_OBJECT(self, "video-direction=custom is not supported; keeping the current one");
+                custom_refused = true;
             else
                 settings.direction = method;
             break;
@@ -549,6 +589,8 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
             break;
         }
     }
+    if (custom_refused)
+        say_custom_refused(self);
 }
 
 static void g2g_view_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
@@ -595,6 +637,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     object_class->set_property = g2g_view_set_property;
     object_class->get_property = g2g_view_get_property;
     object_class->finalize = g2g_view_finalize;
+    element_class->change_state = g2g_view_change_state;
 
     g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
     const auto flags =

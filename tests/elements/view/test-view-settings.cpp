@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gview's properties: changes while PLAYING land on a frame boundary (also the ones that keep
 // the caps, also one made in the middle of a negotiation), crops that cannot fit are refused
-// naming the crop and the frame (at link time, while PLAYING, after upstream's caps change), and
-// the crop's sides at their limits.
+// naming the crop and the frame (at link time, while PLAYING, after upstream's caps change),
+// video-direction=custom is refused with a warning, and every property at its limits.
 #include <g2g/frame-view.h>
 #include <g2g/tensor-view-meta.h>
 
@@ -57,6 +57,20 @@ std::string first_error(GstBus *bus)
         gst_message_unref(message);
     }
     return text;
+}
+
+// Every warning posted on `bus` so far, in order.
+std::vector<std::string> warnings(GstBus *bus)
+{
+    std::vector<std::string> texts;
+    while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+        GError *error = nullptr;
+        gst_message_parse_warning(message, &error, nullptr);
+        texts.emplace_back(error->message);
+        g_error_free(error);
+        gst_message_unref(message);
+    }
+    return texts;
 }
 
 // One element of a gst-launch description ("g2gview left=4"), itself (not in a bin).
@@ -353,6 +367,41 @@ TEST(G2gViewSettings, UpstreamCapsChangingUnderACropRenegotiateOrAreRefusedByNam
     EXPECT_EQ(first_error(h.bus), "crop left=20 right=0 top=2 bottom=0 leaves no pixels of a 16x12 frame");
 }
 
+// ---- video-direction=custom: refused, with a warning every time it is set ----
+
+TEST(G2gViewSettings, CustomDirectionIsRefusedWithAWarningEveryTimeItIsSet)
+{
+    // Set in the description (before the element has a bus): said when it goes to READY; the
+    // frames pass unchanged.
+    const g2g::test::PipelineRun run =
+        run_pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=32,height=24 ! "
+                     "g2gview video-direction=custom ! appsink name=sink");
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.warnings, std::vector<std::string>{
+                                "video-direction=custom is not supported; keeping video-direction=identity"});
+    ASSERT_EQ(run.buffers.size(), 1u);
+    const GstVideoInfo out = g2g::test::video_info_of_caps(run.sink_caps.at("sink"));
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&out), 32);
+
+    // While PLAYING: each time, and the stream keeps its direction.
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 32, 24);
+    const BufferRef frame = random_frame(in, 9);
+    ViewHarness h("g2gview video-direction=vert", kNv12);
+    ASSERT_TRUE(h.push_pull(frame.get()));
+    for (int i = 0; i < 2; ++i)
+        gst_util_set_object_arg(G_OBJECT(h.harness->element), "video-direction", "custom");
+    EXPECT_EQ(warnings(h.bus), (std::vector<std::string>{
+                                   "video-direction=custom is not supported; keeping video-direction=vert",
+                                   "video-direction=custom is not supported; keeping video-direction=vert"}));
+    gint direction = -1;
+    g_object_get(h.harness->element, "video-direction", &direction, nullptr);
+    EXPECT_EQ(direction, GST_VIDEO_ORIENTATION_VERT);
+    const BufferRef flipped = h.push_pull(frame.get());
+    ASSERT_TRUE(flipped);
+    const auto want = peer("videoflip video-direction=vert", in, frame.get());
+    EXPECT_EQ(compare_frames(want.info, want.buffer.get(), current_info(h.harness), flipped.get()), "");
+}
+
 // ---- Every property at its limits ----
 
 namespace {
@@ -455,5 +504,69 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         }
         EXPECT_FALSE(h.push_pull(frame.get()));
         EXPECT_EQ(first_error(h.bus), c.error);
+    }
+}
+
+TEST(G2gViewSettings, EveryVideoDirectionValue)
+{
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 32, 24);
+    const BufferRef frame = random_frame(in, 11);
+    GEnumClass *methods = static_cast<GEnumClass *>(g_type_class_ref(GST_TYPE_VIDEO_ORIENTATION_METHOD));
+    for (guint i = 0; i < methods->n_values; ++i) {
+        const GEnumValue &value = methods->values[i];
+        SCOPED_TRACE(value.value_nick);
+        ViewHarness h("g2gview", kNv12);
+        ASSERT_TRUE(h.push_pull(frame.get()));
+        gst_util_set_object_arg(G_OBJECT(h.harness->element), "video-direction", value.value_nick);
+        gint read = -1;
+        g_object_get(h.harness->element, "video-direction", &read, nullptr);
+        const BufferRef out = h.push_pull(frame.get());
+        ASSERT_TRUE(out);
+        const GstVideoInfo info = current_info(h.harness);
+        if (value.value == GST_VIDEO_ORIENTATION_CUSTOM) {
+            EXPECT_EQ(read, GST_VIDEO_ORIENTATION_IDENTITY); // refused, kept
+            EXPECT_EQ(warnings(h.bus).size(), 1u);
+            EXPECT_EQ(out.get(), frame.get());
+            continue;
+        }
+        EXPECT_EQ(read, value.value);
+        // auto without an image-orientation tag leaves the frame as it is, as videoflip does.
+        const auto want = peer(std::string("videoflip video-direction=") + value.value_nick, in, frame.get());
+        EXPECT_EQ(compare_frames(want.info, want.buffer.get(), info, out.get()), "");
+        EXPECT_TRUE(warnings(h.bus).empty());
+        EXPECT_EQ(first_error(h.bus), "");
+    }
+
+    // Out of the enum: GLib refuses it, the direction stays.
+    GstElement *view = gst_element_factory_make("g2gview", nullptr);
+    gst_util_set_object_arg(G_OBJECT(view), "video-direction", "180");
+    {
+        const GObjectWarnings caught;
+        g_object_set(view, "video-direction", static_cast<gint>(methods->maximum) + 1, nullptr);
+        EXPECT_EQ(caught.texts_,
+                  std::vector<std::string>{"value \"((GstVideoOrientationMethod) 10)\" of type "
+                                           "'GstVideoOrientationMethod' is invalid or out of "
+                                           "range for property 'video-direction' of type "
+                                           "'GstVideoOrientationMethod'"});
+    }
+    gint read = -1;
+    g_object_get(view, "video-direction", &read, nullptr);
+    EXPECT_EQ(read, GST_VIDEO_ORIENTATION_180);
+    gst_object_unref(view);
+    g_type_class_unref(methods);
+
+    // gst-launch descriptions: an unknown nick, and videoflip's deprecated `method`, which g2gview
+    // does not have (video-direction takes its values), are parse errors naming the element.
+    for (const auto &[description, error] :
+         {std::pair{"g2gview video-direction=sideways",
+                    "could not set property \"video-direction\" in element \"g2gview\" to \"sideways\""},
+          std::pair{"g2gview method=clockwise", "no property \"method\" in element \"g2gview\""}}) {
+        GError *parse_error = nullptr;
+        GstElement *parsed = gst_parse_launch(description, &parse_error);
+        ASSERT_NE(parse_error, nullptr) << description;
+        EXPECT_EQ(std::string(parse_error->message), error);
+        g_error_free(parse_error);
+        if (parsed)
+            gst_object_unref(parsed);
     }
 }
