@@ -455,6 +455,32 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         g_object_get(view, side, &value, nullptr);
         EXPECT_EQ(value, G_MAXINT);
         g_object_set(view, side, 0, nullptr);
+
+        // One past G_MAXINT in a gst-launch description: GStreamer's deserializer wraps it to
+        // G_MININT, which GLib refuses; the side stays 0. Beyond 32 bits: a parse error.
+        for (const char *too_big : {"2147483648", "99999999999"}) {
+            const std::string description = std::string("g2gview ") + side + "=" + too_big;
+            const GObjectWarnings caught;
+            GError *parse_error = nullptr;
+            GstElement *parsed = gst_parse_launch(description.c_str(), &parse_error);
+            if (g_str_equal(too_big, "2147483648")) {
+                ASSERT_EQ(parse_error, nullptr) << parse_error->message;
+                EXPECT_EQ(caught.texts_, std::vector<std::string>{
+                                             std::string("value \"-2147483648\" of type 'gint' is invalid or "
+                                                         "out of range for property '") +
+                                             side + "' of type 'gint'"});
+                g_object_get(parsed, side, &value, nullptr);
+                EXPECT_EQ(value, 0);
+            } else {
+                ASSERT_NE(parse_error, nullptr);
+                EXPECT_EQ(std::string(parse_error->message), std::string("could not set property \"") + side +
+                                                                 "\" in element \"g2gview\" to \"" + too_big +
+                                                                 "\"");
+                g_error_free(parse_error);
+            }
+            if (parsed)
+                gst_object_unref(parsed);
+        }
     }
     gst_object_unref(view);
 
