@@ -9,10 +9,14 @@ namespace g2g::element {
 
 std::optional<std::pair<gint, gint>> Geometry::output_size(gint width, gint height) const
 {
-    gint out_width = width - static_cast<gint>(left + right);
-    gint out_height = height - static_cast<gint>(top + bottom);
-    if (out_width < 1 || out_height < 1)
+    // In 64 bits: each crop may be up to G_MAXINT, and two of them overflow a gint (left=right=
+    // G_MAXINT once made the frame 2 pixels wider instead of leaving nothing of it).
+    const gint64 kept_width = gint64{width} - left - right;
+    const gint64 kept_height = gint64{height} - top - bottom;
+    if (kept_width < 1 || kept_height < 1)
         return std::nullopt;
+    gint out_width = static_cast<gint>(kept_width);
+    gint out_height = static_cast<gint>(kept_height);
     if (orientation_transposes(method))
         std::swap(out_width, out_height);
     return std::pair{out_width, out_height};
@@ -43,13 +47,13 @@ Geometry ViewSettings::requested() const
 namespace {
 
 // Maps one width or height value across the element. forward: input -> output (minus the crop);
-// else output -> input. Returns false when nothing of the frame would be left.
-bool map_dimension(const GValue *in, GValue *out, gint crop, bool forward)
+// else output -> input (saturated at G_MAXINT). Returns false when nothing of the frame would be
+// left. In 64 bits: crops add up to twice G_MAXINT, and caps may hold any int.
+bool map_dimension(const GValue *in, GValue *out, gint64 crop, bool forward)
 {
     auto map = [&](gint v) -> gint {
-        if (forward)
-            return v - crop;
-        return v >= G_MAXINT - crop ? G_MAXINT : v + crop;
+        const gint64 mapped = forward ? gint64{v} - crop : gint64{v} + crop;
+        return static_cast<gint>(std::clamp<gint64>(mapped, G_MININT, G_MAXINT));
     };
     if (G_VALUE_HOLDS_INT(in)) {
         const gint v = map(g_value_get_int(in));
@@ -100,8 +104,8 @@ GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forw
     const bool sized = w && h;
     g_auto(GValue) nw = G_VALUE_INIT;
     g_auto(GValue) nh = G_VALUE_INIT;
-    if (sized && (!map_dimension(w, &nw, static_cast<gint>(g.left + g.right), forward) ||
-                  !map_dimension(h, &nh, static_cast<gint>(g.top + g.bottom), forward)))
+    if (sized && (!map_dimension(w, &nw, gint64{g.left} + g.right, forward) ||
+                  !map_dimension(h, &nh, gint64{g.top} + g.bottom, forward)))
         return nullptr;
     GstStructure *out = gst_structure_copy(in);
     if (sized) {
