@@ -198,15 +198,27 @@ Result<void> FrameView::check_bounds(GstBuffer *buffer) const
         }
         return {};
     }
+    // The packed 4:2:2 path reads the source pixels the pixel map reaches: a rectangle (the map is
+    // affine, its corners bound it), read as whole macropixels of the untouched source plane. Only
+    // those must be inside the memory, not the whole source plane: a crop meta may keep a frame's
+    // pixels inside a buffer shorter than the frame, and a rotation must not refuse that view.
     const auto &px = pixels_;
+    std::int64_t x0 = source_width_, x1 = -1, y0 = source_height_, y1 = -1;
     for (std::int64_t cx : {std::int64_t{0}, std::int64_t{px.width} - 1}) {
         for (std::int64_t cy : {std::int64_t{0}, std::int64_t{px.height} - 1}) {
             const PixelStep at = px.at(cx, cy);
             if (at.x < 0 || at.y < 0 || at.x >= source_width_ || at.y >= source_height_)
                 return invalid("the view would read pixel outside the source frame");
+            x0 = std::min(x0, at.x);
+            x1 = std::max(x1, at.x);
+            y0 = std::min(y0, at.y);
+            y1 = std::max(y1, at.y);
         }
     }
-    return inside(source_plane0_, 0);
+    PlaneView read = source_plane0_;
+    read.grid.crop(static_cast<std::uint32_t>(x0 / 2), static_cast<std::uint32_t>(y0),
+                   static_cast<std::uint32_t>(x1 / 2 - x0 / 2 + 1), static_cast<std::uint32_t>(y1 - y0 + 1));
+    return inside(read, 0);
 }
 
 } // namespace g2g
