@@ -290,7 +290,7 @@ TEST(FrameView, AViewOutsideItsMemoryIsRefusedWhenBuilt)
     BufferRef small = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 1000, nullptr));
     auto view = FrameView::of_frame(small.get(), info);
     ASSERT_FALSE(view.ok());
-    EXPECT_EQ(view.error().message(), "plane 0 lies outside the buffer");
+    EXPECT_EQ(view.error().message(), "plane 0 (bytes 0..12288) lies outside the 1000-byte buffer");
 
     BufferRef frame = g2g::test::random_frame(info, 1);
     auto whole = FrameView::of_frame(frame.get(), info);
