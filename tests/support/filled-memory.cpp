@@ -45,7 +45,9 @@ void filled_allocator_class_init(FilledAllocatorClass *klass)
     allocator_class->free = filled_free;
 }
 
-void filled_allocator_init(FilledAllocator *) {}
+void filled_allocator_init(FilledAllocator *)
+{
+}
 
 } // namespace
 

@@ -26,7 +26,7 @@ struct HarnessOutput {
     BufferRef buffer;
     GstVideoInfo info{}; // from the caps the chain negotiated at its end
     std::string caps;
-    std::string error; // an element error posted while running, or a flow error
+    std::string error;        // an element error posted while running, or a flow error
     std::string error_source; // the name of the element that posted it
 };
 

@@ -171,7 +171,9 @@ std::vector<DensePlane> ReferenceView::planes() const
     auto macropixel = [&](std::pair<std::int64_t, std::int64_t> at) {
         return source.at(static_cast<std::uint32_t>(at.first / 2), static_cast<std::uint32_t>(at.second));
     };
-    auto luma = [&](std::pair<std::int64_t, std::int64_t> at) { return macropixel(at)[y_off + (at.first & 1) * 2]; };
+    auto luma = [&](std::pair<std::int64_t, std::int64_t> at) {
+        return macropixel(at)[y_off + (at.first & 1) * 2];
+    };
 
     DensePlane out = source;
     out.w = (width_ + 1) / 2;
@@ -219,8 +221,8 @@ std::string first_difference(const std::vector<DensePlane> &a, const std::vector
         return std::to_string(a.size()) + " planes vs " + std::to_string(b.size());
     for (std::size_t p = 0; p < a.size(); ++p) {
         if (a[p].w != b[p].w || a[p].h != b[p].h || a[p].e != b[p].e)
-            return "plane " + std::to_string(p) + " is " + std::to_string(a[p].w) + "x" + std::to_string(a[p].h) +
-                   " vs " + std::to_string(b[p].w) + "x" + std::to_string(b[p].h);
+            return "plane " + std::to_string(p) + " is " + std::to_string(a[p].w) + "x" +
+                   std::to_string(a[p].h) + " vs " + std::to_string(b[p].w) + "x" + std::to_string(b[p].h);
         for (std::size_t i = 0; i < a[p].bytes.size(); ++i) {
             if (a[p].bytes[i] != b[p].bytes[i]) {
                 const std::size_t row = a[p].w * a[p].e;

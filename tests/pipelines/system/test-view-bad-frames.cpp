@@ -56,8 +56,8 @@ std::pair<std::string, std::string> materialize_as_view(const GstVideoInfo &info
     GstBus *bus = gst_bus_new();
     gst_element_set_bus(harness->element, bus);
     GstCaps *caps = gst_video_info_to_caps(&info);
-    gst_caps_set_features(caps, 0,
-                          gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, "meta:G2gTensorView", nullptr));
+    gst_caps_set_features(
+        caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, "meta:G2gTensorView", nullptr));
     gst_harness_set_src_caps(harness, caps);
     const GstFlowReturn flow = gst_harness_push(harness, gst_buffer_ref(frame));
     std::pair<std::string, std::string> result{"flow " + std::string(gst_flow_get_name(flow)), ""};
@@ -97,9 +97,9 @@ TEST(ViewBadFrames, FormatsAViewCannotDescribeAreRefusedInCaps)
         gst_object_ref_sink(element);
         GstPad *sink = gst_element_get_static_pad(element, "sink");
         for (const char *format : {"NV16", "v210", "I422_10LE", "Y41B"}) {
-            GstCaps *offered = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format, "width",
-                                                   G_TYPE_INT, 64, "height", G_TYPE_INT, 48, "framerate",
-                                                   GST_TYPE_FRACTION, 30, 1, nullptr);
+            GstCaps *offered =
+                gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format, "width", G_TYPE_INT, 64,
+                                    "height", G_TYPE_INT, 48, "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
             // The caps query filtered by the offer answers nothing, and accept-caps says no.
             GstCaps *answer = gst_pad_query_caps(sink, offered);
             EXPECT_TRUE(gst_caps_is_empty(answer)) << factory << " " << format;

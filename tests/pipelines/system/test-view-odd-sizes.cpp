@@ -30,9 +30,9 @@ using g2g::test::ReferenceView;
 namespace {
 
 // FrameView::supports_format, every one (lib/src/view/frame-view-private.h kViewFormats).
-const char *kFormats[] = {"GRAY8", "GRAY16_LE", "GRAY16_BE", "RGBA", "BGRA",      "ARGB",      "ABGR", "RGBx",
-                          "BGRx",  "xRGB",      "xBGR",      "RGB",  "BGR",       "AYUV",      "NV12", "NV21",
-                          "I420",  "YV12",      "Y444",      "I420_10LE", "P010_10LE", "YUY2", "UYVY", "YVYU"};
+const char *kFormats[] = {"GRAY8", "GRAY16_LE", "GRAY16_BE", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
+                          "xRGB",  "xBGR",      "RGB",       "BGR",  "AYUV", "NV12", "NV21", "I420", "YV12",
+                          "Y444",  "I420_10LE", "P010_10LE", "YUY2", "UYVY", "YVYU"};
 const char *kMethods[] = {"identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 
 // What neither videoflip nor videocrop of GStreamer 1.22 takes: the reference alone judges it.
@@ -68,8 +68,8 @@ struct Step {
 
 std::string crop_props(const Step &s)
 {
-    return "left=" + std::to_string(s.left) + " right=" + std::to_string(s.right) + " top=" +
-           std::to_string(s.top) + " bottom=" + std::to_string(s.bottom);
+    return "left=" + std::to_string(s.left) + " right=" + std::to_string(s.right) +
+           " top=" + std::to_string(s.top) + " bottom=" + std::to_string(s.bottom);
 }
 
 // Our chain: one g2gview per step; the peers': videocrop then videoflip per step.
@@ -77,7 +77,8 @@ std::string our_chain(const std::vector<Step> &steps)
 {
     std::string chain;
     for (const Step &s : steps)
-        chain += std::string(chain.empty() ? "" : " ! ") + "g2gview " + crop_props(s) + " video-direction=" + s.method;
+        chain += std::string(chain.empty() ? "" : " ! ") + "g2gview " + crop_props(s) +
+                 " video-direction=" + s.method;
     return chain;
 }
 
@@ -167,8 +168,8 @@ void expect_peer_bytes(const std::string &format, std::uint32_t width, const std
 {
     ASSERT_EQ(ours.size(), peer_a.planes.size()) << what;
     ASSERT_EQ(ours.size(), peer_b.planes.size()) << what;
-    const unsigned y_off =
-        GST_VIDEO_FORMAT_INFO_POFFSET(gst_video_format_get_info(gst_video_format_from_string(format.c_str())), 0);
+    const unsigned y_off = GST_VIDEO_FORMAT_INFO_POFFSET(
+        gst_video_format_get_info(gst_video_format_from_string(format.c_str())), 0);
     std::size_t compared = 0;
     for (std::size_t p = 0; p < ours.size(); ++p) {
         const DensePlane &a = peer_a.planes[p], &b = peer_b.planes[p];
@@ -179,8 +180,8 @@ void expect_peer_bytes(const std::string &format, std::uint32_t width, const std
             const bool luma = is_packed_422(format) && is_pixel_luma(a, i, y_off, width);
             if (a.bytes[i] != b.bytes[i]) {
                 if (scope == PeerBytes::PixelLuma)
-                    ASSERT_FALSE(luma) << what << ": the peer left the luma at plane " << p << " row " << i / row
-                                       << " byte " << i % row << " unwritten";
+                    ASSERT_FALSE(luma) << what << ": the peer left the luma at plane " << p << " row "
+                                       << i / row << " byte " << i % row << " unwritten";
                 else
                     ASSERT_TRUE(is_packed_422(format) && (width & 1) && i % row >= row - 4)
                         << what << ": the peer left plane " << p << " row " << i / row << " byte " << i % row
@@ -192,8 +193,8 @@ void expect_peer_bytes(const std::string &format, std::uint32_t width, const std
             if (scope == PeerBytes::AllButLastLuma && i % row == (width - 1) * 2 + y_off)
                 continue;
             ++compared;
-            ASSERT_EQ(+ours[p].bytes[i], +a.bytes[i])
-                << what << ": plane " << p << " row " << i / row << " byte " << i % row << " differs from the peer's";
+            ASSERT_EQ(+ours[p].bytes[i], +a.bytes[i]) << what << ": plane " << p << " row " << i / row
+                                                      << " byte " << i % row << " differs from the peer's";
         }
     }
     EXPECT_GT(compared, 0u) << what;
@@ -226,7 +227,8 @@ void expect_chain(const std::string &format, Size size, const std::vector<Step> 
                                           size.height));
     BufferRef frame = g2g::test::random_frame(in, static_cast<guint32>(size.width * 131 + size.height));
     const std::string ours = our_chain(steps);
-    const std::string what = format + " " + std::to_string(size.width) + "x" + std::to_string(size.height) + " " + ours;
+    const std::string what =
+        format + " " + std::to_string(size.width) + "x" + std::to_string(size.height) + " " + ours;
     const Reference reference = reference_of(in, frame.get(), steps);
     const std::vector<DensePlane> &expected = reference.planes;
 
@@ -288,8 +290,9 @@ INSTANTIATE_TEST_SUITE_P(Small, OddSizesVsVideoflip,
                          testing::Combine(testing::ValuesIn(kFormats), testing::ValuesIn(kMethods),
                                           testing::ValuesIn(kSmallSizes)),
                          [](const testing::TestParamInfo<MethodCase> &info) {
-                             return case_name(std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) +
-                                              "_" + size_name(std::get<2>(info.param)));
+                             return case_name(std::string(std::get<0>(info.param)) + "_" +
+                                              std::get<1>(info.param) + "_" +
+                                              size_name(std::get<2>(info.param)));
                          });
 
 // Very wide and very tall: rows of 4097 pixels (odd, past every SIMD step), columns of 4097.
@@ -299,8 +302,9 @@ INSTANTIATE_TEST_SUITE_P(WideAndTall, OddSizesVsVideoflip,
                          testing::Combine(testing::ValuesIn(kFormats), testing::ValuesIn(kMethods),
                                           testing::ValuesIn(kExtremeSizes)),
                          [](const testing::TestParamInfo<MethodCase> &info) {
-                             return case_name(std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param) +
-                                              "_" + size_name(std::get<2>(info.param)));
+                             return case_name(std::string(std::get<0>(info.param)) + "_" +
+                                              std::get<1>(info.param) + "_" +
+                                              size_name(std::get<2>(info.param)));
                          });
 
 // ---- crops at odd offsets and crops ending on odd widths, every format ----
@@ -313,7 +317,8 @@ struct CropCase {
 
 std::vector<CropCase> crop_cases()
 {
-    const Step crops[] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 1, 1}, {3, 2, 1, 4}, {2, 1, 0, 1}, {0, 0, 1, 0}, {4, 3, 2, 0}};
+    const Step crops[] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 1, 1}, {3, 2, 1, 4},
+                          {2, 1, 0, 1}, {0, 0, 1, 0}, {4, 3, 2, 0}};
     const Size sizes[] = {{5, 3}, {8, 6}, {37, 23}};
     std::vector<CropCase> cases;
     for (const char *format : kFormats)
@@ -335,9 +340,10 @@ TEST_P(OddCropsVsVideocrop, EveryByte)
 INSTANTIATE_TEST_SUITE_P(EveryFormat, OddCropsVsVideocrop, testing::ValuesIn(crop_cases()),
                          [](const testing::TestParamInfo<CropCase> &info) {
                              const Step &s = info.param.crop;
-                             return case_name(std::string(info.param.format) + "_" + size_name(info.param.size) + "_l" +
-                                              std::to_string(s.left) + "r" + std::to_string(s.right) + "t" +
-                                              std::to_string(s.top) + "b" + std::to_string(s.bottom));
+                             return case_name(std::string(info.param.format) + "_" +
+                                              size_name(info.param.size) + "_l" + std::to_string(s.left) +
+                                              "r" + std::to_string(s.right) + "t" + std::to_string(s.top) +
+                                              "b" + std::to_string(s.bottom));
                          });
 
 // ---- chains: crop then rotate (one g2gview), rotate then crop, several g2gviews ----
@@ -372,7 +378,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, ChainsVsPeerChains,
                                           testing::ValuesIn(kChains)),
                          [](const testing::TestParamInfo<ChainParam> &info) {
                              return case_name(std::string(std::get<0>(info.param)) + "_" +
-                                              size_name(std::get<1>(info.param)) + "_" + std::get<2>(info.param).name);
+                                              size_name(std::get<1>(info.param)) + "_" +
+                                              std::get<2>(info.param).name);
                          });
 
 } // namespace
