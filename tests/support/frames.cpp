@@ -95,12 +95,15 @@ std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVi
 }
 
 HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
-                        const char *sink_caps)
+                        const char *sink_caps, GstAllocator *allocator)
 {
     HarnessOutput out;
     GstHarness *harness = gst_harness_new_parse(description.c_str());
     GstBus *bus = gst_bus_new();
     gst_element_set_bus(harness->element, bus);
+    // Before the caps: setting them already negotiates, allocation included.
+    if (allocator)
+        gst_harness_set_propose_allocator(harness, GST_ALLOCATOR(gst_object_ref(allocator)), nullptr);
     GstCaps *caps = gst_video_info_to_caps(&in_info);
     gst_harness_set_src_caps(harness, caps);
     if (sink_caps)
@@ -123,6 +126,7 @@ HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_i
         GError *error = nullptr;
         gst_message_parse_error(message, &error, nullptr);
         out.error = error->message;
+        out.error_source = GST_MESSAGE_SRC_NAME(message);
         g_error_free(error);
         gst_message_unref(message);
     }

@@ -26,12 +26,14 @@ struct HarnessOutput {
     BufferRef buffer;
     GstVideoInfo info{}; // from the caps the chain negotiated at its end
     std::string caps;
-    std::string error; // an element error posted while running, or a flow error
+    std::string error;        // an element error posted while running, or a flow error
+    std::string error_source; // the name of the element that posted it
 };
 
 // Pushes `input` (caps `in_caps`) through the gst-launch chain `description` in a GstHarness and
-// pulls the output; `sink_caps` (optional) is what the harness's sink accepts.
+// pulls the output; `sink_caps` (optional) is what the harness's sink accepts; `allocator`
+// (optional) is the one the harness's sink proposes (filled-memory.h: output that starts as garbage).
 HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
-                        const char *sink_caps = nullptr);
+                        const char *sink_caps = nullptr, GstAllocator *allocator = nullptr);
 
 } // namespace g2g::test

@@ -76,12 +76,30 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     for (unsigned p = 0; p < view.n_planes_; ++p) {
         const guint c = component_of_plane(finfo, p);
         const guint rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
+        // The bytes a row of the plane holds: whole macropixels for packed 4:2:2 (an odd width's
+        // last one included), else its samples.
+        const std::uint64_t row_bytes =
+            packed422 ? (static_cast<std::uint64_t>(GST_VIDEO_INFO_WIDTH(&layout)) + 1) / 2 * 4
+                      : static_cast<std::uint64_t>(GST_VIDEO_INFO_COMP_WIDTH(&layout, c)) *
+                            GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
+        // Rows closer than their own length overlap: reading them would mix rows. A negative stride
+        // (rows running bottom-up from the offset) is not a layout this reads either. Both are
+        // refused rather than misread.
+        if (rows > 1 && strides[p] < 0)
+            return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(strides[p]) +
+                           " is negative");
+        if (rows > 1 && static_cast<std::uint64_t>(strides[p]) < row_bytes)
+            return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(strides[p]) +
+                           " is shorter than its " + std::to_string(row_bytes) + "-byte rows");
+        const std::uint64_t plane_bytes =
+            static_cast<std::uint64_t>(strides[p] > 0 ? strides[p] : 0) * (rows ? rows - 1 : 0) + row_bytes;
         guint idx = 0;
         guint length = 0;
         gsize skip = 0;
-        const gsize plane_bytes = static_cast<gsize>(strides[p]) * (rows ? rows - 1 : 0) + 1;
         if (!gst_buffer_find_memory(buffer, offsets[p], plane_bytes, &idx, &length, &skip))
-            return invalid("plane " + std::to_string(p) + " lies outside the buffer");
+            return invalid("plane " + std::to_string(p) + " (bytes " + std::to_string(offsets[p]) + ".." +
+                           std::to_string(offsets[p] + plane_bytes) + ") lies outside the " +
+                           std::to_string(gst_buffer_get_size(buffer)) + "-byte buffer");
         if (length != 1)
             return invalid("plane " + std::to_string(p) + " straddles two memories of the buffer");
 
