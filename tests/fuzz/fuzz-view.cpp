@@ -183,11 +183,14 @@ guint plane_rows(const GstVideoInfo &layout, guint p)
     return GST_VIDEO_INFO_COMP_HEIGHT(&layout, first_component(layout.finfo, p));
 }
 
-// True when every row of every plane lies in one memory: a frame that must be accepted.
+// True when every row of every plane lies in one memory and rows do not overlap (a stride at least
+// a row long, as FrameView::of_frame requires of a plane of several rows): a frame that must be
+// accepted.
 bool fits_its_memory(const Source &src)
 {
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&src.layout); ++p) {
-        if (src.stride[p] < 0)
+        const bool several_rows = plane_rows(src.layout, p) > 1;
+        if (several_rows && (src.stride[p] < 0 || src.stride[p] < static_cast<std::int64_t>(plane_row_bytes(src.layout, p))))
             return false;
         const std::int64_t start = static_cast<std::int64_t>(src.offset[p]);
         const int m = src.memory_of(start);
