@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <latch>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -46,6 +47,16 @@ constexpr int kWidth = 64;
 constexpr int kPeriod = kWidth;
 constexpr int kFps = 30;
 constexpr const char *kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+
+// How many rounds a repeated test runs: `full`, or `short_run` in the sanitizer build
+// (G2G_STRESS_SHORT, set by tests/meson.build), where CI's fast_unwind_on_malloc=0 makes a start
+// and stop of these pipelines about a second on 2 cores (5 to 15 ms in the plain build). A leak,
+// a use after free or a data race of one round shows there in one round as in 500; the plain
+// build runs them all, for what only repetition finds (crashes, deadlocks).
+int rounds(int full, int short_run)
+{
+    return g_getenv("G2G_STRESS_SHORT") ? short_run : full;
+}
 
 // A frame's wait, and the watchdog's limit for one step (which must outlast the waits, so a
 // slow step fails its assertion first). Generous: CI runs the sanitizer build on 2 loaded cores.
@@ -176,11 +187,30 @@ FrameCheck same_as(std::shared_ptr<const Reference> reference)
 
 using References = std::vector<std::shared_ptr<const Reference>>; // one per branch, in order
 
-References references_of(const Layout &layout)
+// The references made so far, by layout (the main thread's only).
+std::map<std::pair<bool, std::string>, References> &made_references()
 {
-    References references;
-    for (const Branch &branch : layout.branches())
-        references.push_back(reference_of(layout, branch));
+    static std::map<std::pair<bool, std::string>, References> made;
+    return made;
+}
+
+// They go when the tests are over, before gst_deinit(): the leaks tracer would count buffers
+// still held then as leaked.
+class ReferencesGoFirst : public testing::Environment {
+public:
+    void TearDown() override { made_references().clear(); }
+};
+[[maybe_unused]] testing::Environment *const references_go_first =
+    testing::AddGlobalTestEnvironment(new ReferencesGoFirst);
+
+// Made once per layout for the whole program (each a few pipeline runs).
+const References &references_of(const Layout &layout)
+{
+    References &references = made_references()[{layout.vulkan, layout.pattern}];
+    if (references.empty()) {
+        for (const Branch &branch : layout.branches())
+            references.push_back(reference_of(layout, branch));
+    }
     return references;
 }
 
@@ -450,7 +480,7 @@ TEST_P(EveryElement, FiveHundredCyclesFromNullToPlayingAndBack)
     StressPipeline pipeline(layout_, references_);
     ASSERT_EQ(pipeline.parse_error(), "");
     const auto start = std::chrono::steady_clock::now();
-    constexpr int kCycles = 500;
+    const int kCycles = rounds(500, 10);
     for (int i = 0; i < kCycles; ++i) {
         cycle_once(pipeline, layout_, dog, i);
         if (HasFatalFailure())
@@ -607,7 +637,7 @@ TEST_P(EveryElement, FlushingSeeksWhileMaterializingAndConverting)
     dog.step("to PLAYING");
     ASSERT_EQ(pipeline.go_to(GST_STATE_PLAYING), "");
     ASSERT_EQ(pipeline.wait_all([](const SinkStatus &s) { return at_least(s, 2); }, "the first frames"), "");
-    constexpr int kSeeks = 24;
+    const int kSeeks = rounds(24, 12);
     for (int k = 0; k < kSeeks; ++k) {
         const GstClockTime t = time_of_frame(seek_frame(k));
         const std::string label = "seek " + std::to_string(k) + " to frame " + std::to_string(seek_frame(k));
@@ -648,7 +678,7 @@ TEST_P(EveryElement, EosWhileFramesAreInFlight)
     StressPipeline pipeline(layout_, references_);
     ASSERT_EQ(pipeline.parse_error(), "");
     const ElementRef tee = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline.get()), "t"));
-    constexpr int kTrials = 12;
+    const int kTrials = rounds(12, 4);
     for (int trial = 0; trial < kTrials; ++trial) {
         const std::string label = "trial " + std::to_string(trial);
         dog.step(label);
