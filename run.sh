@@ -3,7 +3,8 @@
 # g2g's one entry point, for a fresh Debian 12 machine (as root, or with sudo):
 #   ./run.sh demo   install what is missing, build, run the demo
 #   ./run.sh test   install what is missing, build, run every test twice: a plain build, then one
-#                   with AddressSanitizer + UndefinedBehaviorSanitizer and GStreamer's leaks tracer
+#                   with AddressSanitizer + UndefinedBehaviorSanitizer and GStreamer's leaks tracer;
+#                   then each fuzz target for a minute (clang's libFuzzer, tests/fuzz/README.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,7 +13,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
-  libgtest-dev
+  libgtest-dev clang libclang-rt-dev
 )
 
 # System plugins the tests use (as peers and oracles).
@@ -33,11 +34,13 @@ install_packages() {
 }
 
 # build DIR [meson options...]: quiet when it works, the compiler's words when it does not.
+# $build_targets, when set, names the targets to build (all of them otherwise).
 build() {
   local dir=$1; shift
   mkdir -p "$dir"
+  # shellcheck disable=SC2086 # a list of target names
   if ! { [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@"; } >"$dir.setup.log" 2>&1 ||
-     ! meson compile -C "$dir" >"$dir.compile.log" 2>&1; then
+     ! meson compile -C "$dir" ${build_targets:-} >"$dir.compile.log" 2>&1; then
     tail -n 40 "$dir.setup.log" "$dir.compile.log" 2>/dev/null
     echo "build of $dir failed" >&2
     return 1
@@ -58,12 +61,29 @@ run_suite() {
 }
 
 # Counts GoogleTest cases from each run's JUnit report. A program that failed as a whole (a
-# crash, a sanitizer report, the leaks tracer) with no failing case counts as one failure.
+# crash, a sanitizer report, the leaks tracer) with no failing case counts as one failure. A
+# fuzzing build's fuzz-results.txt (run_fuzz) counts one case per target: failed when it crashed.
 summarize() {
   python3 - "$@" <<'PY'
-import json, sys, xml.etree.ElementTree as ET
+import json, os, sys, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for build in sys.argv[1:]:
+    if os.path.exists(f"{build}/build.ninja") and os.path.exists(f"{build}/fuzz-targets.txt"):
+        try:
+            with open(f"{build}/fuzz-results.txt") as results:
+                runs = [line.split() for line in results if line.strip()]
+        except OSError:
+            runs = []
+        with open(f"{build}/fuzz-targets.txt") as targets:
+            expected = targets.read().split()
+        for target in expected:
+            run = next((r for r in runs if r[0] == target), None)
+            if run and run[1] == "ok":
+                passed += 1
+            else:
+                print(f"{build}: fuzz-{target} " + ("found a crash" if run else "did not run"), file=sys.stderr)
+                failed += 1
+        continue
     try:
         root = ET.parse(f"{build}/meson-logs/testlog.junit.xml").getroot()
     except (OSError, ET.ParseError):
@@ -100,6 +120,59 @@ sys.exit(1 if failed else 0)
 PY
 }
 
+# Each fuzz target for $fuzz_seconds over a copy of its seed corpus, all at once (the machine's
+# cores shared), in a clang build with libFuzzer and AddressSanitizer of the targets, libg2g and
+# the plugin only. Per target: the executions libFuzzer made, and a crash's input (path and
+# base64) to add to tests/fuzz/regressions/<target>/. Never stops the script.
+fuzz_targets=(view caps properties)
+fuzz_seconds=60
+run_fuzz() {
+  local dir=build-fuzz
+  echo "== libFuzzer (clang, AddressSanitizer), ${fuzz_seconds}s a target"
+  mkdir -p "$dir"
+  rm -f "$dir/fuzz-results.txt"
+  echo "${fuzz_targets[*]}" >"$dir/fuzz-targets.txt"
+  CC=clang CXX=clang++ build_targets="gstg2g ${fuzz_targets[*]/#/fuzz-}" \
+    build "$dir" -Dfuzzing=true -Db_sanitize=address -Db_lundef=false -Dcuda=disabled || return 0
+  # The targets load this build's plugin and, of the system's, only the core elements (fakesink).
+  local sysplugins=$dir/system-plugins
+  rm -rf "$sysplugins"; mkdir -p "$sysplugins"
+  ln -s "$system_plugin_dir/libgstcoreelements.so" "$sysplugins/"
+  local t
+  for t in "${fuzz_targets[@]}"; do
+    local work=$dir/fuzz-$t unwind=1
+    rm -rf "$work"; mkdir -p "$work/corpus"
+    cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+    # fuzz-caps needs whole malloc stacks (through GLib, which has no frame pointers) for the
+    # suppression of GStreamer's own caps-parser leak to match.
+    [ "$t" = caps ] && unwind=0
+    ASAN_OPTIONS=fast_unwind_on_malloc=$unwind GST_PLUGIN_PATH=$PWD/$dir/gst GST_PLUGIN_SYSTEM_PATH_1_0=$PWD/$sysplugins \
+      GST_REGISTRY=$PWD/$work/registry.bin GST_REGISTRY_FORK=no \
+      LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/fuzz-lsan.supp:print_suppressions=0 \
+      "$dir/tests/fuzz/fuzz-$t" -max_total_time="$fuzz_seconds" -timeout=20 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1 &
+  done
+  wait
+  for t in "${fuzz_targets[@]}"; do
+    local work=$dir/fuzz-$t crash execs
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+    crash=$(find "$work" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+              -o -name 'oom-*' \) | head -n 1)
+    if [ -z "$crash" ] && grep -q '^Done [0-9]* runs' "$work/log"; then
+      echo "fuzz-$t: ${execs:-?} executions, no crash"
+      echo "$t ok ${execs:-0}" >>"$dir/fuzz-results.txt"
+    else
+      echo "fuzz-$t: ${execs:-?} executions, FAILED (log: $work/log)"
+      grep -E -m 3 'ERROR: |SUMMARY: |^fuzz-' "$work/log" || tail -n 20 "$work/log"
+      if [ -n "$crash" ]; then
+        echo "crash input: $crash (copy it to tests/fuzz/regressions/$t/), base64:"
+        base64 "$crash"
+      fi
+      echo "$t failed ${execs:-0}" >>"$dir/fuzz-results.txt"
+    fi
+  done
+}
+
 run_tests() {
   rm -f build/meson-logs/testlog.* build-asan/meson-logs/testlog.*
   if build build; then
@@ -120,7 +193,8 @@ run_tests() {
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     run_suite build-asan "AddressSanitizer + UndefinedBehaviorSanitizer + leaks tracer"
   ) fi
-  summarize build build-asan
+  run_fuzz
+  summarize build build-asan build-fuzz
 }
 
 install_packages

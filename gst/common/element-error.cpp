@@ -9,7 +9,7 @@ namespace {
 
 // gst_element_message_full takes the texts (transfer full): copies of ours.
 void post(GstElement *element, GstMessageType type, GQuark domain, gint code, std::string_view message,
-          std::string_view debug, const std::source_location &where)
+          std::string_view debug, const SourcePlace &where)
 {
     const std::string text(message);
     GST_WARNING_OBJECT(element, "%s: %s", type == GST_MESSAGE_ERROR ? "error" : "warning", text.c_str());
@@ -21,14 +21,13 @@ void post(GstElement *element, GstMessageType type, GQuark domain, gint code, st
 } // namespace
 
 GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, std::string_view message,
-                         std::string_view debug, std::source_location where)
+                         std::string_view debug, SourcePlace where)
 {
     post(element, GST_MESSAGE_ERROR, domain, code, message, debug, where);
     return GST_FLOW_ERROR;
 }
 
-void post_warning(GstElement *element, GQuark domain, gint code, std::string_view message,
-                  std::source_location where)
+void post_warning(GstElement *element, GQuark domain, gint code, std::string_view message, SourcePlace where)
 {
     post(element, GST_MESSAGE_WARNING, domain, code, message, {}, where);
 }

@@ -11,27 +11,50 @@
 
 #include <gst/gst.h>
 
-#include <source_location>
 #include <string_view>
 
 #include <g2g/error.h>
 
 namespace g2g::element {
 
+// The caller's place in the source, as std::source_location gives it. Made of the
+// __builtin_FILE / LINE / FUNCTION that GCC and clang both have: clang 14 (the fuzz build's
+// compiler) lacks the builtin that libstdc++'s <source_location> needs.
+class SourcePlace {
+public:
+    static constexpr SourcePlace current(const char *file = __builtin_FILE(),
+                                         const char *function = __builtin_FUNCTION(),
+                                         unsigned line = __builtin_LINE())
+    {
+        return SourcePlace(file, function, line);
+    }
+    constexpr const char *file_name() const { return file_; }
+    constexpr const char *function_name() const { return function_; }
+    constexpr unsigned line() const { return line_; }
+
+private:
+    constexpr SourcePlace(const char *file, const char *function, unsigned line)
+        : file_(file), function_(function), line_(line)
+    {
+    }
+    const char *file_;
+    const char *function_;
+    unsigned line_;
+};
+
 // Posts `message` as an error of `element` in GStreamer's error `domain` (GST_STREAM_ERROR, ...)
 // with `code`, and returns GST_FLOW_ERROR for the streaming thread to hand upstream.
 GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, std::string_view message,
-                         std::string_view debug = {},
-                         std::source_location where = std::source_location::current());
+                         std::string_view debug = {}, SourcePlace where = SourcePlace::current());
 
 inline GstFlowReturn post_error(GstElement *element, GQuark domain, gint code, const Error &error,
-                                std::source_location where = std::source_location::current())
+                                SourcePlace where = SourcePlace::current())
 {
     return post_error(element, domain, code, error.message(), {}, where);
 }
 
 // Posts `message` as a warning of `element` (GST_ELEMENT_WARNING): the stream goes on.
 void post_warning(GstElement *element, GQuark domain, gint code, std::string_view message,
-                  std::source_location where = std::source_location::current());
+                  SourcePlace where = SourcePlace::current());
 
 } // namespace g2g::element

@@ -125,7 +125,18 @@ gboolean src_event(GstPad *pad, GstObject *parent, GstEvent *event)
 
 gboolean feeder_event(GstPad *pad, GstObject *, GstEvent *event)
 {
-    // Upstream events of a conversion (QoS, reconfigure) go where the branches' would.
+    // A conversion's RECONFIGURE is the tee's own doing, not upstream's to answer: linking the
+    // conversion sends one up through each of its two links, and the tee links conversions while
+    // it decides routes, in the caps event (whose allocation query, next, already covers the
+    // conversion) or before a frame after branches came, went or relinked (whose pads sent their
+    // own RECONFIGURE upstream). Passed on, it made upstream negotiate and query allocation again
+    // at the stream's second frame, and a pipeline stopped then crashed in GStreamer 1.22's
+    // vulkanupload (docs/design-notes.md, known trouble).
+    if (GST_EVENT_TYPE(event) == GST_EVENT_RECONFIGURE) {
+        gst_event_unref(event);
+        return TRUE;
+    }
+    // Other upstream events of a conversion (QoS, navigation) go where the branches' would.
     return gst_pad_push_event(G2G_TEE(converter_of(pad)->tee())->sinkpad, event);
 }
 

@@ -6,9 +6,12 @@
 //
 //   gst-launch-1.0 videotestsrc ! g2gview video-direction=90r left=16 ! videoconvert ! autovideosink
 //
-// The properties (ViewSettings) are copied out under the object lock; negotiation fixes the
-// geometry in effect and one OutputMode (view-output-mode.h) in set_caps, refined in
-// decide_allocation; prepare_output_buffer and transform switch on that mode.
+// The properties (ViewSettings) may change from any thread while PLAYING; each change lands on a
+// frame boundary: every frame starts (submit_input_buffer) by comparing the settings with the
+// geometry in effect, and a change is applied there, before that frame, renegotiating. One
+// negotiation reads the settings once (NegotiationScope), so all its steps agree. It fixes the
+// geometry in effect and one OutputMode (view-output-mode.h), refined in decide_allocation;
+// prepare_output_buffer and transform switch on that mode.
 #include "g2gview.h"
 
 #include <g2g/frame-view.h>
@@ -17,6 +20,7 @@
 
 #include <gst/video/video.h>
 
+#include <string>
 #include <utility>
 
 #include "common/allocation.h"
@@ -36,6 +40,7 @@ using g2g::element::Geometry;
 using g2g::element::ObjectLock;
 using g2g::element::OutputMode;
 using g2g::element::post_error;
+using g2g::element::post_warning;
 
 namespace {
 
@@ -51,21 +56,35 @@ enum {
 // What negotiation decided. Streaming thread only: set_caps, decide_allocation and the
 // per-frame path all run there, under the sink pad's stream lock.
 struct ViewState {
-    Geometry active; // the settings' geometry when the caps were set
+    Geometry active; // the geometry in effect: the settings' when they were last applied
     GstVideoInfo in_info{};
     GstVideoInfo out_info{};
+    bool negotiated = false; // set_caps succeeded: the infos and features are the stream's
     bool in_view = false;
+    bool out_view = false;
+    // The last refusal of a crop posted: a refused caps event comes back with every push of
+    // upstream's (sticky events are re-sent), and one error says it.
+    std::string refusal;
     OutputMode mode = OutputMode::Passthrough; // until set_caps
     // The pipeline's CUDA context, for dense CUDA output (a kernel writes it). set_context and
     // CONTEXT queries also reach it from their own threads, as in nvcodec's elements.
     g2g::element::CudaContextUse cuda;
 };
 
+// The settings one negotiation of the streaming thread runs with (NegotiationScope).
+struct Negotiation {
+    GThread *thread = nullptr; // the thread negotiating now, none outside a negotiation
+    Geometry geometry;
+};
+
 struct ViewPrivate {
-    // The object lock guards the settings. It is taken on its own (no other lock of ours exists)
-    // and only to copy them in or out: never held across a GStreamer call that may take a pad's
-    // stream lock (reconfigure, negotiation), so it nests inside those, never around them.
+    // The object lock guards the settings, the negotiation and the warnings pending. It is taken
+    // on its own (no other lock of ours exists) and only to copy them in or out: never held
+    // across a GStreamer call that may take a pad's stream lock (negotiation, posting), so it
+    // nests inside those, never around them.
     g2g::element::ViewSettings settings;
+    Negotiation negotiation;
+    guint custom_refusals_unsaid = 0; // video-direction=custom set while the element had no bus
     ViewState state;
 };
 
@@ -83,11 +102,54 @@ static void g2g_view_direction_interface_init(GstVideoDirectionInterface *)
 G_DEFINE_TYPE_WITH_CODE(G2gView, g2g_view, GST_TYPE_BASE_TRANSFORM,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION, g2g_view_direction_interface_init))
 
-static Geometry requested_geometry(G2gView *self)
+// The geometry caps are computed with: the negotiation's on the thread running one, else the
+// settings as they are now (another thread's caps query, an accept-caps before a caps event).
+static Geometry geometry_for_caps(G2gView *self)
 {
     const ObjectLock lock(self);
-    return self->priv->settings.requested();
+    const ViewPrivate &priv = *self->priv;
+    if (priv.negotiation.thread == g_thread_self())
+        return priv.negotiation.geometry;
+    return priv.settings.requested();
 }
+
+namespace {
+
+// One negotiation's settings, read once: by the streaming thread where something it does may
+// negotiate (a caps event, a frame, which renegotiates after a change, an ALLOCATION query, which
+// may too), for every step of it on that thread: transform_caps, called several times and from
+// the peers' caps queries, and set_caps. A property changed meanwhile from another thread waits
+// for the next frame instead of splitting one negotiation between two settings (output caps of
+// the old crop checked in set_caps against the new one was a not-negotiated in one run of three
+// of a property changed every few hundred microseconds).
+class NegotiationScope {
+public:
+    explicit NegotiationScope(G2gView *self) : self_(self)
+    {
+        const ObjectLock lock(self_);
+        Negotiation &negotiation = self_->priv->negotiation;
+        outer_ = negotiation;
+        negotiation.thread = g_thread_self();
+        negotiation.geometry = self_->priv->settings.requested();
+        geometry_ = negotiation.geometry;
+    }
+    ~NegotiationScope()
+    {
+        const ObjectLock lock(self_);
+        self_->priv->negotiation = outer_;
+    }
+    NegotiationScope(const NegotiationScope &) = delete;
+    NegotiationScope &operator=(const NegotiationScope &) = delete;
+
+    const Geometry &geometry() const { return geometry_; }
+
+private:
+    G2gView *self_;
+    Negotiation outer_;
+    Geometry geometry_;
+};
+
+} // namespace
 
 // ---- Negotiation ----
 
@@ -95,23 +157,20 @@ static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection
                                         GstCaps *filter)
 {
     G2gView *self = G2G_VIEW(trans);
-    const Geometry g = requested_geometry(self);
+    const Geometry g = geometry_for_caps(self);
     const bool forward = direction == GST_PAD_SINK;
     const g2g::CapsRef mapped = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         const GstStructure *in = gst_caps_get_structure(caps, i);
         // The features travel too: they say which memory (system or CUDA) the frame stays in.
-        if (GstStructure *out = g2g::element::map_structure(in, g, forward)) {
+        // A caps query is a question, so nothing is posted here: frames the crop leaves no pixel
+        // of link, and are refused saying why when their caps event comes (sink_event).
+        GstStructure *out = g2g::element::map_structure(in, g, forward);
+        if (!out && forward)
+            out = g2g::element::output_of_sizes_left_empty(in, g);
+        if (out)
             gst_caps_append_structure_full(mapped.get(), out,
                                            gst_caps_features_copy(gst_caps_get_features(caps, i)));
-            continue;
-        }
-        // A fixed input size the crop leaves nothing of: say so now, before set_caps is refused.
-        gint width = 0, height = 0;
-        if (forward && gst_structure_get_int(in, "width", &width) &&
-            gst_structure_get_int(in, "height", &height))
-            post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                       g.no_pixels_left(width, height));
     }
 
     g2g::CapsRef result = g2g::CapsRef::adopt(g2g::caps::with_and_without_view(mapped.get()));
@@ -136,25 +195,38 @@ static GstCaps *g2g_view_fixate_caps(GstBaseTransform *trans, GstPadDirection di
     return gst_caps_fixate(gst_caps_make_writable(other.release()));
 }
 
+// Posts that `g`'s crop leaves no pixel of a width x height frame, once for the same crop and frame.
+static void refuse_crop(G2gView *self, const Geometry &g, gint width, gint height)
+{
+    std::string text = g.no_pixels_left(width, height);
+    ViewState &state = self->priv->state;
+    if (text == state.refusal)
+        return;
+    post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, text);
+    state.refusal = std::move(text);
+}
+
 static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = self->priv->state;
+    state.negotiated = false;
     if (!gst_video_info_from_caps(&state.in_info, incaps) ||
         !gst_video_info_from_caps(&state.out_info, outcaps)) {
         GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
         return FALSE;
     }
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    const bool out_view = g2g::caps::has_view_feature(gst_caps_get_features(outcaps, 0));
-    state.active = requested_geometry(self);
+    state.out_view = g2g::caps::has_view_feature(gst_caps_get_features(outcaps, 0));
+    const bool out_view = state.out_view;
+    // The geometry transform_caps made outcaps with (the negotiation's).
+    state.active = geometry_for_caps(self);
     const Geometry &g = state.active;
 
     const gint in_w = GST_VIDEO_INFO_WIDTH(&state.in_info), in_h = GST_VIDEO_INFO_HEIGHT(&state.in_info);
     const auto size = g.output_size(in_w, in_h);
     if (!size) {
-        post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                   g.no_pixels_left(in_w, in_h));
+        refuse_crop(self, g, in_w, in_h);
         return FALSE;
     }
     if (GST_VIDEO_INFO_WIDTH(&state.out_info) != size->first ||
@@ -166,10 +238,148 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
     state.mode =
         g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view, out_view);
     gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
+    state.negotiated = true;
+    state.refusal.clear();
     GST_INFO_OBJECT(self, "%s in, %s out (%s), method %d, crop l%u r%u t%u b%u",
                     state.in_view ? "view" : "dense", out_view ? "view" : "dense",
                     g2g::element::output_mode_name(state.mode), g.method, g.left, g.right, g.top, g.bottom);
     return TRUE;
+}
+
+// A frame the crop leaves no pixel of is refused by its caps event, naming both (the text of a
+// change while PLAYING too); accept-caps takes it so that the caps event comes to say so.
+static gboolean g2g_view_accept_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
+{
+    if (GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->accept_caps(trans, direction, caps))
+        return TRUE;
+    if (direction != GST_PAD_SINK)
+        return FALSE;
+    const g2g::CapsRef sink_template =
+        g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
+    GstVideoInfo info;
+    return gst_caps_can_intersect(caps, sink_template.get()) && gst_video_info_from_caps(&info, caps) &&
+           !geometry_for_caps(G2G_VIEW(trans))
+                .output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+}
+
+// The caps event of a frame the negotiation's crop leaves no pixel of: refused, saying why.
+// Returns false then (the event consumed).
+static bool refuse_frames_left_empty(G2gView *self, GstEvent *event, const Geometry &g)
+{
+    GstCaps *caps = nullptr;
+    gst_event_parse_caps(event, &caps);
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps) ||
+        g.output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info)))
+        return true;
+    refuse_crop(self, g, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+    gst_event_unref(event);
+    return false;
+}
+
+// A change of the settings, put in effect for the next frame (the stream's caps stay as they
+// are until the renegotiation it asks for): a new output size reaches set_caps, which decides
+// again from the same geometry; caps that stay the same (identity -> 180, horiz -> vert, a crop
+// moved by as much on its other side) do not, since GstBaseTransform skips set_caps for equal
+// caps, so the mode and passthrough are set here and the renegotiation decides the allocation
+// again for them.
+static void apply_geometry(G2gView *self, const Geometry &g)
+{
+    GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+    ViewState &state = self->priv->state;
+    state.active = g;
+    state.mode = g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view,
+                                                    state.out_view);
+    gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
+    gst_pad_mark_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans));
+    GST_INFO_OBJECT(self, "settings changed: %s, method %d, crop l%u r%u t%u b%u",
+                    g2g::element::output_mode_name(state.mode), g.method, g.left, g.right, g.top, g.bottom);
+}
+
+// Where every frame starts (GstBaseTransform's chain), before GstBaseTransform renegotiates: a
+// change of the settings since the last frame lands here, between two frames.
+static GstFlowReturn g2g_view_submit_input_buffer(GstBaseTransform *trans, gboolean is_discont,
+                                                  GstBuffer *input)
+{
+    G2gView *self = G2G_VIEW(trans);
+    ViewState &state = self->priv->state;
+    const NegotiationScope negotiation(self);
+    const Geometry &g = negotiation.geometry();
+    if (state.negotiated && g != state.active) {
+        const gint in_w = GST_VIDEO_INFO_WIDTH(&state.in_info), in_h = GST_VIDEO_INFO_HEIGHT(&state.in_info);
+        if (!g.output_size(in_w, in_h)) {
+            gst_buffer_unref(input);
+            refuse_crop(self, g, in_w, in_h);
+            return GST_FLOW_NOT_NEGOTIATED;
+        }
+        apply_geometry(self, g);
+    }
+    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->submit_input_buffer(trans, is_discont, input);
+}
+
+// The sink caps end with the sizes the crop leaves nothing of, after every size it fits (so a
+// producer that can choose chooses one that fits): a producer of only such frames links, and
+// hears the reason from its caps event. Appended to GstBaseTransform's answer rather than made in
+// transform_caps, whose results it reorders to put downstream's own caps first (which made
+// videotestsrc choose a frame too small for the crop when it could choose one that fits).
+static void add_sizes_left_empty(G2gView *self, GstQuery *query)
+{
+    GstCaps *filter = nullptr, *answer = nullptr;
+    gst_query_parse_caps(query, &filter);
+    gst_query_parse_caps_result(query, &answer);
+    if (!answer)
+        return;
+    const Geometry g = geometry_for_caps(self);
+    const g2g::CapsRef sink_template =
+        g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(self)));
+    g2g::CapsRef left_empty = g2g::CapsRef::adopt(gst_caps_new_empty());
+    for (guint i = 0; i < gst_caps_get_size(sink_template.get()); ++i)
+        g2g::element::append_sizes_left_empty(left_empty.get(),
+                                              gst_caps_get_structure(sink_template.get(), i),
+                                              gst_caps_get_features(sink_template.get(), i), g);
+    if (filter)
+        left_empty =
+            g2g::CapsRef::adopt(gst_caps_intersect_full(filter, left_empty.get(), GST_CAPS_INTERSECT_FIRST));
+    if (gst_caps_is_empty(left_empty.get()))
+        return;
+    const g2g::CapsRef widened =
+        g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(answer), left_empty.release()));
+    GST_DEBUG_OBJECT(self, "sink caps with the sizes the crop leaves nothing of: %" GST_PTR_FORMAT,
+                     widened.get());
+    gst_query_set_caps_result(query, widened.get());
+}
+
+// The CUDA glue's query and stop (install_cuda_glue), which chain to GstBaseTransform's: g2gview's
+// own chain to them.
+static gboolean (*cuda_glue_query)(GstBaseTransform *, GstPadDirection, GstQuery *) = nullptr;
+static gboolean (*cuda_glue_stop)(GstBaseTransform *) = nullptr;
+
+static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+    G2gView *self = G2G_VIEW(trans);
+    if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
+        if (!cuda_glue_query(trans, direction, query))
+            return FALSE;
+        add_sizes_left_empty(self, query);
+        return TRUE;
+    }
+    // An ALLOCATION query from upstream renegotiates first when a reconfigure is pending: with
+    // one reading of the settings too.
+    if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) {
+        const NegotiationScope negotiation(self);
+        return cuda_glue_query(trans, direction, query);
+    }
+    return cuda_glue_query(trans, direction, query);
+}
+
+// The next stream negotiates afresh (its caps event comes before any frame).
+static gboolean g2g_view_stop(GstBaseTransform *trans)
+{
+    ViewState &state = G2G_VIEW(trans)->priv->state;
+    state.negotiated = false;
+    state.mode = OutputMode::Passthrough;
+    state.refusal.clear();
+    return cuda_glue_stop(trans);
 }
 
 // Not called in passthrough (GstBaseTransform proxies downstream's pool then).
@@ -281,7 +491,8 @@ static gboolean g2g_view_transform_meta(GstBaseTransform *trans, GstBuffer *outb
 
 // ---- Settings: the properties and the orientation tag ----
 
-// An image-orientation tag: video-direction=auto follows it, renegotiating when it changed.
+// An image-orientation tag: video-direction=auto follows it from the next frame on (which
+// renegotiates when it changed, as for a property).
 static void g2g_view_take_orientation_tag(G2gView *self, GstEvent *event)
 {
     GstTagList *tags = nullptr;
@@ -289,27 +500,66 @@ static void g2g_view_take_orientation_tag(G2gView *self, GstEvent *event)
     GstVideoOrientationMethod method;
     if (!gst_video_orientation_from_tag(tags, &method))
         return;
-    bool follow = false;
-    {
-        const ObjectLock lock(self);
-        g2g::element::ViewSettings &settings = self->priv->settings;
-        follow = settings.tag_method != method && settings.direction == GST_VIDEO_ORIENTATION_AUTO;
-        settings.tag_method = method;
-    }
-    if (follow)
-        gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+    const ObjectLock lock(self);
+    self->priv->settings.tag_method = method;
 }
 
 static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
 {
+    G2gView *self = G2G_VIEW(trans);
     if (GST_EVENT_TYPE(event) == GST_EVENT_TAG)
-        g2g_view_take_orientation_tag(G2G_VIEW(trans), event);
+        g2g_view_take_orientation_tag(self, event);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+        const NegotiationScope negotiation(self);
+        if (!refuse_frames_left_empty(self, event, negotiation.geometry()))
+            return FALSE;
+        return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
+    }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
 }
 
+// video-direction=custom names no orientation g2gview could apply (GstVideoDirection's custom is
+// an application's own transform): refused, the direction in effect kept, and said on the bus
+// every time it is set. Set before the element has a bus (gst-launch sets properties before it
+// adds the element to its pipeline) it is said when the element goes to READY.
+static void say_custom_refused(G2gView *self)
+{
+    GstVideoOrientationMethod kept;
+    {
+        const ObjectLock lock(self);
+        if (!GST_ELEMENT_BUS(self)) {
+            ++self->priv->custom_refusals_unsaid;
+            return;
+        }
+        kept = self->priv->settings.direction;
+    }
+    const GEnumValue *nick = g_enum_get_value(
+        static_cast<GEnumClass *>(g_type_class_peek(GST_TYPE_VIDEO_ORIENTATION_METHOD)), kept);
+    post_warning(GST_ELEMENT(self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                 std::string("video-direction=custom is not supported; keeping video-direction=") +
+                     (nick ? nick->value_nick : "?"));
+}
+
+static GstStateChangeReturn g2g_view_change_state(GstElement *element, GstStateChange transition)
+{
+    G2gView *self = G2G_VIEW(element);
+    if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+        guint unsaid = 0;
+        {
+            const ObjectLock lock(self);
+            std::swap(unsaid, self->priv->custom_refusals_unsaid);
+        }
+        for (guint i = 0; i < unsaid; ++i)
+            say_custom_refused(self);
+    }
+    return GST_ELEMENT_CLASS(g2g_view_parent_class)->change_state(element, transition);
+}
+
+// A change takes effect at the next frame's start (submit_input_buffer), which renegotiates.
 static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
     G2gView *self = G2G_VIEW(object);
+    bool custom_refused = false;
     {
         const ObjectLock lock(self);
         g2g::element::ViewSettings &settings = self->priv->settings;
@@ -317,7 +567,7 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
         case PROP_VIDEO_DIRECTION: {
             const auto method = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
             if (method == GST_VIDEO_ORIENTATION_CUSTOM)
-                GST_WARNING_OBJECT(self, "video-direction=custom is not supported; keeping the current one");
+                custom_refused = true;
             else
                 settings.direction = method;
             break;
@@ -339,8 +589,8 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
             break;
         }
     }
-    // Sizes change under rotations and crops: renegotiate before the next frame.
-    gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+    if (custom_refused)
+        say_custom_refused(self);
 }
 
 static void g2g_view_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
@@ -387,6 +637,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     object_class->set_property = g2g_view_set_property;
     object_class->get_property = g2g_view_get_property;
     object_class->finalize = g2g_view_finalize;
+    element_class->change_state = g2g_view_change_state;
 
     g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
     const auto flags =
@@ -423,6 +674,8 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform_caps = g2g_view_transform_caps;
     transform_class->fixate_caps = g2g_view_fixate_caps;
     transform_class->set_caps = g2g_view_set_caps;
+    transform_class->accept_caps = g2g_view_accept_caps;
+    transform_class->submit_input_buffer = g2g_view_submit_input_buffer;
     transform_class->prepare_output_buffer = g2g_view_prepare_output_buffer;
     transform_class->transform = g2g_view_transform;
     transform_class->transform_meta = g2g_view_transform_meta;
@@ -430,6 +683,10 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
     g2g::element::install_cuda_glue<cuda_of>(transform_class);
+    cuda_glue_query = transform_class->query;
+    cuda_glue_stop = transform_class->stop;
+    transform_class->query = g2g_view_query;
+    transform_class->stop = g2g_view_stop;
     transform_class->sink_event = g2g_view_sink_event;
 
     GST_DEBUG_CATEGORY_INIT(g2g_view_debug, "g2gview", 0, "g2g stride view");

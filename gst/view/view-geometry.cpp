@@ -9,13 +9,15 @@ namespace g2g::element {
 
 std::optional<std::pair<gint, gint>> Geometry::output_size(gint width, gint height) const
 {
-    gint out_width = width - static_cast<gint>(left + right);
-    gint out_height = height - static_cast<gint>(top + bottom);
+    const gint64 out_width = gint64{width} - left - right;
+    const gint64 out_height = gint64{height} - top - bottom;
     if (out_width < 1 || out_height < 1)
         return std::nullopt;
+    // Both at most the input's: they fit a gint.
+    std::pair<gint, gint> size{static_cast<gint>(out_width), static_cast<gint>(out_height)};
     if (orientation_transposes(method))
-        std::swap(out_width, out_height);
-    return std::pair{out_width, out_height};
+        std::swap(size.first, size.second);
+    return size;
 }
 
 std::string Geometry::no_pixels_left(gint width, gint height) const
@@ -43,13 +45,13 @@ Geometry ViewSettings::requested() const
 namespace {
 
 // Maps one width or height value across the element. forward: input -> output (minus the crop);
-// else output -> input. Returns false when nothing of the frame would be left.
-bool map_dimension(const GValue *in, GValue *out, gint crop, bool forward)
+// else output -> input (plus the crop, saturating at G_MAXINT). `crop` is the sum of two sides,
+// each up to G_MAXINT. Returns false when nothing of the frame would be left.
+bool map_dimension(const GValue *in, GValue *out, gint64 crop, bool forward)
 {
     auto map = [&](gint v) -> gint {
-        if (forward)
-            return v - crop;
-        return v >= G_MAXINT - crop ? G_MAXINT : v + crop;
+        const gint64 mapped = forward ? v - crop : v + crop;
+        return static_cast<gint>(std::clamp<gint64>(mapped, G_MININT, G_MAXINT));
     };
     if (G_VALUE_HOLDS_INT(in)) {
         const gint v = map(g_value_get_int(in));
@@ -100,8 +102,8 @@ GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forw
     const bool sized = w && h;
     g_auto(GValue) nw = G_VALUE_INIT;
     g_auto(GValue) nh = G_VALUE_INIT;
-    if (sized && (!map_dimension(w, &nw, static_cast<gint>(g.left + g.right), forward) ||
-                  !map_dimension(h, &nh, static_cast<gint>(g.top + g.bottom), forward)))
+    if (sized && (!map_dimension(w, &nw, gint64{g.left} + g.right, forward) ||
+                  !map_dimension(h, &nh, gint64{g.top} + g.bottom, forward)))
         return nullptr;
     GstStructure *out = gst_structure_copy(in);
     if (sized) {
@@ -110,6 +112,39 @@ GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forw
     }
     gint par_n = 0, par_d = 0;
     if (transposes && gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d))
+        gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
+    return out;
+}
+
+void append_sizes_left_empty(GstCaps *caps, const GstStructure *in, GstCapsFeatures *features,
+                             const Geometry &g)
+{
+    if (!gst_structure_has_field(in, "width") || !gst_structure_has_field(in, "height"))
+        return;
+    auto append = [&](const char *cropped_axis, const char *other_axis, gint64 crop) {
+        if (crop < 1)
+            return;
+        GstStructure *s = gst_structure_copy(in);
+        const gint most = static_cast<gint>(std::min<gint64>(crop, G_MAXINT));
+        if (most == 1)
+            gst_structure_set(s, cropped_axis, G_TYPE_INT, 1, nullptr);
+        else
+            gst_structure_set(s, cropped_axis, GST_TYPE_INT_RANGE, 1, most, nullptr);
+        gst_structure_set(s, other_axis, GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
+        gst_caps_append_structure_full(caps, s, gst_caps_features_copy(features));
+    };
+    append("width", "height", gint64{g.left} + g.right);
+    append("height", "width", gint64{g.top} + g.bottom);
+}
+
+GstStructure *output_of_sizes_left_empty(const GstStructure *in, const Geometry &g)
+{
+    GstStructure *out = gst_structure_copy(in);
+    gst_structure_set(out, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
+                      G_MAXINT, nullptr);
+    gint par_n = 0, par_d = 0;
+    if (orientation_transposes(g.method) &&
+        gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d))
         gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
     return out;
 }

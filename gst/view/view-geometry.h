@@ -23,7 +23,11 @@ struct Geometry {
     // A crop and nothing else: what a GstVideoCropMeta can say.
     bool is_pure_crop() const { return method == GST_VIDEO_ORIENTATION_IDENTITY && crops(); }
 
+    bool operator==(const Geometry &) const = default;
+
     // Width and height out for a width x height input; nullopt when the crop leaves no pixel.
+    // Summed in 64 bits: each side may be G_MAXINT, and left + right must not wrap into a
+    // "crop" that widens the frame.
     std::optional<std::pair<gint, gint>> output_size(gint width, gint height) const;
     // The element error's text for a crop that leaves no pixel of a width x height frame.
     std::string no_pixels_left(gint width, gint height) const;
@@ -42,5 +46,18 @@ struct ViewSettings {
 // One caps structure mapped across `geometry` (forward: sink caps to src caps; else src to
 // sink), or nullptr when no frame it allows would keep a pixel.
 GstStructure *map_structure(const GstStructure *in, const Geometry &geometry, bool forward);
+
+// The input sizes `geometry`'s crop leaves no pixel of, as copies of the sink-side structure
+// `in` (format and rate kept) appended to `caps` with `features`: up to two, narrow frames and
+// short ones (none when `in` has no size). g2gview's sink caps end with them so that a producer
+// that has only such frames links and its caps event is refused with the reason (the crop and the
+// frame), not a bare not-negotiated or "could not link" before g2gview could say anything.
+void append_sizes_left_empty(GstCaps *caps, const GstStructure *in, GstCapsFeatures *features,
+                             const Geometry &geometry);
+
+// What the src side says for a sink-side structure `in` whose every size the crop leaves no pixel
+// of: `in` with any size (and the pixel-aspect-ratio the orientation gives), so that the link
+// holds and such a frame's caps event is refused with the reason; nothing ever leaves with it.
+GstStructure *output_of_sizes_left_empty(const GstStructure *in, const Geometry &geometry);
 
 } // namespace g2g::element

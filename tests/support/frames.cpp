@@ -94,42 +94,57 @@ std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVi
     return where;
 }
 
-HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
-                        const char *sink_caps)
+std::vector<HarnessOutput> run_chain_on_each(const std::string &description,
+                                             const std::vector<HarnessInput> &inputs, const char *sink_caps,
+                                             GstAllocator *allocator)
 {
-    HarnessOutput out;
+    std::vector<HarnessOutput> outputs;
     GstHarness *harness = gst_harness_new_parse(description.c_str());
     GstBus *bus = gst_bus_new();
     gst_element_set_bus(harness->element, bus);
-    GstCaps *caps = gst_video_info_to_caps(&in_info);
-    gst_harness_set_src_caps(harness, caps);
-    if (sink_caps)
-        gst_harness_set_sink_caps_str(harness, sink_caps);
-    const GstFlowReturn flow = gst_harness_push(harness, gst_buffer_ref(input));
-    if (flow == GST_FLOW_OK) {
-        out.buffer = BufferRef::adopt(gst_harness_try_pull(harness));
-        GstCaps *negotiated = gst_pad_get_current_caps(harness->sinkpad);
-        if (negotiated) {
-            gst_video_info_from_caps(&out.info, negotiated);
-            gchar *text = gst_caps_to_string(negotiated);
-            out.caps = text;
-            g_free(text);
-            gst_caps_unref(negotiated);
+    // Before the caps: setting them already negotiates, allocation included.
+    if (allocator)
+        gst_harness_set_propose_allocator(harness, GST_ALLOCATOR(gst_object_ref(allocator)), nullptr);
+    for (const HarnessInput &input : inputs) {
+        HarnessOutput &out = outputs.emplace_back();
+        gst_harness_set_src_caps(harness, gst_video_info_to_caps(&input.info));
+        if (sink_caps && outputs.size() == 1)
+            gst_harness_set_sink_caps_str(harness, sink_caps);
+        const GstFlowReturn flow = gst_harness_push(harness, gst_buffer_ref(input.buffer));
+        if (flow == GST_FLOW_OK) {
+            out.buffer = BufferRef::adopt(gst_harness_try_pull(harness));
+            GstCaps *negotiated = gst_pad_get_current_caps(harness->sinkpad);
+            if (negotiated) {
+                gst_video_info_from_caps(&out.info, negotiated);
+                gchar *text = gst_caps_to_string(negotiated);
+                out.caps = text;
+                g_free(text);
+                gst_caps_unref(negotiated);
+            }
+        } else {
+            out.error = std::string("flow ") + gst_flow_get_name(flow);
         }
-    } else {
-        out.error = std::string("flow ") + gst_flow_get_name(flow);
-    }
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-        GError *error = nullptr;
-        gst_message_parse_error(message, &error, nullptr);
-        out.error = error->message;
-        g_error_free(error);
-        gst_message_unref(message);
+        if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+            GError *error = nullptr;
+            gst_message_parse_error(message, &error, nullptr);
+            out.error = error->message;
+            out.error_source = GST_MESSAGE_SRC_NAME(message);
+            g_error_free(error);
+            gst_message_unref(message);
+        }
+        if (!out.error.empty())
+            break; // an element that posted an error has stopped its stream
     }
     gst_bus_set_flushing(bus, TRUE);
     gst_object_unref(bus);
     gst_harness_teardown(harness);
-    return out;
+    return outputs;
+}
+
+HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
+                        const char *sink_caps, GstAllocator *allocator)
+{
+    return run_chain_on_each(description, {{in_info, input}}, sink_caps, allocator).front();
 }
 
 GstVideoInfo video_info_of_caps(const std::string &caps_string)

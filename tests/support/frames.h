@@ -8,6 +8,7 @@
 #include <g2g/gst-ref.h>
 
 #include <string>
+#include <vector>
 
 namespace g2g::test {
 
@@ -26,12 +27,28 @@ struct HarnessOutput {
     BufferRef buffer;
     GstVideoInfo info{}; // from the caps the chain negotiated at its end
     std::string caps;
-    std::string error; // an element error posted while running, or a flow error
+    std::string error;        // an element error posted while running, or a flow error
+    std::string error_source; // the name of the element that posted it
 };
 
+struct HarnessInput {
+    GstVideoInfo info; // its caps
+    GstBuffer *buffer;
+};
+
+// Pushes each input in turn (its caps first) through one GstHarness running `description` and
+// pulls each output, stopping after the first error: frames of several sizes through one
+// pipeline, renegotiated between them, cost one pipeline's setup. `sink_caps` and `allocator` as
+// run_chain's.
+std::vector<HarnessOutput> run_chain_on_each(const std::string &description,
+                                             const std::vector<HarnessInput> &inputs,
+                                             const char *sink_caps = nullptr,
+                                             GstAllocator *allocator = nullptr);
+
 // Pushes `input` (caps `in_caps`) through the gst-launch chain `description` in a GstHarness and
-// pulls the output; `sink_caps` (optional) is what the harness's sink accepts.
+// pulls the output; `sink_caps` (optional) is what the harness's sink accepts; `allocator`
+// (optional) is the one the harness's sink proposes (filled-memory.h: output that starts as garbage).
 HarnessOutput run_chain(const std::string &description, const GstVideoInfo &in_info, GstBuffer *input,
-                        const char *sink_caps = nullptr);
+                        const char *sink_caps = nullptr, GstAllocator *allocator = nullptr);
 
 } // namespace g2g::test

@@ -76,12 +76,30 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     for (unsigned p = 0; p < view.n_planes_; ++p) {
         const guint c = component_of_plane(finfo, p);
         const guint rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
+        // The bytes a row of the plane holds: whole macropixels for packed 4:2:2 (an odd width's
+        // last one included), else its samples.
+        const std::uint64_t row_bytes =
+            packed422 ? (static_cast<std::uint64_t>(GST_VIDEO_INFO_WIDTH(&layout)) + 1) / 2 * 4
+                      : static_cast<std::uint64_t>(GST_VIDEO_INFO_COMP_WIDTH(&layout, c)) *
+                            GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
+        // Rows closer than their own length overlap: reading them would mix rows. A negative stride
+        // (rows running bottom-up from the offset) is not a layout this reads either. Both are
+        // refused rather than misread.
+        if (rows > 1 && strides[p] < 0)
+            return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(strides[p]) +
+                           " is negative");
+        if (rows > 1 && static_cast<std::uint64_t>(strides[p]) < row_bytes)
+            return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(strides[p]) +
+                           " is shorter than its " + std::to_string(row_bytes) + "-byte rows");
+        const std::uint64_t plane_bytes =
+            static_cast<std::uint64_t>(strides[p] > 0 ? strides[p] : 0) * (rows ? rows - 1 : 0) + row_bytes;
         guint idx = 0;
         guint length = 0;
         gsize skip = 0;
-        const gsize plane_bytes = static_cast<gsize>(strides[p]) * (rows ? rows - 1 : 0) + 1;
         if (!gst_buffer_find_memory(buffer, offsets[p], plane_bytes, &idx, &length, &skip))
-            return invalid("plane " + std::to_string(p) + " lies outside the buffer");
+            return invalid("plane " + std::to_string(p) + " (bytes " + std::to_string(offsets[p]) + ".." +
+                           std::to_string(offsets[p] + plane_bytes) + ") lies outside the " +
+                           std::to_string(gst_buffer_get_size(buffer)) + "-byte buffer");
         if (length != 1)
             return invalid("plane " + std::to_string(p) + " straddles two memories of the buffer");
 
@@ -198,15 +216,27 @@ Result<void> FrameView::check_bounds(GstBuffer *buffer) const
         }
         return {};
     }
+    // The packed 4:2:2 path reads the source pixels the pixel map reaches: a rectangle (the map is
+    // affine, its corners bound it), read as whole macropixels of the untouched source plane. Only
+    // those must be inside the memory, not the whole source plane: a crop meta may keep a frame's
+    // pixels inside a buffer shorter than the frame, and a rotation must not refuse that view.
     const auto &px = pixels_;
+    std::int64_t x0 = source_width_, x1 = -1, y0 = source_height_, y1 = -1;
     for (std::int64_t cx : {std::int64_t{0}, std::int64_t{px.width} - 1}) {
         for (std::int64_t cy : {std::int64_t{0}, std::int64_t{px.height} - 1}) {
             const PixelStep at = px.at(cx, cy);
             if (at.x < 0 || at.y < 0 || at.x >= source_width_ || at.y >= source_height_)
                 return invalid("the view would read pixel outside the source frame");
+            x0 = std::min(x0, at.x);
+            x1 = std::max(x1, at.x);
+            y0 = std::min(y0, at.y);
+            y1 = std::max(y1, at.y);
         }
     }
-    return inside(source_plane0_, 0);
+    PlaneView read = source_plane0_;
+    read.grid.crop(static_cast<std::uint32_t>(x0 / 2), static_cast<std::uint32_t>(y0),
+                   static_cast<std::uint32_t>(x1 / 2 - x0 / 2 + 1), static_cast<std::uint32_t>(y1 - y0 + 1));
+    return inside(read, 0);
 }
 
 } // namespace g2g

@@ -13,110 +13,16 @@
 #include <vector>
 
 #include "frames.h"
+#include "reference-frames.h"
 
 using g2g::BufferRef;
 using g2g::FrameView;
+using g2g::test::dense_planes;
+using g2g::test::DensePlane;
+using g2g::test::reference_crop;
+using g2g::test::reference_orient;
 
 namespace {
-
-// The plain reference: each plane as dense elements, each operation applied the slow obvious
-// way (the formulas of videoflip and videocrop, per plane, with the plane's own geometry).
-struct DensePlane {
-    std::uint32_t w = 0, h = 0, e = 0;
-    guint ws = 0, hs = 0; // subsampling along the current x and y axes
-    std::vector<guint8> bytes;
-    const guint8 *at(std::uint32_t x, std::uint32_t y) const
-    {
-        return &bytes[(static_cast<std::size_t>(y) * w + x) * e];
-    }
-};
-
-std::vector<DensePlane> dense_planes(const GstVideoInfo &info, GstBuffer *buffer)
-{
-    GstVideoFrame frame;
-    EXPECT_TRUE(gst_video_frame_map(&frame, const_cast<GstVideoInfo *>(&info), buffer, GST_MAP_READ));
-    std::vector<DensePlane> planes;
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
-        guint c = 0;
-        while (GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, c) != p)
-            ++c;
-        DensePlane plane;
-        plane.w = GST_VIDEO_FRAME_COMP_WIDTH(&frame, c);
-        plane.h = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c);
-        plane.e = GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c);
-        plane.ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, c);
-        plane.hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, c);
-        for (std::uint32_t y = 0; y < plane.h; ++y) {
-            const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
-                              y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-            plane.bytes.insert(plane.bytes.end(), row, row + plane.w * plane.e);
-        }
-        planes.push_back(std::move(plane));
-    }
-    gst_video_frame_unmap(&frame);
-    return planes;
-}
-
-DensePlane reference_orient(const DensePlane &in, GstVideoOrientationMethod method)
-{
-    const bool swap = g2g::orientation_transposes(method);
-    DensePlane out = in;
-    if (swap) {
-        std::swap(out.w, out.h);
-        std::swap(out.ws, out.hs);
-    }
-    const std::int64_t W = in.w, H = in.h;
-    for (std::int64_t y = 0; y < out.h; ++y) {
-        for (std::int64_t x = 0; x < out.w; ++x) {
-            std::int64_t sx = x, sy = y;
-            switch (method) {
-            case GST_VIDEO_ORIENTATION_90R:
-                sx = y;
-                sy = H - 1 - x;
-                break;
-            case GST_VIDEO_ORIENTATION_90L:
-                sx = W - 1 - y;
-                sy = x;
-                break;
-            case GST_VIDEO_ORIENTATION_180:
-                sx = W - 1 - x;
-                sy = H - 1 - y;
-                break;
-            case GST_VIDEO_ORIENTATION_HORIZ:
-                sx = W - 1 - x;
-                break;
-            case GST_VIDEO_ORIENTATION_VERT:
-                sy = H - 1 - y;
-                break;
-            case GST_VIDEO_ORIENTATION_UL_LR:
-                sx = y;
-                sy = x;
-                break;
-            case GST_VIDEO_ORIENTATION_UR_LL:
-                sx = W - 1 - y;
-                sy = H - 1 - x;
-                break;
-            default:
-                break;
-            }
-            std::memcpy(&out.bytes[(y * out.w + x) * out.e], in.at(sx, sy), in.e);
-        }
-    }
-    return out;
-}
-
-DensePlane reference_crop(const DensePlane &in, std::uint32_t x, std::uint32_t y, std::uint32_t w,
-                          std::uint32_t h)
-{
-    DensePlane out = in;
-    const std::uint32_t px = x >> in.ws, py = y >> in.hs;
-    out.w = GST_VIDEO_SUB_SCALE(in.ws, w);
-    out.h = GST_VIDEO_SUB_SCALE(in.hs, h);
-    out.bytes.clear();
-    for (std::uint32_t r = 0; r < out.h; ++r)
-        out.bytes.insert(out.bytes.end(), in.at(px, py + r), in.at(px, py + r) + out.w * out.e);
-    return out;
-}
 
 void expect_equal_planes(const std::vector<DensePlane> &expected, const std::vector<DensePlane> &actual,
                          const std::string &what)
@@ -192,12 +98,12 @@ constexpr GstVideoOrientationMethod kMethods[] = {
 TEST(FrameView, RandomCompositionsMatchThePlainReference)
 {
     const GstVideoFormat formats[] = {
-        GST_VIDEO_FORMAT_GRAY8,     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGB,
-        GST_VIDEO_FORMAT_RGBA,      GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21,
-        GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,      GST_VIDEO_FORMAT_Y444,
-        GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_AYUV};
+        GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGB,       GST_VIDEO_FORMAT_RGBA,
+        GST_VIDEO_FORMAT_NV12,  GST_VIDEO_FORMAT_NV21,      GST_VIDEO_FORMAT_I420,      GST_VIDEO_FORMAT_YV12,
+        GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_AYUV,
+        GST_VIDEO_FORMAT_YUY2,  GST_VIDEO_FORMAT_UYVY,      GST_VIDEO_FORMAT_YVYU};
     std::mt19937 random(2026);
-    for (int round = 0; round < 400; ++round) {
+    for (int round = 0; round < 450; ++round) {
         const GstVideoFormat format = formats[round % std::size(formats)];
         // Every fifth frame 64 pixels wide: rows that share their alignment, cropped at odd offsets.
         const int width = round % 5 == 0 ? 64 : 8 + static_cast<int>(random() % 40);
@@ -206,7 +112,7 @@ TEST(FrameView, RandomCompositionsMatchThePlainReference)
         BufferRef frame = g2g::test::random_frame(info, round);
         auto view = FrameView::of_frame(frame.get(), info);
         ASSERT_TRUE(view.ok()) << view.error().message();
-        std::vector<DensePlane> expected = dense_planes(info, frame.get());
+        g2g::test::ReferenceView expected(info, frame.get());
         std::string steps = gst_video_format_to_string(format) + std::string(" ") + std::to_string(width) +
                             "x" + std::to_string(height) + ":";
         const int n_steps = 1 + static_cast<int>(random() % 6);
@@ -214,25 +120,70 @@ TEST(FrameView, RandomCompositionsMatchThePlainReference)
             if (random() % 3) {
                 const auto method = kMethods[random() % std::size(kMethods)];
                 view->orient(method);
-                for (auto &plane : expected)
-                    plane = reference_orient(plane, method);
+                expected.orient(method);
                 steps += " orient" + std::to_string(method);
             } else {
                 const std::uint32_t w = 1 + random() % view->width(), h = 1 + random() % view->height();
                 const std::uint32_t x = random() % (view->width() - w + 1),
                                     y = random() % (view->height() - h + 1);
                 ASSERT_TRUE(view->crop(x, y, w, h).ok());
-                for (auto &plane : expected)
-                    plane = reference_crop(plane, x, y, w, h);
+                expected.crop(x, y, w, h);
                 steps += " crop" + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) +
                          "+" + std::to_string(y);
             }
         }
         auto dense = view->materialize(frame.get());
         ASSERT_TRUE(dense.ok()) << dense.error().message();
-        expect_equal_planes(expected, dense_planes(view->info(), dense->get()), steps);
+        expect_equal_planes(expected.planes(), dense_planes(view->info(), dense->get()), steps);
         if (HasFatalFailure())
             return;
+    }
+}
+
+TEST(FrameView, PackedYuv422OddWidthsWriteEveryByteOfEveryMacropixel)
+{
+    // Odd-width rows end on a macropixel with one pixel. Into caller memory that holds garbage
+    // (two different garbages, so a byte left alone cannot match by luck), every byte of it must
+    // be the reference's: chroma as videoflip computes it, the padding luma the pixel's own
+    // (rebuilt macropixels) or the source's (whole macropixels copied: identity, vert, even crops).
+    const std::pair<int, int> sizes[] = {{1, 1}, {1, 5}, {5, 1}, {5, 3}, {37, 23}, {4097, 2}, {2, 4097}};
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_YVYU}) {
+        for (auto [w, h] : sizes) {
+            GstVideoInfo info = video_info(format, w, h);
+            BufferRef frame = g2g::test::random_frame(info, static_cast<guint32>(w + h));
+            for (auto method : kMethods) {
+                // No crop; crops at an odd left column (rebuilt macropixels) and an even one (whole
+                // macropixels), both to an odd width.
+                for (std::uint32_t cx : {0u, 1u, 2u}) {
+                    const bool crop = cx != 0;
+                    if (crop && (static_cast<std::uint32_t>(w) < cx + 1 || h < 2))
+                        continue;
+                    auto view = FrameView::of_frame(frame.get(), info);
+                    ASSERT_TRUE(view.ok());
+                    g2g::test::ReferenceView expected(info, frame.get());
+                    const std::uint32_t room = static_cast<std::uint32_t>(w) - cx;
+                    const std::uint32_t cw = room % 2 ? room : room - 1;
+                    if (crop) {
+                        ASSERT_TRUE(view->crop(cx, 1, cw, static_cast<std::uint32_t>(h) - 1).ok());
+                        expected.crop(cx, 1, cw, static_cast<std::uint32_t>(h) - 1);
+                    }
+                    view->orient(method);
+                    expected.orient(method);
+                    const std::vector<DensePlane> want = expected.planes();
+                    const std::size_t row_bytes = static_cast<std::size_t>(want[0].w) * 4;
+                    const std::string what = std::string(gst_video_format_to_string(format)) + " " +
+                                             std::to_string(w) + "x" + std::to_string(h) + " method " +
+                                             std::to_string(method) + " crop at " + std::to_string(cx);
+                    for (guint8 garbage : {guint8{0xAA}, guint8{0x55}}) {
+                        std::vector<guint8> out(row_bytes * want[0].h, garbage);
+                        guint8 *planes[] = {out.data()};
+                        const gint strides[] = {static_cast<gint>(row_bytes)};
+                        ASSERT_TRUE(view->materialize_into(frame.get(), planes, strides).ok()) << what;
+                        ASSERT_TRUE(out == want[0].bytes) << what << ", garbage " << +garbage;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -338,7 +289,7 @@ TEST(FrameView, AViewOutsideItsMemoryIsRefusedWhenBuilt)
     BufferRef small = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 1000, nullptr));
     auto view = FrameView::of_frame(small.get(), info);
     ASSERT_FALSE(view.ok());
-    EXPECT_EQ(view.error().message(), "plane 0 lies outside the buffer");
+    EXPECT_EQ(view.error().message(), "plane 0 (bytes 0..12288) lies outside the 1000-byte buffer");
 
     BufferRef frame = g2g::test::random_frame(info, 1);
     auto whole = FrameView::of_frame(frame.get(), info);

@@ -25,7 +25,10 @@ void copy_plane(const std::uint8_t *base, const Grid<std::int64_t> &grid, unsign
 
 // Packed 4:2:2 (YUY2/UYVY/YVYU) through any composed orientation and crop: luma per pixel,
 // chroma per output macropixel, as videoflip computes it (two source chroma samples averaged
-// where the orientation turns columns into rows).
+// where the orientation turns columns into rows). Every byte of every output macropixel is
+// written: the padding luma of an odd-width row's last macropixel repeats its pixel's luma.
+// (Strided views of packed 4:2:2 go through copy_plane, whose 4-byte elements move whole source
+// macropixels, padding luma included, exactly as a passthrough hands them on.)
 void copy_packed_422(GstVideoFormat format, const std::uint8_t *src, std::int64_t src_stride,
                      const Grid<PixelStep> &pixels, std::uint8_t *dst, std::int64_t dst_stride);
 

@@ -193,8 +193,12 @@ void copy_packed_422(GstVideoFormat format, const std::uint8_t *src, std::int64_
             o[u_off] = static_cast<std::uint8_t>(u);
             o[v_off] = static_cast<std::uint8_t>(v);
             o[y_off] = luma(first);
-            if (pair)
-                o[y_off + 2] = luma(pixels.at(x + 1, y));
+            // An odd-width row ends on a macropixel with one pixel: its second luma slot is
+            // padding, which videoflip and videocrop leave as whatever the output memory held
+            // (stale bytes of an earlier frame from a pool). It repeats the pixel's own luma here,
+            // so every byte of the row is a function of the source (and a reader that takes
+            // whole macropixels sees the edge repeated, not noise).
+            o[y_off + 2] = pair ? luma(pixels.at(x + 1, y)) : o[y_off];
         }
     }
 }

@@ -8,7 +8,9 @@
 namespace g2g::detail {
 
 // (Always inlined, only ever inside a function of the vectors' target: the vector-ABI warning
-// about an out-of-line form does not apply.)
+// about an out-of-line form does not apply. The unpacks take and give their vectors by reference:
+// these templates carry no target attribute, and clang refuses a call that passes a vector wider
+// than 128 bits by value from a function without that vector's target, inlined or not.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -24,8 +26,8 @@ template <unsigned N, typename V, typename U> [[gnu::always_inline]] inline void
         V n[N];
 #pragma GCC unroll 8
         for (unsigned k = 0; k < N / 2; ++k) {
-            n[2 * k] = U::lo(r[k], r[k + N / 2]);
-            n[2 * k + 1] = U::hi(r[k], r[k + N / 2]);
+            U::lo(r[k], r[k + N / 2], n[2 * k]);
+            U::hi(r[k], r[k + N / 2], n[2 * k + 1]);
         }
 #pragma GCC unroll 16
         for (unsigned k = 0; k < N; ++k)
@@ -43,15 +45,15 @@ template <unsigned N, typename V, typename U>
     V t[N];
 #pragma GCC unroll 8
     for (unsigned k = 0; k < N / 2; ++k) {
-        t[2 * k] = U::lo32(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = U::hi32(r[2 * k], r[2 * k + 1]);
+        U::lo32(r[2 * k], r[2 * k + 1], t[2 * k]);
+        U::hi32(r[2 * k], r[2 * k + 1], t[2 * k + 1]);
     }
 #pragma GCC unroll 4
     for (unsigned k = 0; k < N / 4; ++k) {
-        out[4 * k] = U::lo64(t[4 * k], t[4 * k + 2]);
-        out[4 * k + 1] = U::hi64(t[4 * k], t[4 * k + 2]);
-        out[4 * k + 2] = U::lo64(t[4 * k + 1], t[4 * k + 3]);
-        out[4 * k + 3] = U::hi64(t[4 * k + 1], t[4 * k + 3]);
+        U::lo64(t[4 * k], t[4 * k + 2], out[4 * k]);
+        U::hi64(t[4 * k], t[4 * k + 2], out[4 * k + 1]);
+        U::lo64(t[4 * k + 1], t[4 * k + 3], out[4 * k + 2]);
+        U::hi64(t[4 * k + 1], t[4 * k + 3], out[4 * k + 3]);
     }
 }
 

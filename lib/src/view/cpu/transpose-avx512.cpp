@@ -54,8 +54,8 @@ constexpr unsigned kLongRun = 4;
 constexpr std::int64_t kSetAliasingStride = 1024;
 
 // out[l] = lane l of a, b, c and d.
-G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
-                                                       __m512i out[4])
+G2G_AVX512 __attribute__((always_inline)) inline void lanes4x4(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                               __m512i out[4])
 {
     const __m512i ab_low = _mm512_shuffle_i32x4(a, b, 0x44), ab_high = _mm512_shuffle_i32x4(a, b, 0xEE);
     const __m512i cd_low = _mm512_shuffle_i32x4(c, d, 0x44), cd_high = _mm512_shuffle_i32x4(c, d, 0xEE);
@@ -68,28 +68,40 @@ G2G_AVX512 [[gnu::always_inline]] inline void lanes4x4(__m512i a, __m512i b, __m
 // The unpacks of 512-bit vectors of E-byte elements: lo and hi (E = 1, 2); for the rounds of
 // 4-byte elements, dwords and qwords (lo32 ... hi64).
 template <unsigned E> struct Unpack512 {
-    G2G_AVX512 static __m512i lo(__m512i a, __m512i b)
+    G2G_AVX512 static void lo(const __m512i &a, const __m512i &b, __m512i &out)
     {
         if constexpr (E == 1)
-            return _mm512_unpacklo_epi8(a, b);
+            out = _mm512_unpacklo_epi8(a, b);
         else
-            return _mm512_unpacklo_epi16(a, b);
+            out = _mm512_unpacklo_epi16(a, b);
     }
-    G2G_AVX512 static __m512i hi(__m512i a, __m512i b)
+    G2G_AVX512 static void hi(const __m512i &a, const __m512i &b, __m512i &out)
     {
         if constexpr (E == 1)
-            return _mm512_unpackhi_epi8(a, b);
+            out = _mm512_unpackhi_epi8(a, b);
         else
-            return _mm512_unpackhi_epi16(a, b);
+            out = _mm512_unpackhi_epi16(a, b);
     }
-    G2G_AVX512 static __m512i lo32(__m512i a, __m512i b) { return _mm512_unpacklo_epi32(a, b); }
-    G2G_AVX512 static __m512i hi32(__m512i a, __m512i b) { return _mm512_unpackhi_epi32(a, b); }
-    G2G_AVX512 static __m512i lo64(__m512i a, __m512i b) { return _mm512_unpacklo_epi64(a, b); }
-    G2G_AVX512 static __m512i hi64(__m512i a, __m512i b) { return _mm512_unpackhi_epi64(a, b); }
+    G2G_AVX512 static void lo32(const __m512i &a, const __m512i &b, __m512i &out)
+    {
+        out = _mm512_unpacklo_epi32(a, b);
+    }
+    G2G_AVX512 static void hi32(const __m512i &a, const __m512i &b, __m512i &out)
+    {
+        out = _mm512_unpackhi_epi32(a, b);
+    }
+    G2G_AVX512 static void lo64(const __m512i &a, const __m512i &b, __m512i &out)
+    {
+        out = _mm512_unpacklo_epi64(a, b);
+    }
+    G2G_AVX512 static void hi64(const __m512i &a, const __m512i &b, __m512i &out)
+    {
+        out = _mm512_unpackhi_epi64(a, b);
+    }
 };
 
 // 16 x 16 elements of 4 bytes: unpacks within 128-bit lanes, then whole lanes moved.
-G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
+G2G_AVX512 __attribute__((always_inline)) inline void transpose16x16_u32(__m512i r[16])
 {
     __m512i u[16];
     dword_qword_rounds<16, __m512i, Unpack512<4>>(r, u);
@@ -108,14 +120,15 @@ G2G_AVX512 [[gnu::always_inline]] inline void transpose16x16_u32(__m512i r[16])
 // the qword shifts that swapped bytes within qwords before only two (NV12 rotations 1.04x faster
 // in same-process comparisons; with each group's rows kept in registers, see tiles(), 1.07-1.12x
 // faster than before both, and 1.0-1.06x on the H200's Intel host).
-template <unsigned E> G2G_AVX512 [[gnu::always_inline]] inline void transpose_in_lanes(__m512i r[16 / E])
+template <unsigned E>
+G2G_AVX512 __attribute__((always_inline)) inline void transpose_in_lanes(__m512i r[16 / E])
 {
     transpose_rounds<16 / E, __m512i, Unpack512<E>>(r);
 }
 
 // The 64 bytes at p, with a prefetch of the line two steps further (steps walk every source
 // row upwards, see tiles()).
-G2G_AVX512 [[gnu::always_inline]] inline __m512i load_ahead(const std::uint8_t *p)
+G2G_AVX512 __attribute__((always_inline)) inline __m512i load_ahead(const std::uint8_t *p)
 {
     _mm_prefetch(reinterpret_cast<const char *>(p + 2 * kLine), _MM_HINT_T0);
     return _mm512_loadu_si512(p);
@@ -151,8 +164,8 @@ template <bool Stream> struct RowWriter {
 
     // The first `bytes` bytes of `piece` go to p, the row's bytes from x * E; `first`: the
     // band's first piece of the row. Only the row's last piece may be short.
-    G2G_AVX512 [[gnu::always_inline]] void put(std::uint32_t band_row, std::uint8_t *p, __m512i piece,
-                                               bool first, unsigned bytes)
+    G2G_AVX512 __attribute__((always_inline)) void put(std::uint32_t band_row, std::uint8_t *p, __m512i piece,
+                                                       bool first, unsigned bytes)
     {
         if (bytes < kLine) {
             if (!first)
@@ -184,7 +197,7 @@ template <bool Stream> struct RowWriter {
 
     // After the last whole piece of a row, which ended at `end`: the carried tail of the line
     // that straddles `end` (the rest of that line is the row's end or beyond it).
-    G2G_AVX512 [[gnu::always_inline]] void finish(std::uint32_t band_row, std::uint8_t *end)
+    G2G_AVX512 __attribute__((always_inline)) void finish(std::uint32_t band_row, std::uint8_t *end)
     {
         if constexpr (Stream) {
             const unsigned m = reinterpret_cast<std::uintptr_t>(end) % kLine;
@@ -237,8 +250,8 @@ inline bool places_lanes_at_load()
 // an in-lane N x N transpose then leaves N whole pieces, put(position, piece): no lane
 // transposes, no round trip of groups through memory.
 template <unsigned E, typename Put>
-G2G_AVX512 [[gnu::always_inline]] inline void lane_placed_step(const std::uint8_t *src, std::int64_t col,
-                                                               Put &put)
+G2G_AVX512 __attribute__((always_inline)) inline void lane_placed_step(const std::uint8_t *src,
+                                                                       std::int64_t col, Put &put)
 {
     constexpr unsigned N = 16 / E;
 #pragma GCC unroll 16

@@ -12,40 +12,40 @@ namespace g2g::detail {
 namespace {
 
 template <unsigned E> struct Unpack128 {
-    static __m128i lo(__m128i a, __m128i b)
+    static void lo(const __m128i &a, const __m128i &b, __m128i &out)
     {
         if constexpr (E == 1)
-            return _mm_unpacklo_epi8(a, b);
+            out = _mm_unpacklo_epi8(a, b);
         else if constexpr (E == 2)
-            return _mm_unpacklo_epi16(a, b);
+            out = _mm_unpacklo_epi16(a, b);
         else
-            return _mm_unpacklo_epi32(a, b);
+            out = _mm_unpacklo_epi32(a, b);
     }
-    static __m128i hi(__m128i a, __m128i b)
+    static void hi(const __m128i &a, const __m128i &b, __m128i &out)
     {
         if constexpr (E == 1)
-            return _mm_unpackhi_epi8(a, b);
+            out = _mm_unpackhi_epi8(a, b);
         else if constexpr (E == 2)
-            return _mm_unpackhi_epi16(a, b);
+            out = _mm_unpackhi_epi16(a, b);
         else
-            return _mm_unpackhi_epi32(a, b);
+            out = _mm_unpackhi_epi32(a, b);
     }
 };
 
 template <unsigned E> struct Unpack256 {
-    __attribute__((target("avx2"))) static __m256i lo(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void lo(const __m256i &a, const __m256i &b, __m256i &out)
     {
         if constexpr (E == 1)
-            return _mm256_unpacklo_epi8(a, b);
+            out = _mm256_unpacklo_epi8(a, b);
         else
-            return _mm256_unpacklo_epi16(a, b);
+            out = _mm256_unpacklo_epi16(a, b);
     }
-    __attribute__((target("avx2"))) static __m256i hi(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void hi(const __m256i &a, const __m256i &b, __m256i &out)
     {
         if constexpr (E == 1)
-            return _mm256_unpackhi_epi8(a, b);
+            out = _mm256_unpackhi_epi8(a, b);
         else
-            return _mm256_unpackhi_epi16(a, b);
+            out = _mm256_unpackhi_epi16(a, b);
     }
 };
 
@@ -98,21 +98,21 @@ void sse2_tiles(std::uint32_t y_begin, const std::uint8_t *base, const Grid<std:
 
 // The unpacks of 4-byte and 8-byte elements of 256-bit vectors.
 struct Dwords256 {
-    __attribute__((target("avx2"))) static __m256i lo32(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void lo32(const __m256i &a, const __m256i &b, __m256i &out)
     {
-        return _mm256_unpacklo_epi32(a, b);
+        out = _mm256_unpacklo_epi32(a, b);
     }
-    __attribute__((target("avx2"))) static __m256i hi32(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void hi32(const __m256i &a, const __m256i &b, __m256i &out)
     {
-        return _mm256_unpackhi_epi32(a, b);
+        out = _mm256_unpackhi_epi32(a, b);
     }
-    __attribute__((target("avx2"))) static __m256i lo64(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void lo64(const __m256i &a, const __m256i &b, __m256i &out)
     {
-        return _mm256_unpacklo_epi64(a, b);
+        out = _mm256_unpacklo_epi64(a, b);
     }
-    __attribute__((target("avx2"))) static __m256i hi64(__m256i a, __m256i b)
+    __attribute__((target("avx2"))) static void hi64(const __m256i &a, const __m256i &b, __m256i &out)
     {
-        return _mm256_unpackhi_epi64(a, b);
+        out = _mm256_unpackhi_epi64(a, b);
     }
 };
 
