@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "frames.h"
+#include "watchdog.h"
 
 using g2g::BufferRef;
 
@@ -40,41 +41,6 @@ constexpr int kTops[] = {0, 3};
 // How long the pipeline may go without handing out a frame it was given before the test calls
 // it stuck.
 constexpr auto kStall = std::chrono::seconds(10);
-
-// Aborts the program, saying what was stuck, unless disarmed (destroyed) within `limit`: a
-// deadlock fails the run with a message instead of hanging CI until its timeout.
-class Watchdog {
-public:
-    Watchdog(std::string what, std::chrono::seconds limit)
-        : what_(std::move(what)), thread_([this, limit] {
-              std::unique_lock lock(mutex_);
-              if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
-                  std::fprintf(stderr, "watchdog: %s still running after %llds, aborting\n", what_.c_str(),
-                               static_cast<long long>(limit.count()));
-                  std::abort();
-              }
-          })
-    {
-    }
-    ~Watchdog()
-    {
-        {
-            const std::lock_guard lock(mutex_);
-            done_ = true;
-        }
-        cv_.notify_all();
-        thread_.join();
-    }
-    Watchdog(const Watchdog &) = delete;
-    Watchdog &operator=(const Watchdog &) = delete;
-
-private:
-    std::string what_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool done_ = false;
-    std::thread thread_;
-};
 
 // NV12 where each pixel says where it is: chroma holds the 2x2 block's column and row (U = 16 *
 // column, V = 16 * row), luma the low byte of x + 32 * y, which tells the block's four pixels
@@ -319,7 +285,8 @@ void apply(GstElement *view, const Setting &s)
 // kChanges property changes, then checks that a few settings each land on the next frame.
 void stress(const std::string &consumer, bool view_out)
 {
-    const Watchdog watchdog("g2gview property stress into " + consumer, std::chrono::seconds(120));
+    g2g::test::Watchdog watchdog(std::chrono::seconds(120));
+    watchdog.step("g2gview property stress into " + consumer);
     const GstVideoInfo in = g2g::test::video_info_of_caps(kCaps);
     const BufferRef source = coordinate_frame(in);
     const std::vector<Expected> expected = expected_results(in, source.get());
