@@ -6,8 +6,8 @@
 // it and whether it is intact (a view read as a dense frame is not). Every frame that entered the
 // tee while a branch was linked must reach that branch exactly once and leave it intact. A branch
 // is torn down the way a dynamic pipeline must (unlinked, released, drained by an EOS, its state
-// locked before NULL and removal); a watchdog fails the program with a message if the loop stops
-// making progress, instead of hanging.
+// locked before NULL and removal); a watchdog (tests/support/watchdog.h) fails the program with the
+// step that hung, instead of hanging.
 #include <g2g/gst-ref.h>
 #include <g2g/tensor-view-meta.h>
 
@@ -20,15 +20,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tee-stats.h"
+#include "watchdog.h"
 
 using g2g::ElementRef;
 using g2g::Ref;
@@ -38,22 +37,21 @@ namespace {
 constexpr int kWidth = 32;
 constexpr int kHeight = 24;
 constexpr int kCycles = 1000; // branches requested and released
-// Behind a view, under AddressSanitizer with CI's full stack unwinding on every allocation
-// (fast_unwind_on_malloc=0), one cycle costs about 0.45 s of CPU instead of 3 ms: the route
-// decisions and upstream's renegotiation intersect g2gmaterialize's caps (every format, with and
-// without the view feature) branch by branch, and GStreamer's caps arithmetic allocates for each
-// structure. 1000 cycles would take minutes there (40 took 39 s of a 56 s run, on 2 loaded
-// cores); the plain build runs all of them.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kViewCycles = 20;
-#else
-constexpr int kViewCycles = kCycles;
-#endif
+// Behind a view, in the sanitizer build (G2G_STRESS_SHORT, set by tests/meson.build), with CI's
+// full stack unwinding on every allocation, one cycle costs about 0.45 s of CPU instead of 3 ms:
+// the route decisions and upstream's renegotiation intersect g2gmaterialize's caps (every format,
+// with and without the view feature) branch by branch, and GStreamer's caps arithmetic allocates
+// for each structure. There it runs 20 cycles (1000 would take minutes; 40 took 39 s of a 56 s run
+// on 2 loaded cores); the plain build runs all of them.
+int view_cycles()
+{
+    return g_getenv("G2G_STRESS_SHORT") ? 20 : kCycles;
+}
 constexpr std::size_t kLiveBranches = 3; // requested branches linked at once (besides the permanent one)
 constexpr guint64 kFramesPerBranch = 3;  // frames entering the tee while each branch is linked, at least
 constexpr guint64 kFramesPerCycle = 8;   // frames the source is asked for each cycle (it waits for more)
 constexpr gint64 kWaitUs = 20 * G_USEC_PER_SEC;   // one bounded wait: frames to flow, a branch to drain
-constexpr auto kStall = std::chrono::seconds(60); // no progress that long: a deadlock
+constexpr auto kStall = std::chrono::seconds(60); // one step that long: a deadlock
 
 // The last byte of each pixel: where in the source frame the pixel comes from.
 guint8 position_code(int x, int y)
@@ -128,61 +126,6 @@ std::string check_dense(GstBuffer *buffer, GstCaps *caps, bool rotated, guint32 
     gst_video_frame_unmap(&frame);
     return wrong;
 }
-
-// Fails the program with a message when the test stops making progress (a deadlock), instead
-// of letting it hang until the test runner kills it without a word.
-class Watchdog {
-public:
-    Watchdog() : thread_([this] { watch(); }) {}
-    ~Watchdog()
-    {
-        {
-            const std::lock_guard<std::mutex> hold(lock_);
-            stopping_ = true;
-        }
-        wake_.notify_all();
-        thread_.join();
-    }
-    Watchdog(const Watchdog &) = delete;
-    Watchdog &operator=(const Watchdog &) = delete;
-
-    // The test moved on: `step` is what it does now (a string literal), `cycle` where it is.
-    void beat(const char *step, int cycle)
-    {
-        step_ = step;
-        cycle_ = cycle;
-        ++beats_;
-    }
-
-private:
-    void watch()
-    {
-        std::unique_lock<std::mutex> hold(lock_);
-        guint64 seen = beats_;
-        auto since = std::chrono::steady_clock::now();
-        while (!wake_.wait_for(hold, std::chrono::milliseconds(200), [this] { return stopping_; })) {
-            if (beats_ != seen) {
-                seen = beats_;
-                since = std::chrono::steady_clock::now();
-            } else if (std::chrono::steady_clock::now() - since > kStall) {
-                std::fprintf(stderr,
-                             "FAILED: test-stress-tee made no progress for %lld s at cycle %d (%s): a "
-                             "deadlock\n",
-                             static_cast<long long>(kStall.count()), cycle_.load(), step_.load());
-                std::fflush(stderr);
-                std::_Exit(EXIT_FAILURE);
-            }
-        }
-    }
-
-    std::atomic<guint64> beats_{0};
-    std::atomic<const char *> step_{"starting"};
-    std::atomic<int> cycle_{-1};
-    std::mutex lock_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::thread thread_; // last: starts once the rest is made
-};
 
 // GStreamer's and GLib's warnings and criticals while it lives, from any thread ("Trying to
 // dispose element ..., but it is in READY instead of the NULL state" among them).
@@ -522,7 +465,7 @@ private:
 void stress(bool view)
 {
     Complaints complaints;
-    Watchdog watchdog;
+    g2g::test::Watchdog watchdog(kStall);
     // The branches outlive the pipeline: their probes and handoffs may run until it stops.
     std::unique_ptr<Branch> permanent;
     std::deque<std::unique_ptr<Branch>> live;
@@ -530,25 +473,25 @@ void stress(bool view)
     permanent = pipeline.add(-1, true);
     pipeline.want_frames(kFramesPerCycle);
     ASSERT_TRUE(pipeline.play());
-    const int cycles = view ? kViewCycles : kCycles;
+    const int cycles = view ? view_cycles() : kCycles;
     for (int cycle = 0; cycle < cycles && !testing::Test::HasFatalFailure(); ++cycle) {
-        watchdog.beat("requesting and linking a branch", cycle);
+        watchdog.step("cycle " + std::to_string(cycle) + ": requesting and linking a branch");
         pipeline.want_frames(pipeline.entered() + kFramesPerCycle);
         live.push_back(pipeline.add(cycle, cycle % 4 != 3, cycle % 2 == 0));
-        watchdog.beat("waiting for frames to reach it", cycle);
+        watchdog.step("cycle " + std::to_string(cycle) + ": waiting for frames to reach it");
         ASSERT_TRUE(pipeline.wait_for_frames(live.back()->linked_from + kFramesPerBranch))
             << "frames stopped flowing at cycle " << cycle << " after " << pipeline.entered() << " frames "
             << pipeline.posted_error();
         if (live.size() > kLiveBranches) {
-            watchdog.beat("unlinking, releasing and draining a branch", cycle);
+            watchdog.step("cycle " + std::to_string(cycle) + ": unlinking, releasing and draining a branch");
             pipeline.remove(*live.front());
             live.pop_front();
         }
     }
-    watchdog.beat("removing the last branches", cycles);
+    watchdog.step("removing the last branches");
     for (auto &branch : live)
         pipeline.remove(*branch);
-    watchdog.beat("draining the stream", cycles);
+    watchdog.step("draining the stream");
     EXPECT_EQ(pipeline.finish(), "");
     // The permanent branch got every frame, each once, intact.
     {
@@ -564,7 +507,7 @@ void stress(bool view)
     gint pads = -1;
     g_object_get(pipeline.tee(), "num-src-pads", &pads, nullptr);
     EXPECT_EQ(pads, 1) << "only the permanent branch's pad is left";
-    watchdog.beat("stopping", cycles);
+    watchdog.step("stopping");
     EXPECT_EQ(complaints.said(), std::vector<std::string>{});
 }
 
