@@ -59,8 +59,8 @@ gboolean answer_query(GstPad *pad, GstObject *, GstQuery *query)
     case GST_QUERY_CAPS: {
         GstCaps *filter = nullptr;
         gst_query_parse_caps(query, &filter);
-        CapsRef answer = CapsRef::adopt(filter ? gst_caps_intersect_full(filter, own, GST_CAPS_INTERSECT_FIRST)
-                                               : gst_caps_ref(own));
+        CapsRef answer = CapsRef::adopt(
+            filter ? gst_caps_intersect_full(filter, own, GST_CAPS_INTERSECT_FIRST) : gst_caps_ref(own));
         gst_query_set_caps_result(query, answer.get());
         return TRUE;
     }
@@ -135,7 +135,6 @@ GstCaps *parse(const std::string &s)
     return caps;
 }
 
-
 class Checker {
 public:
     explicit Checker(std::string context) : context_(std::move(context)) {}
@@ -175,8 +174,8 @@ void query_pads(GstElement *element, GstCaps *filter, const std::vector<GstCaps 
     g_value_unset(&item);
 }
 
-void transform_vfuncs(GstBaseTransform *trans, const std::vector<GstCaps *> &all, GstCaps *filter, GstCaps *up,
-                      GstCaps *down, Checker &check)
+void transform_vfuncs(GstBaseTransform *trans, const std::vector<GstCaps *> &all, GstCaps *filter,
+                      GstCaps *up, GstCaps *down, Checker &check)
 {
     GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(trans);
     for (GstPadDirection direction : {GST_PAD_SINK, GST_PAD_SRC}) {
@@ -195,7 +194,8 @@ void transform_vfuncs(GstBaseTransform *trans, const std::vector<GstCaps *> &all
             CapsRef offered = CapsRef::adopt(gst_caps_intersect(plain.get(), peer));
             if (gst_caps_is_empty(offered.get()))
                 continue;
-            CapsRef fixated = CapsRef::adopt(klass->fixate_caps(trans, direction, caps, gst_caps_copy(offered.get())));
+            CapsRef fixated =
+                CapsRef::adopt(klass->fixate_caps(trans, direction, caps, gst_caps_copy(offered.get())));
             check.subset(fixated.get(), offered.get(), "fixate_caps");
             if (!gst_caps_is_fixed(fixated.get()))
                 fail("fixate_caps returned caps that are not fixed: " + text(fixated.get()), check.context());
@@ -281,8 +281,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const g2g::fuzz::FatalWarnings fatal;
     GstElement *element = gst_element_factory_make(name, nullptr);
     if (name == std::string("g2gview"))
-        g_object_set(element, "video-direction", direction, "left", crops[0], "right", crops[1], "top", crops[2],
-                     "bottom", crops[3], nullptr);
+        g_object_set(element, "video-direction", direction, "left", crops[0], "right", crops[1], "top",
+                     crops[2], "bottom", crops[3], nullptr);
     gst_object_ref_sink(element);
 
     GstPad *upstream = test_pad("fuzz-src", GST_PAD_SRC, up.get());

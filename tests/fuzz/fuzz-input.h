@@ -40,10 +40,7 @@ public:
     bool flag() { return byte() & 1; }
 
     // One of the entries of `items`.
-    template <typename T, std::size_t N> const T &pick(const T (&items)[N])
-    {
-        return items[range(0, N - 1)];
-    }
+    template <typename T, std::size_t N> const T &pick(const T (&items)[N]) { return items[range(0, N - 1)]; }
 
     // A string of at most `max` bytes: a length byte, then that many bytes.
     std::string string(std::size_t max)

@@ -94,8 +94,8 @@ bool value_for(GParamSpec *spec, FuzzInput &in, GstElement *element, GValue *val
         g_value_set_boolean(value, in.flag());
     } else if (type == G_TYPE_PARAM_INT) {
         auto *s = G_PARAM_SPEC_INT(spec);
-        g_value_set_int(value, static_cast<gint>(std::clamp<std::int64_t>(interesting(in, s->minimum, s->maximum),
-                                                                          G_MININT, G_MAXINT)));
+        g_value_set_int(value, static_cast<gint>(std::clamp<std::int64_t>(
+                                   interesting(in, s->minimum, s->maximum), G_MININT, G_MAXINT)));
     } else if (type == G_TYPE_PARAM_UINT) {
         auto *s = G_PARAM_SPEC_UINT(spec);
         g_value_set_uint(value, static_cast<guint>(interesting(in, s->minimum, s->maximum)));
@@ -180,12 +180,13 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     FuzzInput in(data, size);
-    static const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
-                                             GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_P010_10LE,
-                                             GST_VIDEO_FORMAT_RGB};
+    static const GstVideoFormat formats[] = {
+        GST_VIDEO_FORMAT_RGBA,  GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+        GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_RGB};
     const GstVideoFormat format = in.pick(formats);
     GstVideoInfo info;
-    gst_video_info_set_format(&info, format, static_cast<gint>(in.range(1, 48)), static_cast<gint>(in.range(1, 48)));
+    gst_video_info_set_format(&info, format, static_cast<gint>(in.range(1, 48)),
+                              static_cast<gint>(in.range(1, 48)));
     static const char *const sink_caps[] = {nullptr, "video/x-raw",
                                             "video/x-raw(memory:SystemMemory, meta:G2gTensorView)"};
     const char *sink = in.pick(sink_caps);
@@ -223,7 +224,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             g_auto(GValue) value = G_VALUE_INIT;
             if (!value_for(spec, in, element, &value))
                 break;
-            if (GST_IS_BIN(element) && std::strcmp(spec->name, "has-chain") == 0 && !g_value_get_boolean(&value))
+            if (GST_IS_BIN(element) && std::strcmp(spec->name, "has-chain") == 0 &&
+                !g_value_get_boolean(&value))
                 break;
             if (verbose())
                 std::fprintf(stderr, "set %s %s=%s\n", kElements[e], spec->name, value_text(&value).c_str());
@@ -235,7 +237,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             for (int i = 0; i < n; ++i) {
                 const GstFlowReturn flow = gst_harness_push(h, frame(info, pushed++));
                 if (verbose())
-                    std::fprintf(stderr, "push frame %" G_GUINT64_FORMAT ": %s\n", pushed - 1, gst_flow_get_name(flow));
+                    std::fprintf(stderr, "push frame %" G_GUINT64_FORMAT ": %s\n", pushed - 1,
+                                 gst_flow_get_name(flow));
             }
             drain(h);
             break;

@@ -37,7 +37,8 @@ public:
         ASSERT_TRUE(file) << "cannot read " << path_;
         const std::vector<char> bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
         std::printf("replaying %s (%zu bytes)\n", path_.c_str(), bytes.size());
-        EXPECT_EQ(LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size()), 0);
+        EXPECT_EQ(LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size()),
+                  0);
     }
 
 private:
@@ -48,7 +49,8 @@ private:
 std::string case_name(const std::string &file)
 {
     std::string name = file;
-    std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
     return name;
 }
 
@@ -64,8 +66,9 @@ void register_folder(const char *suite, const fs::path &dir)
     }
     std::sort(files.begin(), files.end());
     for (const fs::path &path : files) {
-        testing::RegisterTest(suite, case_name(path.filename().string()).c_str(), nullptr, path.c_str(), __FILE__,
-                              __LINE__, [path]() -> testing::Test * { return new ReplayFile(path); });
+        testing::RegisterTest(suite, case_name(path.filename().string()).c_str(), nullptr, path.c_str(),
+                              __FILE__, __LINE__,
+                              [path]() -> testing::Test * { return new ReplayFile(path); });
     }
 }
 

@@ -59,8 +59,8 @@ struct PlaneDims {
 
 bool transposes(GstVideoOrientationMethod m)
 {
-    return m == GST_VIDEO_ORIENTATION_90R || m == GST_VIDEO_ORIENTATION_90L || m == GST_VIDEO_ORIENTATION_UL_LR ||
-           m == GST_VIDEO_ORIENTATION_UR_LL;
+    return m == GST_VIDEO_ORIENTATION_90R || m == GST_VIDEO_ORIENTATION_90L ||
+           m == GST_VIDEO_ORIENTATION_UL_LR || m == GST_VIDEO_ORIENTATION_UR_LL;
 }
 
 PlaneDims after(const PlaneDims &d, const Step &s)
@@ -146,7 +146,8 @@ struct Source {
     int memory_of(std::int64_t at) const
     {
         for (std::size_t m = 0; m + 1 < memory_starts.size(); ++m) {
-            if (at >= static_cast<std::int64_t>(memory_starts[m]) && at < static_cast<std::int64_t>(memory_starts[m + 1]))
+            if (at >= static_cast<std::int64_t>(memory_starts[m]) &&
+                at < static_cast<std::int64_t>(memory_starts[m + 1]))
                 return static_cast<int>(m);
         }
         return -1;
@@ -175,7 +176,8 @@ std::int64_t plane_row_bytes(const GstVideoInfo &layout, guint p)
     if (g2g::detail::is_packed_422(GST_VIDEO_INFO_FORMAT(&layout)))
         return (GST_VIDEO_INFO_WIDTH(&layout) + 1) / 2 * 4;
     const guint c = first_component(finfo, p);
-    return static_cast<std::int64_t>(GST_VIDEO_INFO_COMP_WIDTH(&layout, c)) * GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
+    return static_cast<std::int64_t>(GST_VIDEO_INFO_COMP_WIDTH(&layout, c)) *
+           GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
 }
 
 guint plane_rows(const GstVideoInfo &layout, guint p)
@@ -190,12 +192,13 @@ bool fits_its_memory(const Source &src)
 {
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&src.layout); ++p) {
         const bool several_rows = plane_rows(src.layout, p) > 1;
-        if (several_rows && (src.stride[p] < 0 || src.stride[p] < static_cast<std::int64_t>(plane_row_bytes(src.layout, p))))
+        if (several_rows &&
+            (src.stride[p] < 0 || src.stride[p] < static_cast<std::int64_t>(plane_row_bytes(src.layout, p))))
             return false;
         const std::int64_t start = static_cast<std::int64_t>(src.offset[p]);
         const int m = src.memory_of(start);
-        const std::int64_t span =
-            static_cast<std::int64_t>(src.stride[p]) * (plane_rows(src.layout, p) - 1) + plane_row_bytes(src.layout, p);
+        const std::int64_t span = static_cast<std::int64_t>(src.stride[p]) * (plane_rows(src.layout, p) - 1) +
+                                  plane_row_bytes(src.layout, p);
         if (start < 0 || !src.inside(m, start, span))
             return false;
     }
@@ -211,13 +214,16 @@ void check_planes(const FrameView &view, const Source &src, const std::vector<St
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&src.layout); ++p) {
         const guint c = first_component(finfo, p);
         const std::int64_t e = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
-        const PlaneDims source{GST_VIDEO_INFO_COMP_WIDTH(&src.layout, c), GST_VIDEO_INFO_COMP_HEIGHT(&src.layout, c),
+        const PlaneDims source{GST_VIDEO_INFO_COMP_WIDTH(&src.layout, c),
+                               GST_VIDEO_INFO_COMP_HEIGHT(&src.layout, c),
                                GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c), GST_VIDEO_FORMAT_INFO_H_SUB(finfo, c)};
         const std::vector<PlaneDims> dims = dims_through(source, steps);
         const PlaneDims &result = dims.back();
-        if (result.w != GST_VIDEO_INFO_COMP_WIDTH(&out_info, c) || result.h != GST_VIDEO_INFO_COMP_HEIGHT(&out_info, c))
-            fail("plane " + std::to_string(p) + " of the view is " + std::to_string(GST_VIDEO_INFO_COMP_WIDTH(&out_info, c)) +
-                     "x" + std::to_string(GST_VIDEO_INFO_COMP_HEIGHT(&out_info, c)) + ", the reference's " +
+        if (result.w != GST_VIDEO_INFO_COMP_WIDTH(&out_info, c) ||
+            result.h != GST_VIDEO_INFO_COMP_HEIGHT(&out_info, c))
+            fail("plane " + std::to_string(p) + " of the view is " +
+                     std::to_string(GST_VIDEO_INFO_COMP_WIDTH(&out_info, c)) + "x" +
+                     std::to_string(GST_VIDEO_INFO_COMP_HEIGHT(&out_info, c)) + ", the reference's " +
                      std::to_string(result.w) + "x" + std::to_string(result.h),
                  what);
         const std::int64_t start = static_cast<std::int64_t>(src.offset[p]);
@@ -228,15 +234,16 @@ void check_planes(const FrameView &view, const Source &src, const std::vector<St
                 trace_to_source(steps, dims, sx, sy);
                 const std::int64_t at = start + sy * src.stride[p] + sx * e;
                 if (!src.inside(memory, at, e))
-                    fail("the view was accepted but plane " + std::to_string(p) + " element " + std::to_string(x) +
-                             "," + std::to_string(y) + " reads bytes " + std::to_string(at) + ".." +
-                             std::to_string(at + e) + " outside its memory",
+                    fail("the view was accepted but plane " + std::to_string(p) + " element " +
+                             std::to_string(x) + "," + std::to_string(y) + " reads bytes " +
+                             std::to_string(at) + ".." + std::to_string(at + e) + " outside its memory",
                          what);
                 const guint8 *got = out + GST_VIDEO_INFO_PLANE_OFFSET(&out_info, p) +
                                     y * GST_VIDEO_INFO_PLANE_STRIDE(&out_info, p) + x * e;
                 if (std::memcmp(got, &src.bytes[at], e) != 0)
-                    fail("plane " + std::to_string(p) + " element " + std::to_string(x) + "," + std::to_string(y) +
-                             " differs from source element " + std::to_string(sx) + "," + std::to_string(sy),
+                    fail("plane " + std::to_string(p) + " element " + std::to_string(x) + "," +
+                             std::to_string(y) + " differs from source element " + std::to_string(sx) + "," +
+                             std::to_string(sy),
                          what);
             }
         }
@@ -260,8 +267,8 @@ void check_packed_422(const Source &src, const std::vector<Step> &steps, const g
     const PlaneDims &result = dims.back();
     if (result.w != GST_VIDEO_INFO_WIDTH(&out_info) || result.h != GST_VIDEO_INFO_HEIGHT(&out_info))
         fail("the view is " + std::to_string(GST_VIDEO_INFO_WIDTH(&out_info)) + "x" +
-                 std::to_string(GST_VIDEO_INFO_HEIGHT(&out_info)) + ", the reference's " + std::to_string(result.w) + "x" +
-                 std::to_string(result.h),
+                 std::to_string(GST_VIDEO_INFO_HEIGHT(&out_info)) + ", the reference's " +
+                 std::to_string(result.w) + "x" + std::to_string(result.h),
              what);
     const std::int64_t start = static_cast<std::int64_t>(src.offset[0]);
     const int memory = src.memory_of(start);
@@ -294,19 +301,20 @@ void check_packed_422(const Source &src, const std::vector<Step> &steps, const g
                 trace_to_source(steps, dims, tx, ty);
                 const std::uint8_t luma1 = src.bytes[start + ty * src.stride[0] + tx * 2 + y_off];
                 if (row[x * 2 + y_off + 2] != luma1)
-                    fail("the luma of pixel " + std::to_string(x + 1) + "," + std::to_string(y) + " differs", what);
+                    fail("the luma of pixel " + std::to_string(x + 1) + "," + std::to_string(y) + " differs",
+                         what);
             }
             const guint8 *o = row + x * 2;
             if (o[y_off] != luma0 || o[u_off] != u || o[v_off] != v)
-                fail("macropixel of pixel " + std::to_string(x) + "," + std::to_string(y) + " differs from source pixel " +
-                         std::to_string(sx) + "," + std::to_string(sy),
+                fail("macropixel of pixel " + std::to_string(x) + "," + std::to_string(y) +
+                         " differs from source pixel " + std::to_string(sx) + "," + std::to_string(sy),
                      what);
         }
     }
 }
 
-void check_materialized(const FrameView &view, const Source &src, const std::vector<Step> &steps, const guint8 *out,
-                        const GstVideoInfo &out_info, const std::string &what)
+void check_materialized(const FrameView &view, const Source &src, const std::vector<Step> &steps,
+                        const guint8 *out, const GstVideoInfo &out_info, const std::string &what)
 {
     if (g2g::detail::is_packed_422(GST_VIDEO_INFO_FORMAT(&src.layout)))
         check_packed_422(src, steps, out, out_info, what);
@@ -316,7 +324,8 @@ void check_materialized(const FrameView &view, const Source &src, const std::vec
 
 const char *method_name(GstVideoOrientationMethod m)
 {
-    static const char *names[] = {"identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll", "auto", "custom"};
+    static const char *names[] = {"identity", "90r",   "180",   "90l",  "horiz",
+                                  "vert",     "ul-lr", "ur-ll", "auto", "custom"};
     return static_cast<unsigned>(m) < std::size(names) ? names[m] : "?";
 }
 
@@ -364,8 +373,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         const int mh = in.flag() ? height : static_cast<int>(in.range(1, 48));
         if (!gst_video_info_set_format(&src.layout, format, mw, mh))
             return 0;
-        what += " meta " + std::string(gst_video_format_to_string(meta_format)) + " " + std::to_string(mw) + "x" +
-                std::to_string(mh);
+        what += " meta " + std::string(gst_video_format_to_string(meta_format)) + " " + std::to_string(mw) +
+                "x" + std::to_string(mh);
     }
     const guint n_planes = GST_VIDEO_INFO_N_PLANES(&src.layout);
     std::int64_t end = 0;
@@ -390,7 +399,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         src.stride[p] = static_cast<gint>(stride);
         what += " plane" + std::to_string(p) + "@" + std::to_string(offset) + "/" + std::to_string(stride);
         if (stride >= 0)
-            end = std::max(end, offset + stride * (plane_rows(src.layout, p) - 1) + plane_row_bytes(src.layout, p));
+            end = std::max(end, offset + stride * (plane_rows(src.layout, p) - 1) +
+                                    plane_row_bytes(src.layout, p));
     }
     // The buffer: the size the layout needs, or a little more or less; in one to three memories.
     // (Formats a view does not describe only need to be refused: their size is not the point,
@@ -422,8 +432,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         // Exactly n bytes: one past them is an AddressSanitizer report.
         auto *bytes = static_cast<guint8 *>(g_malloc(n));
         std::memcpy(bytes, &src.bytes[cuts[m]], n);
-        gst_buffer_append_memory(buffer.get(), gst_memory_new_wrapped(static_cast<GstMemoryFlags>(0), bytes, n, 0, n,
-                                                                      bytes, g_free));
+        gst_buffer_append_memory(buffer.get(), gst_memory_new_wrapped(static_cast<GstMemoryFlags>(0), bytes,
+                                                                      n, 0, n, bytes, g_free));
     }
     // Memories of zero bytes are left out: the starts that remain.
     {
@@ -436,26 +446,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     if (with_meta) {
         gst_buffer_add_video_meta_full(buffer.get(), GST_VIDEO_FRAME_FLAG_NONE, meta_format,
-                                       GST_VIDEO_INFO_WIDTH(&src.layout), GST_VIDEO_INFO_HEIGHT(&src.layout), n_planes,
-                                       src.offset, src.stride);
+                                       GST_VIDEO_INFO_WIDTH(&src.layout), GST_VIDEO_INFO_HEIGHT(&src.layout),
+                                       n_planes, src.offset, src.stride);
     }
 
     std::vector<Step> steps;
     bool crop_meta_fits = true;
     if ((in.byte() & 3) == 3) {
-        Step crop{true, GST_VIDEO_ORIENTATION_IDENTITY, static_cast<std::uint32_t>(in.range(0, 50)),
-                  static_cast<std::uint32_t>(in.range(0, 50)), static_cast<std::uint32_t>(in.range(0, 50)),
+        Step crop{true,
+                  GST_VIDEO_ORIENTATION_IDENTITY,
+                  static_cast<std::uint32_t>(in.range(0, 50)),
+                  static_cast<std::uint32_t>(in.range(0, 50)),
+                  static_cast<std::uint32_t>(in.range(0, 50)),
                   static_cast<std::uint32_t>(in.range(0, 50))};
         GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta(buffer.get());
         meta->x = crop.x;
         meta->y = crop.y;
         meta->width = crop.w;
         meta->height = crop.h;
-        what += " cropmeta " + std::to_string(crop.w) + "x" + std::to_string(crop.h) + "+" + std::to_string(crop.x) +
-                "+" + std::to_string(crop.y);
+        what += " cropmeta " + std::to_string(crop.w) + "x" + std::to_string(crop.h) + "+" +
+                std::to_string(crop.x) + "+" + std::to_string(crop.y);
         if (crop.w && crop.h) {
-            crop_meta_fits = crop.x + crop.w <= static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&src.layout)) &&
-                             crop.y + crop.h <= static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&src.layout));
+            crop_meta_fits =
+                crop.x + crop.w <= static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&src.layout)) &&
+                crop.y + crop.h <= static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&src.layout));
             steps.push_back(crop);
         }
     }
@@ -506,12 +520,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 step.w = static_cast<std::uint32_t>(in.range(0, 320));
                 step.h = static_cast<std::uint32_t>(in.range(0, 320));
             }
-            what += " crop " + std::to_string(step.w) + "x" + std::to_string(step.h) + "+" + std::to_string(step.x) +
-                    "+" + std::to_string(step.y);
-            const bool fits = step.w && step.h && std::uint64_t{step.x} + step.w <= w && std::uint64_t{step.y} + step.h <= h;
+            what += " crop " + std::to_string(step.w) + "x" + std::to_string(step.h) + "+" +
+                    std::to_string(step.x) + "+" + std::to_string(step.y);
+            const bool fits = step.w && step.h && std::uint64_t{step.x} + step.w <= w &&
+                              std::uint64_t{step.y} + step.h <= h;
             g2g::Result<void> cropped = view.crop(step.x, step.y, step.w, step.h);
             if (cropped.ok() != fits)
-                fail(std::string("a crop that ") + (fits ? "fits was refused" : "does not fit was accepted"), what);
+                fail(std::string("a crop that ") + (fits ? "fits was refused" : "does not fit was accepted"),
+                     what);
             if (!fits) {
                 if (cropped.error().message().empty())
                     fail("a crop was refused without a reason", what);
@@ -523,8 +539,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         steps.push_back(step);
     }
     if (view.width() != w || view.height() != h)
-        fail("the view is " + std::to_string(view.width()) + "x" + std::to_string(view.height()) + ", the chain's " +
-                 std::to_string(w) + "x" + std::to_string(h),
+        fail("the view is " + std::to_string(view.width()) + "x" + std::to_string(view.height()) +
+                 ", the chain's " + std::to_string(w) + "x" + std::to_string(h),
              what);
 
     // Into a new buffer.

@@ -10,7 +10,6 @@
 namespace g2g {
 namespace {
 
-
 Error invalid(std::string message)
 {
     return Error(ErrorCode::InvalidArgument, std::move(message));
@@ -141,8 +140,9 @@ bool FrameView::keeps_strides(GstVideoFormat format, GstVideoOrientationMethod m
         return true;
     // A packed 4:2:2 macropixel holds two pixels side by side: only vertical moves keep it whole,
     // and a crop must not start in the middle of one.
-    const bool whole_macropixels = method == GST_VIDEO_ORIENTATION_VERT || method == GST_VIDEO_ORIENTATION_IDENTITY ||
-                                   method == GST_VIDEO_ORIENTATION_AUTO || method == GST_VIDEO_ORIENTATION_CUSTOM;
+    const bool whole_macropixels =
+        method == GST_VIDEO_ORIENTATION_VERT || method == GST_VIDEO_ORIENTATION_IDENTITY ||
+        method == GST_VIDEO_ORIENTATION_AUTO || method == GST_VIDEO_ORIENTATION_CUSTOM;
     return whole_macropixels && (crop_x & 1) == 0;
 }
 
