@@ -325,17 +325,9 @@ public:
     {
         std::string first;
         while (const g2g::Ref<GstMessage> message = g2g::Ref<GstMessage>::adopt(gst_bus_pop(bus_.get()))) {
-            GError *error = nullptr;
-            if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_ERROR)
-                gst_message_parse_error(message.get(), &error, nullptr);
-            else if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_WARNING)
-                gst_message_parse_warning(message.get(), &error, nullptr);
-            if (!error)
-                continue;
-            if (first.empty())
-                first = std::string("; ") + GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get())) + ": " +
-                        error->message;
-            g_error_free(error);
+            const GstMessageType type = GST_MESSAGE_TYPE(message.get());
+            if (first.empty() && (type == GST_MESSAGE_ERROR || type == GST_MESSAGE_WARNING))
+                first = "; " + g2g::test::message_with_source(message.get());
         }
         return first;
     }
@@ -350,12 +342,7 @@ public:
             return "no EOS on the bus: " + describe();
         if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_EOS)
             return "";
-        GError *error = nullptr;
-        gst_message_parse_error(message.get(), &error, nullptr);
-        std::string text =
-            std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
-        g_error_free(error);
-        return text;
+        return g2g::test::message_with_source(message.get());
     }
 
     // Each sink's counts, for failure messages.

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline.h"
 #include "tee-stats.h"
 #include "watchdog.h"
 
@@ -381,14 +382,7 @@ public:
         const Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline_.get()));
         const Ref<GstMessage> message =
             Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
-        if (!message)
-            return "";
-        GError *error = nullptr;
-        gst_message_parse_error(message.get(), &error, nullptr);
-        std::string text =
-            std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
-        g_error_free(error);
-        return text;
+        return message ? g2g::test::message_with_source(message.get()) : "";
     }
 
     // Stops the source and waits (bounded) for the EOS at the permanent branch; "" or the error.
@@ -404,12 +398,7 @@ public:
             return "no EOS";
         if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_EOS)
             return "";
-        GError *error = nullptr;
-        gst_message_parse_error(message.get(), &error, nullptr);
-        std::string text =
-            std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))) + ": " + error->message;
-        g_error_free(error);
-        return text;
+        return g2g::test::message_with_source(message.get());
     }
 
     // Every frame that entered the tee while the branch was linked reached it exactly once and

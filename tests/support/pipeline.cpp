@@ -160,19 +160,13 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
             static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING)));
         if (!message || GST_MESSAGE_TYPE(message.get()) != GST_MESSAGE_WARNING)
             break;
-        GError *warning = nullptr;
-        gst_message_parse_warning(message.get(), &warning, nullptr);
-        run.warnings.emplace_back(warning->message);
-        g_error_free(warning);
+        run.warnings.push_back(message_text(message.get()));
     }
     if (!message) {
         run.error = "timeout";
     } else if (GST_MESSAGE_TYPE(message.get()) == GST_MESSAGE_ERROR) {
-        GError *error = nullptr;
-        gst_message_parse_error(message.get(), &error, nullptr);
-        run.error = error->message;
+        run.error = message_text(message.get());
         run.error_source = GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()));
-        g_error_free(error);
     }
     if (inspect)
         inspect(GST_BIN(pipeline.get()));
@@ -181,6 +175,39 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
     if (auto kept = run.sinks.find("sink"); kept != run.sinks.end())
         run.buffers = kept->second;
     return run;
+}
+
+std::string message_text(GstMessage *message)
+{
+    GError *error = nullptr;
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR)
+        gst_message_parse_error(message, &error, nullptr);
+    else if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_WARNING)
+        gst_message_parse_warning(message, &error, nullptr);
+    if (!error)
+        return "";
+    std::string text = error->message;
+    g_error_free(error);
+    return text;
+}
+
+std::string message_with_source(GstMessage *message)
+{
+    return std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message))) + ": " + message_text(message);
+}
+
+std::string pop_message_text(GstBus *bus, GstMessageType type)
+{
+    const Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, type));
+    return message ? message_text(message.get()) : "";
+}
+
+std::vector<std::string> pop_message_texts(GstBus *bus, GstMessageType type)
+{
+    std::vector<std::string> texts;
+    while (const Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, type)))
+        texts.push_back(message_text(message.get()));
+    return texts;
 }
 
 } // namespace g2g::test

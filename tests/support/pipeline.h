@@ -45,4 +45,17 @@ using PipelineInspector = std::function<void(GstBin *)>;
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = {},
                          GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {});
 
+// The text of an error or warning message; "" for any other message.
+std::string message_text(GstMessage *message);
+
+// "<source>: <text>" of an error or warning message: which element said it, and what.
+std::string message_with_source(GstMessage *message);
+
+// The text of the first message of `type` (GST_MESSAGE_ERROR or GST_MESSAGE_WARNING) waiting on
+// `bus`, popped, or "" when none waits.
+std::string pop_message_text(GstBus *bus, GstMessageType type);
+
+// The texts of every such message waiting on `bus`, popped, in order.
+std::vector<std::string> pop_message_texts(GstBus *bus, GstMessageType type);
+
 } // namespace g2g::test

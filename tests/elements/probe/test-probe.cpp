@@ -9,6 +9,7 @@
 #include <string>
 
 #include "buffers.h"
+#include "pipeline.h"
 
 namespace {
 
@@ -33,19 +34,10 @@ GstBuffer *cuda_like_frame()
 }
 
 // The first error message on the harness element's bus, or "".
-std::string bus_error(GstHarness *harness)
+std::string bus_error(GstHarness *harness, GstMessageType type = GST_MESSAGE_ERROR)
 {
-    GstBus *bus = gst_element_get_bus(harness->element);
-    std::string text;
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-        GError *error = nullptr;
-        gst_message_parse_error(message, &error, nullptr);
-        text = error->message;
-        g_error_free(error);
-        gst_message_unref(message);
-    }
-    gst_object_unref(bus);
-    return text;
+    const g2g::Ref<GstBus> bus = g2g::Ref<GstBus>::adopt(gst_element_get_bus(harness->element));
+    return g2g::test::pop_message_text(bus.get(), type);
 }
 
 // A harness around one g2gprobe with `properties` ("name=p require=cuda") set as gst-launch would.
@@ -170,17 +162,7 @@ namespace {
 // The first warning message on the harness element's bus, or "".
 std::string bus_warning(GstHarness *harness)
 {
-    GstBus *bus = gst_element_get_bus(harness->element);
-    std::string text;
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
-        GError *warning = nullptr;
-        gst_message_parse_warning(message, &warning, nullptr);
-        text = warning->message;
-        g_error_free(warning);
-        gst_message_unref(message);
-    }
-    gst_object_unref(bus);
-    return text;
+    return bus_error(harness, GST_MESSAGE_WARNING);
 }
 
 constexpr const char *kForeignDescription =

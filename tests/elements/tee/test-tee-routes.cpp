@@ -15,6 +15,7 @@
 #include "buffers.h"
 #include "g2g-config.h"
 #include "memfd-dmabuf.h"
+#include "pipeline.h"
 #include "tee-stats.h"
 
 using g2g::BufferRef;
@@ -359,14 +360,7 @@ namespace {
 // The message of the first error on `bus`, or "".
 std::string error_on(GstBus *bus)
 {
-    Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR));
-    if (!message)
-        return "";
-    GError *error = nullptr;
-    gst_message_parse_error(message.get(), &error, nullptr);
-    std::string text = error->message;
-    g_error_free(error);
-    return text;
+    return g2g::test::pop_message_text(bus, GST_MESSAGE_ERROR);
 }
 
 constexpr const char *kD3D11 =

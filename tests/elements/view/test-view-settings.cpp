@@ -48,29 +48,13 @@ GstVideoInfo current_info(GstHarness *harness)
 // The first error posted on `bus`, or "".
 std::string first_error(GstBus *bus)
 {
-    std::string text;
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-        GError *error = nullptr;
-        gst_message_parse_error(message, &error, nullptr);
-        text = error->message;
-        g_error_free(error);
-        gst_message_unref(message);
-    }
-    return text;
+    return g2g::test::pop_message_text(bus, GST_MESSAGE_ERROR);
 }
 
 // Every warning posted on `bus` so far, in order.
 std::vector<std::string> warnings(GstBus *bus)
 {
-    std::vector<std::string> texts;
-    while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
-        GError *error = nullptr;
-        gst_message_parse_warning(message, &error, nullptr);
-        texts.emplace_back(error->message);
-        g_error_free(error);
-        gst_message_unref(message);
-    }
-    return texts;
+    return g2g::test::pop_message_texts(bus, GST_MESSAGE_WARNING);
 }
 
 // One element of a gst-launch description ("g2gview left=4"), itself (not in a bin).

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "frames.h"
+#include "pipeline.h"
 
 using g2g::BufferRef;
 using g2g::test::run_chain;
@@ -61,13 +62,9 @@ std::pair<std::string, std::string> materialize_as_view(const GstVideoInfo &info
     gst_harness_set_src_caps(harness, caps);
     const GstFlowReturn flow = gst_harness_push(harness, gst_buffer_ref(frame));
     std::pair<std::string, std::string> result{"flow " + std::string(gst_flow_get_name(flow)), ""};
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-        GError *error = nullptr;
-        gst_message_parse_error(message, &error, nullptr);
-        result = {error->message, GST_OBJECT_NAME(GST_MESSAGE_SRC(message))};
-        g_error_free(error);
-        gst_message_unref(message);
-    }
+    if (const g2g::Ref<GstMessage> message =
+            g2g::Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)))
+        result = {g2g::test::message_text(message.get()), GST_OBJECT_NAME(GST_MESSAGE_SRC(message.get()))};
     gst_bus_set_flushing(bus, TRUE);
     gst_object_unref(bus);
     gst_harness_teardown(harness);
