@@ -158,4 +158,20 @@ GstVideoInfo video_info_of_caps(const std::string &caps_string)
     return info;
 }
 
+GstVideoInfo video_info(GstVideoFormat format, int width, int height)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, format, width, height);
+    return info;
+}
+
+GstVideoInfo current_sink_info(GstHarness *harness)
+{
+    GstVideoInfo info;
+    gst_video_info_init(&info);
+    if (const CapsRef caps = CapsRef::adopt(gst_pad_get_current_caps(harness->sinkpad)))
+        gst_video_info_from_caps(&info, caps.get());
+    return info;
+}
+
 } // namespace g2g::test

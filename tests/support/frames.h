@@ -3,6 +3,7 @@
 // GstHarness runs of an element chain.
 #pragma once
 
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
 #include <g2g/gst-ref.h>
@@ -14,6 +15,12 @@ namespace g2g::test {
 
 // A frame of `info` filled with pseudo-random bytes from `seed` (padding included).
 BufferRef random_frame(const GstVideoInfo &info, guint32 seed);
+
+// The video info of a `format` frame of width x height, laid out as GStreamer's default.
+GstVideoInfo video_info(GstVideoFormat format, int width, int height);
+
+// The video info of the caps the harness's sink pad has now (all fields zero without caps).
+GstVideoInfo current_sink_info(GstHarness *harness);
 
 // The video info of a caps string (all fields zero when it is not video caps).
 GstVideoInfo video_info_of_caps(const std::string &caps_string);

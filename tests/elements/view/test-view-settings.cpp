@@ -17,33 +17,17 @@
 
 using g2g::BufferRef;
 using g2g::test::compare_frames;
+using g2g::test::current_sink_info;
 using g2g::test::random_frame;
 using g2g::test::run_chain;
 using g2g::test::run_pipeline;
+using g2g::test::video_info;
 
 namespace {
 
 constexpr const char *kViewCaps = "video/x-raw(memory:SystemMemory, meta:G2gTensorView)";
 // The stream.
 constexpr const char *kNv12 = "video/x-raw,format=NV12,width=32,height=24,framerate=30/1";
-
-GstVideoInfo video_info(GstVideoFormat format, int width, int height)
-{
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, format, width, height);
-    return info;
-}
-
-GstVideoInfo current_info(GstHarness *harness)
-{
-    GstVideoInfo info;
-    gst_video_info_init(&info);
-    if (GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad)) {
-        gst_video_info_from_caps(&info, caps);
-        gst_caps_unref(caps);
-    }
-    return info;
-}
 
 // The first error posted on `bus`, or "".
 std::string first_error(GstBus *bus)
@@ -142,7 +126,7 @@ TEST(G2gViewSettings, AnOrientationThatKeepsTheCapsLandsOnTheNextFrame)
             gst_util_set_object_arg(G_OBJECT(h.harness->element), "video-direction", direction);
             BufferRef out = h.push_pull(frame.get());
             ASSERT_TRUE(out) << gst_flow_get_name(h.flow);
-            const GstVideoInfo info = current_info(h.harness);
+            const GstVideoInfo info = current_sink_info(h.harness);
             if (sink_caps) {
                 // The input's memory, read through a view (identity too: dense in, view out).
                 EXPECT_EQ(gst_buffer_peek_memory(out.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
@@ -177,7 +161,8 @@ TEST(G2gViewSettings, ACropMovedWithinTheSameCapsLandsOnTheNextFrame)
         const auto want = peer("videocrop left=" + std::to_string(left) + " right=" + std::to_string(right),
                                in, frame.get());
         // What the crop meta says, read as a crop-meta reader does.
-        const g2g::Result<g2g::FrameView> read = g2g::FrameView::of_frame(out.get(), current_info(h.harness));
+        const g2g::Result<g2g::FrameView> read =
+            g2g::FrameView::of_frame(out.get(), current_sink_info(h.harness));
         ASSERT_TRUE(read.ok());
         const g2g::Result<BufferRef> dense = read->materialize(out.get());
         ASSERT_TRUE(dense.ok());
@@ -217,13 +202,13 @@ TEST(G2gViewSettings, AChangeInTheMiddleOfANegotiationLandsOnTheNextFrame)
     BufferRef cropped = h.push_pull(frame.get());
     ASSERT_TRUE(cropped) << gst_flow_get_name(h.flow);
     EXPECT_FALSE(change.armed); // the negotiation asked downstream, and the direction changed then
-    GstVideoInfo info = current_info(h.harness);
+    GstVideoInfo info = current_sink_info(h.harness);
     const auto want_cropped = peer("videocrop left=7", in, frame.get());
     EXPECT_EQ(compare_frames(want_cropped.info, want_cropped.buffer.get(), info, cropped.get()), "");
 
     BufferRef rotated = h.push_pull(frame.get());
     ASSERT_TRUE(rotated) << gst_flow_get_name(h.flow);
-    info = current_info(h.harness);
+    info = current_sink_info(h.harness);
     const auto want_rotated = peer("videocrop left=7 ! videoflip video-direction=90r", in, frame.get());
     EXPECT_EQ(compare_frames(want_rotated.info, want_rotated.buffer.get(), info, rotated.get()), "");
     gst_pad_remove_probe(h.harness->sinkpad, probe);
@@ -304,13 +289,13 @@ TEST(G2gViewSettings, ACropThatCannotFitSetWhilePlayingIsRefusedAndTheStreamKeep
     EXPECT_FALSE(h.push_pull(frame.get()));
     EXPECT_EQ(h.flow, GST_FLOW_NOT_NEGOTIATED);
     EXPECT_EQ(first_error(h.bus), "crop left=4 right=28 top=0 bottom=0 leaves no pixels of a 32x24 frame");
-    GstVideoInfo info = current_info(h.harness);
+    GstVideoInfo info = current_sink_info(h.harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 28); // the caps of left=4 still
 
     g_object_set(h.harness->element, "right", 8, nullptr);
     const BufferRef out = h.push_pull(frame.get());
     ASSERT_TRUE(out) << gst_flow_get_name(h.flow);
-    info = current_info(h.harness);
+    info = current_sink_info(h.harness);
     const auto want = peer("videocrop left=4 right=8", in, frame.get());
     EXPECT_EQ(compare_frames(want.info, want.buffer.get(), info, out.get()), "");
 }
@@ -325,7 +310,7 @@ TEST(G2gViewSettings, UpstreamCapsChangingUnderACropRenegotiateOrAreRefusedByNam
     const BufferRef big_frame = random_frame(big, 6);
     BufferRef out = h.push_pull(big_frame.get());
     ASSERT_TRUE(out);
-    GstVideoInfo info = current_info(h.harness);
+    GstVideoInfo info = current_sink_info(h.harness);
     auto want = peer("videocrop left=20 top=2 ! videoflip video-direction=90l", big, big_frame.get());
     EXPECT_EQ(compare_frames(want.info, want.buffer.get(), info, out.get()), "");
 
@@ -335,7 +320,7 @@ TEST(G2gViewSettings, UpstreamCapsChangingUnderACropRenegotiateOrAreRefusedByNam
     const BufferRef small_frame = random_frame(small, 7);
     out = h.push_pull(small_frame.get());
     ASSERT_TRUE(out) << gst_flow_get_name(h.flow);
-    info = current_info(h.harness);
+    info = current_sink_info(h.harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 22);
     EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&info), 12);
     want = peer("videocrop left=20 top=2 ! videoflip video-direction=90l", small, small_frame.get());
@@ -383,7 +368,7 @@ TEST(G2gViewSettings, CustomDirectionIsRefusedWithAWarningEveryTimeItIsSet)
     const BufferRef flipped = h.push_pull(frame.get());
     ASSERT_TRUE(flipped);
     const auto want = peer("videoflip video-direction=vert", in, frame.get());
-    EXPECT_EQ(compare_frames(want.info, want.buffer.get(), current_info(h.harness), flipped.get()), "");
+    EXPECT_EQ(compare_frames(want.info, want.buffer.get(), current_sink_info(h.harness), flipped.get()), "");
 }
 
 // ---- Every property at its limits ----
@@ -532,7 +517,7 @@ TEST(G2gViewSettings, EveryVideoDirectionValue)
         g_object_get(h.harness->element, "video-direction", &read, nullptr);
         const BufferRef out = h.push_pull(frame.get());
         ASSERT_TRUE(out);
-        const GstVideoInfo info = current_info(h.harness);
+        const GstVideoInfo info = current_sink_info(h.harness);
         if (value.value == GST_VIDEO_ORIENTATION_CUSTOM) {
             EXPECT_EQ(read, GST_VIDEO_ORIENTATION_IDENTITY); // refused, kept
             EXPECT_EQ(warnings(h.bus).size(), 1u);

@@ -17,28 +17,14 @@
 
 using g2g::BufferRef;
 using g2g::test::compare_frames;
+using g2g::test::current_sink_info;
 using g2g::test::random_frame;
 using g2g::test::run_chain;
+using g2g::test::video_info;
 
 namespace {
 
 constexpr const char *kViewCaps = "video/x-raw(memory:SystemMemory, meta:G2gTensorView)";
-
-GstVideoInfo video_info(GstVideoFormat format, int width, int height)
-{
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, format, width, height);
-    return info;
-}
-
-GstVideoInfo current_info(GstHarness *harness)
-{
-    GstVideoInfo info;
-    GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad);
-    gst_video_info_from_caps(&info, caps);
-    gst_caps_unref(caps);
-    return info;
-}
 
 } // namespace
 
@@ -115,12 +101,12 @@ TEST(G2gView, PropertyChangesWhilePlayingRenegotiate)
     BufferRef frame = random_frame(in, 3);
 
     gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
-    GstVideoInfo first = current_info(harness);
+    GstVideoInfo first = current_sink_info(harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&first), 64);
 
     gst_util_set_object_arg(G_OBJECT(harness->element), "video-direction", "90r");
     GstBuffer *rotated = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
-    GstVideoInfo info = current_info(harness);
+    GstVideoInfo info = current_sink_info(harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 48);
     EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&info), 64);
     auto peer = run_chain("videoflip video-direction=90r", in, frame.get());
@@ -129,7 +115,7 @@ TEST(G2gView, PropertyChangesWhilePlayingRenegotiate)
 
     g_object_set(harness->element, "left", 10, "bottom", 6, nullptr);
     gst_buffer_unref(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
-    info = current_info(harness);
+    info = current_sink_info(harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 42);
     EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&info), 54);
     gst_harness_teardown(harness);
@@ -183,7 +169,7 @@ TEST(G2gView, APureCropTowardsACropMetaReaderIsAMetaNotACopy)
     EXPECT_EQ(crop->y, 2u);
     EXPECT_EQ(crop->width, 52u);
     EXPECT_EQ(crop->height, 46u);
-    GstVideoInfo info = current_info(harness);
+    GstVideoInfo info = current_sink_info(harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 52);
     gst_buffer_unref(out);
     gst_harness_teardown(harness);
@@ -198,7 +184,7 @@ TEST(G2gView, AutoFollowsTheImageOrientationTag)
     GstVideoInfo in = video_info(GST_VIDEO_FORMAT_GRAY8, 20, 10);
     BufferRef frame = random_frame(in, 7);
     GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get()));
-    GstVideoInfo info = current_info(harness);
+    GstVideoInfo info = current_sink_info(harness);
     EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&info), 10);
     auto peer = run_chain("videoflip video-direction=90r", in, frame.get());
     EXPECT_EQ(compare_frames(info, out, peer.info, peer.buffer.get()), "");
@@ -265,7 +251,7 @@ TEST(G2gMaterialize, DenseFramesForAVideoMetaReaderStartEveryRowOnALine)
             const BufferRef out =
                 BufferRef::adopt(gst_harness_push_and_pull(harness, gst_buffer_ref(frame.get())));
             ASSERT_TRUE(out) << chain;
-            const GstVideoInfo out_info = current_info(harness);
+            const GstVideoInfo out_info = current_sink_info(harness);
             EXPECT_EQ(compare_frames(expected.info, expected.buffer.get(), out_info, out.get()), "") << chain;
             const GstVideoMeta *meta = gst_buffer_get_video_meta(out.get());
             if (meta_reader) {

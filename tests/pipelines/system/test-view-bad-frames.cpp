@@ -16,15 +16,9 @@
 
 using g2g::BufferRef;
 using g2g::test::run_chain;
+using g2g::test::video_info;
 
 namespace {
-
-GstVideoInfo video_info(GstVideoFormat format, int width, int height)
-{
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, format, width, height);
-    return info;
-}
 
 // A frame of `info`'s size whose GstVideoMeta says the given offsets and strides.
 BufferRef frame_with_meta(const GstVideoInfo &info, const gsize *offsets, const gint *strides)

@@ -21,6 +21,7 @@ using g2g::test::dense_planes;
 using g2g::test::DensePlane;
 using g2g::test::reference_crop;
 using g2g::test::reference_orient;
+using g2g::test::video_info;
 
 namespace {
 
@@ -33,13 +34,6 @@ void expect_equal_planes(const std::vector<DensePlane> &expected, const std::vec
         ASSERT_EQ(expected[p].h, actual[p].h) << what << " plane " << p;
         ASSERT_TRUE(expected[p].bytes == actual[p].bytes) << what << " plane " << p;
     }
-}
-
-GstVideoInfo video_info(GstVideoFormat format, int width, int height)
-{
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, format, width, height);
-    return info;
 }
 
 // How caller rows are laid out: 3 bytes longer than the view's at an odd address (no row starts
