@@ -18,24 +18,30 @@ void g2g_test_foreign_allocator_class_init(ForeignAllocatorClass *klass)
 {
     GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) { g_free(memory); };
 }
-void g2g_test_foreign_allocator_init(ForeignAllocator *self)
+void g2g_test_foreign_allocator_init(ForeignAllocator *)
 {
-    GST_ALLOCATOR(self)->mem_type = g2g::test::kForeignMemoryType;
 }
 
 } // namespace
 
 namespace g2g::test {
 
-BufferRef foreign_memory_buffer(gsize size)
+MemoryRef foreign_memory(gsize size, const char *mem_type)
 {
-    // The memory holds the allocator; it goes with the last memory.
+    // The memory holds the allocator; it goes with the last memory. The memory type is the
+    // allocator instance's (GStreamer reads it from there).
     Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
         GST_ALLOCATOR(gst_object_ref_sink(g_object_new(g2g_test_foreign_allocator_get_type(), nullptr))));
+    allocator->mem_type = mem_type;
     GstMemory *memory = g_new0(GstMemory, 1);
     gst_memory_init(memory, GST_MEMORY_FLAG_NOT_MAPPABLE, allocator.get(), nullptr, size, 0, 0, size);
+    return MemoryRef::adopt(memory);
+}
+
+BufferRef foreign_memory_buffer(gsize size)
+{
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(buffer.get(), memory);
+    gst_buffer_append_memory(buffer.get(), foreign_memory(size).release());
     return buffer;
 }
 

@@ -21,8 +21,11 @@ GstFlowReturn try_acquire(GstBufferPool *pool, BufferRef &out);
 // The memory type of foreign_memory_buffer()'s memory, which no domain of g2g knows.
 inline constexpr const char *kForeignMemoryType = "G2gTestForeignMemory";
 
-// A buffer of one `size`-byte memory of kForeignMemoryType (from a G2gTestForeignAllocator), not
+// A `size`-byte memory of type `mem_type` from an allocator of type ForeignAllocator, not
 // mappable: memory of a platform g2g has never heard of.
+MemoryRef foreign_memory(gsize size, const char *mem_type = kForeignMemoryType);
+
+// A buffer of one foreign_memory(size).
 BufferRef foreign_memory_buffer(gsize size);
 
 } // namespace g2g::test

@@ -6,6 +6,7 @@
 #include <gst/allocators/allocators.h>
 #include <gtest/gtest.h>
 
+#include "buffers.h"
 #include "g2g-config.h"
 #include "memfd-dmabuf.h"
 #include "pipeline.h"
@@ -14,27 +15,6 @@ using g2g::Ref;
 using K = g2g::MemoryDomainKind;
 using g2g::test::make_memfd;
 using g2g::test::memfd_dmabuf;
-
-namespace {
-
-// An allocator of a memory type g2g has never heard of.
-struct ForeignAllocator {
-    GstAllocator parent;
-};
-struct ForeignAllocatorClass {
-    GstAllocatorClass parent_class;
-};
-G_DEFINE_TYPE(ForeignAllocator, foreign_allocator, GST_TYPE_ALLOCATOR)
-void foreign_allocator_class_init(ForeignAllocatorClass *klass)
-{
-    GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) { g_free(memory); };
-}
-void foreign_allocator_init(ForeignAllocator *self)
-{
-    GST_ALLOCATOR(self)->mem_type = "GLMemory";
-}
-
-} // namespace
 
 TEST(Classify, VideotestsrcFramesAreSystem)
 {
@@ -118,10 +98,7 @@ TEST(Classify, CudauploadFramesAreCuda)
 
 TEST(Classify, UnknownMemoryTypeIsReportedByNameNeverGuessed)
 {
-    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
-        GST_ALLOCATOR(g_object_ref_sink(g_object_new(foreign_allocator_get_type(), nullptr))));
-    g2g::MemoryRef memory = g2g::MemoryRef::adopt(g_new0(GstMemory, 1));
-    gst_memory_init(memory.get(), GST_MEMORY_FLAG_NOT_MAPPABLE, allocator.get(), nullptr, 16, 0, 0, 16);
+    const g2g::MemoryRef memory = g2g::test::foreign_memory(16, "GLMemory");
     auto kind = g2g::classify_memory(memory.get());
     ASSERT_FALSE(kind.ok());
     EXPECT_EQ(kind.error().code(), g2g::ErrorCode::UnknownMemory);
