@@ -27,6 +27,15 @@ using g2g::test::tee_stat;
 
 namespace {
 
+// A bus of its own for the harness's element, to read what it posts (set it back to none before
+// the teardown).
+Ref<GstBus> bus_of(GstHarness *harness)
+{
+    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
+    gst_element_set_bus(harness->element, bus.get());
+    return bus;
+}
+
 constexpr const char *kSystem = "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1";
 constexpr const char *kDmaBuf = "video/x-raw(memory:DMABuf),format=GRAY8,width=16,height=16,framerate=30/1";
 constexpr const char *kView =
@@ -194,8 +203,7 @@ TEST(G2gTeeRoutes, ARefusalIsAnErrorAtTheFirstFrameAndEveryFrameIsRefused)
 {
     GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
     g_object_set(views->element, "copy-budget", 0, nullptr);
-    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
-    gst_element_set_bus(views->element, bus.get());
+    const Ref<GstBus> bus = bus_of(views);
     gst_harness_set_sink_caps_str(views, kView);
     GstHarness *dense = gst_harness_new_with_element(views->element, nullptr, "src_%u");
     gst_harness_set_sink_caps_str(dense, kSystem);
@@ -336,8 +344,7 @@ TEST(G2gTeeRoutes, AViewOverDeviceMemoryIsRefusedToABranchThatTakesNoViews)
     constexpr const char *kCudaView = "video/x-raw(memory:CUDAMemory,meta:G2gTensorView),format=GRAY8,"
                                       "width=16,height=16,framerate=30/1";
     GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
-    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
-    gst_element_set_bus(h->element, bus.get());
+    const Ref<GstBus> bus = bus_of(h);
     gst_harness_set_src_caps_str(h, kCudaView); // the harness's sink takes ANY caps
     EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
     Ref<GstMessage> error = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
@@ -411,8 +418,7 @@ TEST(G2gTeeRoutes, CapsOfAnUnknownMemoryFeatureGoToEveryBranchAsTheyAre)
 TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsNamingTheBranchWithFanOutPolicyFail)
 {
     GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
-    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
-    gst_element_set_bus(h->element, bus.get());
+    const Ref<GstBus> bus = bus_of(h);
     gst_harness_set_sink_caps_str(h, kSystem);
     gst_harness_set_src_caps_str(h, kD3D11);
     EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
@@ -432,8 +438,7 @@ TEST(G2gTeeRoutes, ADomainNoBranchTakesFailsWhenDropBranchDropsEveryBranch)
 {
     GstHarness *h = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
     g_object_set(h->element, "fan-out-policy", 1 /* drop-branch */, nullptr);
-    Ref<GstBus> bus = Ref<GstBus>::adopt(gst_bus_new());
-    gst_element_set_bus(h->element, bus.get());
+    const Ref<GstBus> bus = bus_of(h);
     gst_harness_set_sink_caps_str(h, kSystem);
     gst_harness_set_src_caps_str(h, kD3D11);
     EXPECT_EQ(gst_harness_push(h, system_frame(1).release()), GST_FLOW_ERROR);
