@@ -58,6 +58,23 @@ BufferRef system_frame(guint8 value)
     return buffer;
 }
 
+// A g2gtee whose first branch takes views, after frame `seed` went through it as a view; nullptr
+// when that frame did not (a failure is added).
+GstHarness *streaming_views(guint8 seed)
+{
+    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
+    gst_harness_set_sink_caps_str(views, kView);
+    gst_harness_set_src_caps_str(views, kView);
+    const GstFlowReturn flow = gst_harness_push(views, system_frame(seed).release());
+    EXPECT_EQ(flow, GST_FLOW_OK);
+    if (flow != GST_FLOW_OK) {
+        gst_harness_teardown(views);
+        return nullptr;
+    }
+    gst_buffer_unref(gst_harness_pull(views));
+    return views;
+}
+
 bool caps_equal(GstPad *pad, const char *expected)
 {
     GstCaps *caps = gst_pad_get_current_caps(pad);
@@ -149,11 +166,8 @@ TEST(G2gTeeRoutes, RoutesFollowTheStreamWhenUpstreamRenegotiatesItsDomain)
 
 TEST(G2gTeeRoutes, ABranchAddedMidStreamThatTakesOnlyDenseFramesGetsAConversion)
 {
-    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
-    gst_harness_set_sink_caps_str(views, kView);
-    gst_harness_set_src_caps_str(views, kView);
-    ASSERT_EQ(gst_harness_push(views, system_frame(5).release()), GST_FLOW_OK);
-    gst_buffer_unref(gst_harness_pull(views));
+    GstHarness *views = streaming_views(5);
+    ASSERT_NE(views, nullptr);
 
     GstHarness *dense = gst_harness_new_with_element(views->element, nullptr, "src_%u");
     gst_harness_set_sink_caps_str(dense, kSystem);
@@ -302,11 +316,8 @@ GstPad *capturing_dense_sink_pad(Captured *into)
 // branch would read the source's bytes as the view's frame.
 TEST(G2gTeeRoutes, ABranchLinkedSinceTheRoutesWereDecidedIsDecidedBeforeItsFirstFrame)
 {
-    GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
-    gst_harness_set_sink_caps_str(views, kView);
-    gst_harness_set_src_caps_str(views, kView);
-    ASSERT_EQ(gst_harness_push(views, system_frame(1).release()), GST_FLOW_OK);
-    gst_buffer_unref(gst_harness_pull(views));
+    GstHarness *views = streaming_views(1);
+    ASSERT_NE(views, nullptr);
 
     GstPad *src = gst_element_request_pad_simple(views->element, "src_%u");
     ASSERT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_OK); // decided unlinked
