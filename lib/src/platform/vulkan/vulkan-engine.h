@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2g's work on one Vulkan queue: views of VulkanImage frames materialized by a compute shader
+// (shaders/materialize.comp, compiled by glslc at build time and embedded), and VulkanImage
+// frames downloaded to system memory without stalling (the copy is recorded with a fence; the
+// frame's memory waits for it when first mapped).
+//
+// lib/src/platform/vulkan/ holds:
+//   vulkan-memory         recognition of GStreamer's Vulkan images and host-visible buffers
+//   vulkan-engine         Engine (this header): the queue, its command pool, trash list, compute
+//                         pipeline and staging buffers
+//   vulkan-view-backend   the ViewBackend of VulkanTexture frames: the view geometry in texels
+//   vulkan-storage-pool   a buffer pool of images a compute shader may write (GStreamer 1.22's
+//                         image pool sets no storage usage)
+//   vulkan-fenced-memory  the system memory a download hands out: it waits for its fence on map
+//   shaders/              the GLSL compute shaders
+//
+// GStreamer's Vulkan objects each hold their device: an Engine is owned by whoever made it (an
+// element, from its stop to its start) and by the buffers it wrote, never by the device, so
+// nothing cycles.
+#pragma once
+
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
+
+#include <memory>
+#include <string>
+
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+#include <g2g/gst-ref.h>
+
+namespace g2g::vulkan {
+
+class Engine : public std::enable_shared_from_this<Engine> {
+public:
+    // Work on `queue` (one reference taken) of its device. Frames written here are ordered with
+    // every later submission to the same queue, as GStreamer's Vulkan elements order theirs: the
+    // pipeline's elements share one queue through the "gst.vulkan.queue" context.
+    static std::shared_ptr<Engine> create(GstVulkanQueue *queue);
+    // A queue of `device` that can compute, for callers without a pipeline (the library's
+    // FrameView::materialize_to, benchmarks).
+    static Result<std::shared_ptr<Engine>> for_device(GstVulkanDevice *device);
+    ~Engine(); // waits for every frame it recorded
+
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+
+    GstVulkanDevice *device() const { return device_; }
+    GstVulkanQueue *queue() const { return queue_; }
+
+    // Writes `view` of `source` (a VulkanImage frame, one image per plane) densely into
+    // `destination` (VulkanImage, one storage-capable image per plane, the view's format and
+    // size): one compute dispatch per plane, recorded and submitted; returns without waiting.
+    // The images' layouts and barriers are updated in their memories as GStreamer's elements
+    // expect. Images of another device than the engine's are refused, naming both devices.
+    Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination);
+
+    // The dense VulkanImage frame `source` (laid out as `info`: its format and size) as system
+    // memory: one copy per plane into a host-visible staging buffer, recorded with a fence. The
+    // returned buffer (one memory, `info`'s default layout, a GstVideoMeta, source's timestamps)
+    // is handed on at once; mapping it waits for the fence, once.
+    Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info);
+
+    // A pool of VulkanImage frames this engine's shader can write (storage usage on top of what
+    // GStreamer's own image pool sets), on the engine's device. Configure it with caps.
+    GstBufferPool *new_storage_pool();
+
+    // Whether the device can write `format`'s planes from a shader (storage images of its
+    // Vulkan formats without a format qualifier), and if not why, for the error.
+    Result<void> check_writable(const GstVideoInfo &info) const;
+
+    // Waits until everything recorded so far has run (benchmarks, teardown).
+    void wait_idle();
+
+    // "NVIDIA H200 (0x55d0c0a0)": the device for messages.
+    static std::string describe(GstVulkanDevice *device);
+
+private:
+    explicit Engine(GstVulkanQueue *queue);
+    struct Kernels;
+    struct Staging;
+    Result<const Kernels *> kernels();
+
+    GstVulkanDevice *device_ = nullptr;
+    GstVulkanQueue *queue_ = nullptr;
+    GstVulkanCommandPool *command_pool_ = nullptr;
+    GstVulkanTrashList *trash_ = nullptr;
+    std::unique_ptr<Kernels> kernels_;
+    std::shared_ptr<Staging> staging_;
+    GMutex lock_; // recording and submitting; held briefly, never while waiting on a fence
+};
+
+// The engine that allocated `buffer`'s images (a storage pool's), or nullptr.
+std::shared_ptr<Engine> engine_of(GstBuffer *buffer);
+
+} // namespace g2g::vulkan
