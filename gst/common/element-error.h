@@ -7,6 +7,9 @@
 //   object-lock     a scoped GST_OBJECT_LOCK
 //   allocation      ALLOCATION query helpers (the domain its caps select, the first pool)
 //   cuda-context    the pipeline's CUDA context and pool (no-cuda-context.cpp without CUDA)
+//   vulkan-context  the pipeline's Vulkan instance, device and queue, g2g's engine on them, its
+//                   storage pool, the per-frame device check (no-vulkan-context.cpp without Vulkan)
+//   context-glue    both installed on a view element's class, chaining to its own functions
 #pragma once
 
 #include <gst/gst.h>

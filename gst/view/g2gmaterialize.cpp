@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gmaterialize: writes a frame view (meta:G2gTensorView) out as the dense frame in one pass
-// (CUDA frames: one kernel, in device memory), for peers that read dense frames only; dense
-// frames pass through untouched, not even a new buffer.
+// (CUDA frames: one kernel, in device memory; VulkanImage frames: one compute shader, into Vulkan
+// images), for peers that read dense frames only; dense frames pass through untouched, not even a
+// new buffer. VulkanImage frames (views or dense) also go to system-memory peers: written dense on
+// the GPU when a view, then downloaded with a fence, so that the streaming thread never waits for
+// the GPU (the bytes wait, when first mapped).
 //
 //   gst-launch-1.0 videotestsrc ! g2gview video-direction=vert ! g2gmaterialize ! fakesink
+//   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize
+//       ! video/x-raw ! videoconvert ! autovideosink   (one command line)
 //
-// No properties: the negotiated output layout and the CUDA context are all its state.
+// No properties: the negotiated route and layout and the GPU contexts are all its state.
 #include "g2gmaterialize.h"
 
 #include <g2g/frame-view.h>
@@ -15,8 +20,9 @@
 #include <gst/video/video.h>
 
 #include "common/allocation.h"
-#include "common/cuda-context.h"
+#include "common/context-glue.h"
 #include "common/element-error.h"
+#include "core/caps-domain.h"
 #include "view-caps.h"
 #include "view-output.h"
 
@@ -27,11 +33,34 @@ using g2g::element::post_error;
 
 namespace {
 
-// What negotiation decided. Streaming thread only (set_caps, decide_allocation, transform).
+// What a frame goes through, decided at set_caps.
+enum class Route {
+    Passthrough, // dense in, the same memory out: the input buffer itself
+    Dense,       // a view in: written densely into a frame of the negotiated pool (its domain's backend)
+    Download,    // VulkanImage in, system memory out: Engine::download's buffer (a view written
+                 // densely on the GPU first)
+};
+
+// What negotiation decided. Streaming thread only (set_caps, decide_allocation, the per-frame
+// path), but for the contexts.
 struct MaterializeState {
     GstVideoInfo out_info{}; // the dense layout written
-    // The pipeline's CUDA context, for CUDA frames (a kernel writes them).
-    g2g::element::CudaContextUse cuda;
+    Route route = Route::Passthrough;
+    bool in_view = false;
+    bool vulkan_in = false;
+    // Download of a view: the (active) pool of the dense VulkanImage frame it is written into first.
+    g2g::Ref<GstBufferPool> staging;
+    // The pipeline's CUDA context, for CUDA frames (a kernel writes them), and its Vulkan device
+    // and queue, for VulkanImage frames (a shader writes them; the engine downloads them).
+    // set_context and CONTEXT queries reach them from their own threads.
+    g2g::element::GpuContexts gpu;
+
+    void drop_staging()
+    {
+        if (staging)
+            gst_buffer_pool_set_active(staging.get(), FALSE);
+        staging.reset();
+    }
 };
 
 } // namespace
@@ -48,9 +77,19 @@ G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
 static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                                GstCaps *filter)
 {
-    // Same format and size on both sides; only the view feature goes away.
+    // Same format and size on both sides; the view feature goes away, and VulkanImage frames may
+    // also leave as system memory (after the frames that stay on the GPU: those come first).
+    using g2g::MemoryDomainKind;
     g2g::CapsRef result = g2g::CapsRef::adopt(
-        direction == GST_PAD_SINK ? g2g::caps::without_view(caps) : g2g::caps::with_and_without_view(caps));
+        direction == GST_PAD_SINK
+            ? gst_caps_merge(
+                  g2g::caps::without_view(caps),
+                  g2g::caps::moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::System))
+            : gst_caps_merge(g2g::caps::with_and_without_view(caps),
+                             g2g::caps::with_and_without_view(
+                                 g2g::CapsRef::adopt(g2g::caps::moved_to(caps, MemoryDomainKind::System,
+                                                                         MemoryDomainKind::VulkanTexture))
+                                     .get())));
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
     return result.release();
@@ -59,39 +98,84 @@ static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirecti
 static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    if (!gst_video_info_from_caps(&self->state->out_info, outcaps))
+    MaterializeState &state = *self->state;
+    state.drop_staging();
+    if (!gst_video_info_from_caps(&state.out_info, outcaps))
         return FALSE;
-    // Dense in, dense out: nothing to do, not even a buffer.
-    gst_base_transform_set_passthrough(trans, !g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0)));
+    using g2g::MemoryDomainKind;
+    const auto in_kind = g2g::detail::kind_of_caps(incaps), out_kind = g2g::detail::kind_of_caps(outcaps);
+    state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
+    state.vulkan_in = in_kind == MemoryDomainKind::VulkanTexture;
+    if (state.vulkan_in && out_kind == MemoryDomainKind::System)
+        state.route = Route::Download;
+    else
+        state.route = state.in_view ? Route::Dense : Route::Passthrough; // dense in, dense out: nothing to do
+    gst_base_transform_set_passthrough(trans, state.route == Route::Passthrough);
+    GST_INFO_OBJECT(self, "%s",
+                    state.route == Route::Download ? "download"
+                    : state.in_view                ? "dense"
+                                                   : "passthrough");
+    if (state.vulkan_in || out_kind == MemoryDomainKind::VulkanTexture) {
+        if (!state.gpu.vulkan.ensure(GST_ELEMENT(self)))
+            return FALSE;
+    }
+    if (state.route == Route::Download && state.in_view) {
+        state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
+        if (!state.staging)
+            return FALSE;
+        if (!gst_buffer_pool_set_active(state.staging.get(), TRUE)) {
+            state.staging.reset();
+            post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                       "cannot activate g2g's Vulkan storage-image pool");
+            return FALSE;
+        }
+    }
     return TRUE;
 }
 
 static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 {
+    MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
+    // A download's buffers are the engine's own (host-visible staging memory): no pool is used.
+    if (state.route == Route::Download)
+        return TRUE;
     // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
-    // default would hand the pool downstream's system allocator).
-    if (g2g::element::allocation_domain(query) == g2g::MemoryDomainKind::Cuda)
-        return G2G_MATERIALIZE(trans)->state->cuda.decide_pool(GST_ELEMENT(trans), query);
+    // default would hand the pool downstream's system allocator); VulkanImage output by a shader
+    // into images of g2g's storage pool (downstream's Vulkan image pool sets no storage usage).
+    const auto domain = g2g::element::allocation_domain(query);
+    if (domain == g2g::MemoryDomainKind::Cuda)
+        return state.gpu.cuda.decide_pool(GST_ELEMENT(trans), query);
+    if (domain == g2g::MemoryDomainKind::VulkanTexture)
+        return state.gpu.vulkan.decide_pool(GST_ELEMENT(trans), query);
     if (g2g::element::decide_line_aligned_pool(query))
         return TRUE;
     g2g::element::ask_line_aligned_memory(query);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->decide_allocation(trans, query);
 }
 
-static g2g::element::CudaContextUse &cuda_of(GstBaseTransform *trans)
+static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
 {
-    return G2G_MATERIALIZE(trans)->state->cuda;
+    return G2G_MATERIALIZE(trans)->state->gpu;
 }
 
-// ---- Per frame (view caps in; passthrough otherwise) ----
-
-static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+// The stream starts afresh (the GPU contexts are dropped right after, at PAUSED->READY).
+static gboolean g2g_materialize_stop(GstBaseTransform *trans)
 {
-    G2gMaterialize *self = G2G_MATERIALIZE(trans);
+    MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
+    state.drop_staging();
+    state.route = Route::Passthrough;
+    return TRUE;
+}
+
+// ---- Per frame (view caps or a download in; passthrough otherwise) ----
+
+// Writes the view `inbuf` carries (its identity view when it carries none: view caps over a plain
+// frame, or a GstVideoMeta / crop meta one) densely into `outbuf`, laid out as the output caps.
+static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer *outbuf)
+{
     GstVideoInfo *info = &self->state->out_info;
     const g2g::FrameView *view = g2g::tensor_view_of(inbuf);
     if (!view) {
-        // View caps but a plain frame (or a GstVideoMeta / crop meta one): its identity view.
         g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(inbuf, *info);
         if (!identity)
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
@@ -107,6 +191,58 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
     }
     return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, info, outbuf);
+}
+
+// The Download route's output: the buffer Engine::download hands out (its copy recorded with a
+// fence, not waited for), of `inbuf` itself when dense, else of the view written densely on the
+// GPU into a staging frame first. No pool and no copy of ours.
+static GstFlowReturn download(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer **outbuf)
+{
+    MaterializeState &state = *self->state;
+    g2g::BufferRef dense = g2g::BufferRef::borrow(inbuf);
+    if (state.in_view) {
+        GstFlowReturn flow = gst_buffer_pool_acquire_buffer(state.staging.get(), dense.out(), nullptr);
+        if (flow != GST_FLOW_OK)
+            return flow;
+        flow = write_view(self, inbuf, dense.get());
+        if (flow != GST_FLOW_OK)
+            return flow;
+    }
+    g2g::Result<g2g::BufferRef> downloaded = state.gpu.vulkan.download(dense.get(), state.out_info);
+    if (!downloaded)
+        return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, downloaded.error());
+    g2g::BufferRef out = std::move(*downloaded);
+    if (!gst_buffer_is_writable(out.get()))
+        out.reset(gst_buffer_make_writable(out.release()));
+    // Flags, timestamps and the metas transform_meta keeps, as for a frame of a pool.
+    GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(self);
+    if (klass->copy_metadata && !klass->copy_metadata(GST_BASE_TRANSFORM(self), inbuf, out.get()))
+        GST_WARNING_OBJECT(self, "could not copy the frame's metadata to its download");
+    *outbuf = out.release();
+    return GST_FLOW_OK;
+}
+
+static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *inbuf,
+                                                           GstBuffer **outbuf)
+{
+    G2gMaterialize *self = G2G_MATERIALIZE(trans);
+    MaterializeState &state = *self->state;
+    // A frame of another device's images would be read on ours: refused, whatever the route does.
+    if (state.route != Route::Passthrough && state.vulkan_in &&
+        !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
+        return GST_FLOW_ERROR;
+    if (state.route == Route::Download)
+        return download(self, inbuf, outbuf);
+    return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)
+        ->prepare_output_buffer(trans, inbuf, outbuf);
+}
+
+static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+    G2gMaterialize *self = G2G_MATERIALIZE(trans);
+    if (self->state->route == Route::Download)
+        return GST_FLOW_OK; // prepare_output_buffer's download is the output
+    return write_view(self, inbuf, outbuf);
 }
 
 static gboolean g2g_materialize_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
@@ -136,9 +272,12 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     gst_element_class_set_static_metadata(
         element_class, "g2g materialize", "Filter/Converter/Video",
         "Writes a frame view (meta:G2gTensorView) out as the dense frame in one "
-        "cache-blocked pass (CUDA frames: one kernel, in device memory); dense frames pass through untouched",
+        "cache-blocked pass (CUDA frames: one kernel, in device memory; VulkanImage frames: one compute "
+        "shader, in Vulkan images, or downloaded to system memory with a fence); dense frames pass through "
+        "untouched",
         "g2g developers");
-    // Views or dense frames in, dense frames out, in every domain this build has a view backend for.
+    // Views or dense frames in, dense frames out, in every domain this build has a view backend for
+    // (and VulkanImage frames out as system memory: transform_caps).
     const g2g::CapsRef sink_caps = g2g::CapsRef::adopt(g2g::caps::template_caps(true, true));
     const g2g::CapsRef src_caps = g2g::CapsRef::adopt(g2g::caps::template_caps(false, true));
     gst_element_class_add_pad_template(
@@ -153,7 +292,9 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     transform_class->transform_meta = g2g_materialize_transform_meta;
     transform_class->passthrough_on_same_caps = FALSE;
     transform_class->decide_allocation = g2g_materialize_decide_allocation;
-    g2g::element::install_cuda_glue<cuda_of>(transform_class);
+    transform_class->prepare_output_buffer = g2g_materialize_prepare_output_buffer;
+    transform_class->stop = g2g_materialize_stop;
+    g2g::element::install_context_glue<gpu_of>(transform_class);
 
     GST_DEBUG_CATEGORY_INIT(g2g_materialize_debug, "g2gmaterialize", 0, "g2g materialize");
 }

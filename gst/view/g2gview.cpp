@@ -24,9 +24,10 @@
 #include <utility>
 
 #include "common/allocation.h"
-#include "common/cuda-context.h"
+#include "common/context-glue.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
+#include "core/caps-domain.h"
 #include "view-buffers.h"
 #include "view-caps.h"
 #include "view-geometry.h"
@@ -66,9 +67,12 @@ struct ViewState {
     // upstream's (sticky events are re-sent), and one error says it.
     std::string refusal;
     OutputMode mode = OutputMode::Passthrough; // until set_caps
-    // The pipeline's CUDA context, for dense CUDA output (a kernel writes it). set_context and
-    // CONTEXT queries also reach it from their own threads, as in nvcodec's elements.
-    g2g::element::CudaContextUse cuda;
+    bool vulkan = false; // VulkanImage frames (both ways: a view keeps the memory where it is)
+    // The pipeline's CUDA context, for dense CUDA output (a kernel writes it), and its Vulkan
+    // device and queue, for VulkanImage frames (a shader writes dense ones; views are checked to
+    // be of that device). set_context and CONTEXT queries also reach them from their own threads,
+    // as in nvcodec's and GStreamer's Vulkan elements.
+    g2g::element::GpuContexts gpu;
 };
 
 // The settings one negotiation of the streaming thread runs with (NegotiationScope).
@@ -235,6 +239,11 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
                          size->first, size->second);
         return FALSE;
     }
+    // VulkanImage frames join the pipeline's Vulkan device now (the first such caps create it if
+    // no one has one), for the per-frame device check and the shader of dense output.
+    state.vulkan = g2g::detail::kind_of_caps(incaps) == g2g::MemoryDomainKind::VulkanTexture;
+    if (state.vulkan && !state.gpu.vulkan.ensure(GST_ELEMENT(self)))
+        return FALSE;
     state.mode =
         g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view, out_view);
     gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
@@ -349,16 +358,12 @@ static void add_sizes_left_empty(G2gView *self, GstQuery *query)
     gst_query_set_caps_result(query, widened.get());
 }
 
-// The CUDA glue's query and stop (install_cuda_glue), which chain to GstBaseTransform's: g2gview's
-// own chain to them.
-static gboolean (*cuda_glue_query)(GstBaseTransform *, GstPadDirection, GstQuery *) = nullptr;
-static gboolean (*cuda_glue_stop)(GstBaseTransform *) = nullptr;
-
+// CONTEXT queries are the context glue's (install_context_glue wraps this function).
 static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
     G2gView *self = G2G_VIEW(trans);
     if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
-        if (!cuda_glue_query(trans, direction, query))
+        if (!GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query))
             return FALSE;
         add_sizes_left_empty(self, query);
         return TRUE;
@@ -367,19 +372,21 @@ static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection directio
     // one reading of the settings too.
     if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) {
         const NegotiationScope negotiation(self);
-        return cuda_glue_query(trans, direction, query);
+        return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
     }
-    return cuda_glue_query(trans, direction, query);
+    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
 }
 
-// The next stream negotiates afresh (its caps event comes before any frame).
+// The next stream negotiates afresh (its caps event comes before any frame). The GPU contexts are
+// dropped right after, at PAUSED->READY (the context glue).
 static gboolean g2g_view_stop(GstBaseTransform *trans)
 {
     ViewState &state = G2G_VIEW(trans)->priv->state;
     state.negotiated = false;
     state.mode = OutputMode::Passthrough;
+    state.vulkan = false;
     state.refusal.clear();
-    return cuda_glue_stop(trans);
+    return TRUE;
 }
 
 // Not called in passthrough (GstBaseTransform proxies downstream's pool then).
@@ -394,8 +401,12 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     const bool dense_out = state.mode == OutputMode::Dense || state.mode == OutputMode::CropMeta;
     // Dense CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole
     // (the default would hand the pool downstream's system allocator).
-    if (dense_out && g2g::element::allocation_domain(query) == g2g::MemoryDomainKind::Cuda)
-        return state.cuda.decide_pool(GST_ELEMENT(self), query);
+    const auto domain = g2g::element::allocation_domain(query);
+    if (dense_out && domain == g2g::MemoryDomainKind::Cuda)
+        return state.gpu.cuda.decide_pool(GST_ELEMENT(self), query);
+    // Dense VulkanImage output likewise, by a compute shader into images of g2g's storage pool.
+    if (dense_out && domain == g2g::MemoryDomainKind::VulkanTexture)
+        return state.gpu.vulkan.decide_pool(GST_ELEMENT(self), query);
     if (dense_out && g2g::element::decide_line_aligned_pool(query))
         return TRUE;
     if (dense_out)
@@ -413,9 +424,9 @@ static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *d
     return TRUE;
 }
 
-static g2g::element::CudaContextUse &cuda_of(GstBaseTransform *trans)
+static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
 {
-    return G2G_VIEW(trans)->priv->state.cuda;
+    return G2G_VIEW(trans)->priv->state.gpu;
 }
 
 // ---- Per frame: the output buffer, then what goes into it, by the negotiated mode ----
@@ -451,6 +462,9 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     // the crop meta prepare_output_buffer put on the buffer.
     if (state.mode == OutputMode::Passthrough || state.mode == OutputMode::CropMeta)
         return GST_FLOW_OK;
+    // A view of another device's images would be read (or materialized) on ours: refused.
+    if (state.vulkan && !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
+        return GST_FLOW_ERROR;
 
     g2g::Result<g2g::FrameView> view = g2g::element::compose_view(inbuf, state.in_info, state.active);
     if (!view)
@@ -682,12 +696,10 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
-    g2g::element::install_cuda_glue<cuda_of>(transform_class);
-    cuda_glue_query = transform_class->query;
-    cuda_glue_stop = transform_class->stop;
     transform_class->query = g2g_view_query;
     transform_class->stop = g2g_view_stop;
     transform_class->sink_event = g2g_view_sink_event;
+    g2g::element::install_context_glue<gpu_of>(transform_class);
 
     GST_DEBUG_CATEGORY_INIT(g2g_view_debug, "g2gview", 0, "g2g stride view");
 }

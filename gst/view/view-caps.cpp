@@ -77,6 +77,22 @@ GstCaps *without_view(GstCaps *caps)
     return gst_caps_simplify(dense);
 }
 
+GstCaps *moved_to(GstCaps *caps, MemoryDomainKind from, MemoryDomainKind to)
+{
+    GstCaps *moved = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstCapsFeatures *features = gst_caps_get_features(caps, i);
+        std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+        if (kind == MemoryDomainKind::SystemView)
+            kind = MemoryDomainKind::System; // the memory under the view
+        if (kind != from)
+            continue;
+        gst_caps_append_structure_full(moved, gst_structure_copy(gst_caps_get_structure(caps, i)),
+                                       gst_caps_features_new_single(memory_caps_feature(to).data()));
+    }
+    return gst_caps_simplify(moved);
+}
+
 bool peer_names_view(GstPad *pad)
 {
     const CapsRef peer = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));

@@ -5,6 +5,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <g2g/memory-domain-kind.h>
+
 namespace g2g::caps {
 
 // The caps of a view element's pad, from the view backends this build has: for each domain a
@@ -21,6 +23,10 @@ GstCaps *with_and_without_view(GstCaps *caps);
 
 // The same caps without the view feature, each structure in its own memory.
 GstCaps *without_view(GstCaps *caps);
+
+// The structures of `caps` whose memory is `from`'s (views of it too), as dense frames in `to`'s
+// memory: the other side of a download (VulkanTexture to System) or of its reverse.
+GstCaps *moved_to(GstCaps *caps, MemoryDomainKind from, MemoryDomainKind to);
 
 // True when the peer of `pad` explicitly names meta:G2gTensorView (ANY caps do not count).
 bool peer_names_view(GstPad *pad);

@@ -34,8 +34,8 @@ const char *output_mode_name(OutputMode mode);
 OutputMode output_mode_for_caps(const Geometry &geometry, GstVideoFormat format, bool in_view, bool out_view);
 
 // decide_allocation: Dense becomes CropMeta when the input is dense, the geometry a pure crop
-// and downstream takes GstVideoCropMeta and GstVideoMeta (and CropMeta Dense again when a new
-// answer says otherwise); every other mode stays.
+// and downstream takes GstVideoCropMeta and GstVideoMeta, in any memory but VulkanImage (and
+// CropMeta Dense again when a new answer says otherwise); every other mode stays.
 OutputMode output_mode_for_allocation(OutputMode mode, const Geometry &geometry, bool in_view,
                                       GstQuery *query);
 

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// VulkanContextUse with the vulkan feature: the pipeline's instance, device and queue joined as
+// GStreamer 1.22's vulkanupload and vulkandownload join them (ext/vulkan/vkupload.c), and answered
+// to them the same way.
+#include "vulkan-context.h"
+
+#include <gst/video/video.h>
+#include <gst/vulkan/vulkan.h>
+
+#include <string>
+#include <utility>
+
+#include "allocation.h"
+#include "element-error.h"
+#include "platform/vulkan/vulkan-engine.h"
+
+GST_DEBUG_CATEGORY_STATIC(g2g_vulkan_context_debug);
+#define GST_CAT_DEFAULT g2g_vulkan_context_debug
+
+namespace g2g::element {
+
+namespace {
+
+void init_debug()
+{
+    static gsize done = 0;
+    if (g_once_init_enter(&done)) {
+        GST_DEBUG_CATEGORY_INIT(g2g_vulkan_context_debug, "g2gvulkancontext", 0,
+                                "g2g's elements joining the pipeline's Vulkan context");
+        g_once_init_leave(&done, 1);
+    }
+}
+
+GstVulkanInstance *instance_of(const Ref<GstObject> &object)
+{
+    return object ? GST_VULKAN_INSTANCE(object.get()) : nullptr;
+}
+
+GstVulkanDevice *device_of(const Ref<GstObject> &object)
+{
+    return object ? GST_VULKAN_DEVICE(object.get()) : nullptr;
+}
+
+GstVulkanQueue *queue_of(const Ref<GstObject> &object)
+{
+    return object ? GST_VULKAN_QUEUE(object.get()) : nullptr;
+}
+
+// Takes over a (transfer full) reference of a Vulkan object.
+Ref<GstObject> adopt(gpointer object)
+{
+    return Ref<GstObject>::adopt(object ? GST_OBJECT(object) : nullptr);
+}
+
+bool can_compute(GstVulkanQueue *queue)
+{
+    const GstVulkanPhysicalDevice *physical = queue->device->physical_device;
+    return queue->family < physical->n_queue_families &&
+           (physical->queue_family_props[queue->family].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
+}
+
+// A queue of `device` whose family can compute, one reference (nullptr: none). Each call of
+// gst_vulkan_device_get_queue (which foreach_queue makes) is a new GstVulkanQueue: the one kept
+// is shared through its context from then on.
+GstVulkanQueue *new_compute_queue(GstVulkanDevice *device)
+{
+    GstVulkanQueue *found = nullptr;
+    gst_vulkan_device_foreach_queue(
+        device,
+        [](GstVulkanDevice *, GstVulkanQueue *queue, gpointer data) -> gboolean {
+            if (!can_compute(queue))
+                return TRUE; // go on
+            *static_cast<GstVulkanQueue **>(data) = GST_VULKAN_QUEUE(gst_object_ref(queue));
+            return FALSE;
+        },
+        &found);
+    return found;
+}
+
+// What GStreamer's _vk_context_propagate does for what an element created: the context set on
+// the element itself (our set_context takes it) and posted, so that the bins keep it for any
+// element that asks them later (NEED_CONTEXT).
+void propagate(GstElement *element, GstContext *context)
+{
+    gst_element_set_context(element, context);
+    gst_element_post_message(element, gst_message_new_have_context(GST_OBJECT(element), context));
+}
+
+// Asks the peers (downstream first, then upstream), then the application and the bins
+// (NEED_CONTEXT), for a context of `type`; whoever answers sets it on the element.
+void ask(GstElement *element, const char *type)
+{
+    gst_vulkan_global_context_query(element, type);
+}
+
+std::string no_device(const GError *error)
+{
+    return std::string("no Vulkan device: ") + (error ? error->message : "unknown reason");
+}
+
+} // namespace
+
+void VulkanContextUse::set_context(GstElement *element, GstContext *context)
+{
+    init_debug();
+    const char *type = gst_context_get_context_type(context);
+    const std::lock_guard lock(lock_);
+    if (engine_) {
+        GST_DEBUG_OBJECT(element, "keeping the engine's device and queue, not the new %s", type);
+        return;
+    }
+    if (g_strcmp0(type, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR) == 0) {
+        auto *instance = reinterpret_cast<GstVulkanInstance *>(instance_.release());
+        gst_vulkan_handle_set_context(element, context, nullptr, &instance);
+        instance_ = adopt(instance);
+        return;
+    }
+    if (g_strcmp0(type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0) {
+        GstVulkanDevice *device = nullptr;
+        if (!gst_context_get_vulkan_device(context, &device) || !device)
+            return;
+        if (queue_ && queue_of(queue_)->device != device)
+            queue_.reset(); // of the device this one replaces
+        device_ = adopt(device);
+        instance_ = Ref<GstObject>::borrow(GST_OBJECT(device->instance));
+        return;
+    }
+    if (g_strcmp0(type, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR) == 0) {
+        GstVulkanQueue *queue = nullptr;
+        if (!gst_context_get_vulkan_queue(context, &queue) || !queue)
+            return;
+        Ref<GstObject> owned = adopt(queue);
+        if (device_ && queue->device != device_of(device_)) {
+            GST_INFO_OBJECT(element, "ignoring a queue of another device than ours");
+            return;
+        }
+        device_ = Ref<GstObject>::borrow(GST_OBJECT(queue->device));
+        instance_ = Ref<GstObject>::borrow(GST_OBJECT(queue->device->instance));
+        queue_ = std::move(owned);
+    }
+}
+
+bool VulkanContextUse::answer_query(GstElement *element, GstQuery *query)
+{
+    if (GST_QUERY_TYPE(query) != GST_QUERY_CONTEXT)
+        return false;
+    // These only fill the query in: nothing here calls back into an element.
+    const std::lock_guard lock(lock_);
+    return gst_vulkan_handle_context_query(element, query, nullptr, instance_of(instance_),
+                                           device_of(device_)) ||
+           gst_vulkan_queue_handle_context_query(element, query, queue_of(queue_));
+}
+
+void VulkanContextUse::join(GstElement *element)
+{
+    init_debug();
+    // A queue's context brings its device and instance, a device's its instance: asked first.
+    if (!holds(queue_))
+        ask(element, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+    if (!holds(device_))
+        ask(element, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+    if (!holds(instance_))
+        ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
+    const std::lock_guard lock(lock_);
+    GST_INFO_OBJECT(element,
+                    "joined instance %" GST_PTR_FORMAT ", device %" GST_PTR_FORMAT ", queue %" GST_PTR_FORMAT,
+                    instance_.get(), device_.get(), queue_.get());
+}
+
+bool VulkanContextUse::holds(const Ref<GstObject> &slot) const
+{
+    const std::lock_guard lock(lock_);
+    return bool(slot);
+}
+
+bool VulkanContextUse::ensure(GstElement *element)
+{
+    init_debug();
+    {
+        const std::lock_guard lock(lock_);
+        if (engine_)
+            return true;
+    }
+    // What joined at READY->PAUSED may have been missing then: a producer upstream of us opens
+    // its device in its own READY->PAUSED, after ours.
+    if (!holds(queue_))
+        ask(element, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
+    if (!holds(device_))
+        ask(element, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+
+    if (!holds(device_)) {
+        // Created as gst_vulkan_ensure_element_data and vulkanupload create them (without a
+        // display), but failing with our own words.
+        if (!holds(instance_))
+            ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
+        if (!holds(instance_)) {
+            Ref<GstObject> instance = adopt(gst_vulkan_instance_new());
+            GError *error = nullptr;
+            if (!gst_vulkan_instance_open(instance_of(instance), &error)) {
+                post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
+                g_clear_error(&error);
+                return false;
+            }
+            GstContext *context = gst_context_new(GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
+            gst_context_set_vulkan_instance(context, instance_of(instance));
+            propagate(element, context);
+            gst_context_unref(context);
+        }
+        Ref<GstObject> instance;
+        {
+            const std::lock_guard lock(lock_);
+            instance = instance_;
+        }
+        GError *error = nullptr;
+        Ref<GstObject> device =
+            adopt(instance ? gst_vulkan_instance_create_device(instance_of(instance), &error) : nullptr);
+        if (!device) {
+            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
+            g_clear_error(&error);
+            return false;
+        }
+        GstContext *context = gst_context_new(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
+        gst_context_set_vulkan_device(context, device_of(device));
+        propagate(element, context);
+        gst_context_unref(context);
+    }
+
+    Ref<GstObject> device;
+    {
+        const std::lock_guard lock(lock_);
+        device = device_;
+    }
+    if (!holds(queue_)) {
+        Ref<GstObject> queue = adopt(new_compute_queue(device_of(device)));
+        if (!queue) {
+            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+                       "no queue of the Vulkan device " + g2g::vulkan::Engine::describe(device_of(device)) +
+                           " can run compute shaders (VK_QUEUE_COMPUTE_BIT), which g2g's views need");
+            return false;
+        }
+        GstContext *context = gst_context_new(GST_VULKAN_QUEUE_CONTEXT_TYPE_STR, TRUE);
+        gst_context_set_vulkan_queue(context, queue_of(queue));
+        propagate(element, context);
+        gst_context_unref(context);
+    }
+
+    Ref<GstObject> kept;
+    {
+        const std::lock_guard lock(lock_);
+        kept = queue_;
+    }
+    GstVulkanQueue *queue = queue_of(kept);
+    if (!queue) { // a set_context of another device meanwhile dropped it: the next caps try again
+        post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+                   "the pipeline's Vulkan device changed while g2g joined it");
+        return false;
+    }
+    if (!can_compute(queue)) {
+        g_autofree gchar *text =
+            g_strdup_printf("the pipeline's Vulkan queue (family %u of %s) cannot run compute shaders "
+                            "(no VK_QUEUE_COMPUTE_BIT), which g2g's views need",
+                            queue->family, g2g::vulkan::Engine::describe(queue->device).c_str());
+        post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, text);
+        return false;
+    }
+    std::shared_ptr<g2g::vulkan::Engine> engine = g2g::vulkan::Engine::create(queue);
+    if (!engine) {
+        post_error(element, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+                   "cannot start g2g's Vulkan engine on " + g2g::vulkan::Engine::describe(queue->device));
+        return false;
+    }
+    GST_INFO_OBJECT(element, "working on %s, queue family %u index %u",
+                    g2g::vulkan::Engine::describe(queue->device).c_str(), queue->family, queue->index);
+    // The engine's queue, device and instance are ours from now on, whatever came meanwhile.
+    const std::lock_guard lock(lock_);
+    device_ = Ref<GstObject>::borrow(GST_OBJECT(queue->device));
+    instance_ = Ref<GstObject>::borrow(GST_OBJECT(queue->device->instance));
+    queue_ = std::move(kept);
+    engine_ = std::move(engine);
+    return true;
+}
+
+Result<BufferRef> VulkanContextUse::download(GstBuffer *dense, const GstVideoInfo &info)
+{
+    std::shared_ptr<g2g::vulkan::Engine> engine;
+    {
+        const std::lock_guard lock(lock_);
+        engine = engine_;
+    }
+    if (!engine)
+        return Error(ErrorCode::InvalidArgument,
+                     "no Vulkan engine to download with: VulkanImage caps were not negotiated");
+    return engine->download(dense, info);
+}
+
+bool VulkanContextUse::check_frame(GstElement *element, GstBuffer *buffer)
+{
+    GstVulkanDevice *ours;
+    {
+        const std::lock_guard lock(lock_);
+        ours = engine_ ? engine_->device() : nullptr;
+    }
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i) {
+        GstMemory *memory = gst_buffer_peek_memory(buffer, i);
+        if (!gst_is_vulkan_image_memory(memory))
+            continue;
+        GstVulkanDevice *theirs = reinterpret_cast<GstVulkanImageMemory *>(memory)->device;
+        if (ours && theirs->device == ours->device)
+            continue;
+        post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                   "the frame's Vulkan images are of device " + g2g::vulkan::Engine::describe(theirs) +
+                       " but this element works on the pipeline's device " +
+                       (ours ? g2g::vulkan::Engine::describe(ours) : std::string("(none)")));
+        return false;
+    }
+    return true;
+}
+
+Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *caps, guint min)
+{
+    std::shared_ptr<g2g::vulkan::Engine> engine;
+    {
+        const std::lock_guard lock(lock_);
+        engine = engine_;
+    }
+    GstVideoInfo info;
+    if (!engine || !caps || !gst_video_info_from_caps(&info, caps))
+        return {};
+    if (Result<void> writable = engine->check_writable(info); !writable) {
+        post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, writable.error());
+        return {};
+    }
+    // The pool's frames are VulkanImage whatever memory `caps` named (a download's staging frame
+    // has system-memory output caps).
+    const CapsRef image_caps = CapsRef::adopt(gst_caps_copy(caps));
+    gst_caps_set_features_simple(image_caps.get(),
+                                 gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE));
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(engine->new_storage_pool());
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, image_caps.get(),
+                                      static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), min, 0);
+    if (!gst_buffer_pool_set_config(pool.get(), config)) {
+        // The pool may amend the parameters: take its answer.
+        config = gst_buffer_pool_get_config(pool.get());
+        if (!gst_buffer_pool_set_config(pool.get(), config)) {
+            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                       "cannot configure g2g's Vulkan storage-image pool");
+            return {};
+        }
+    }
+    return pool;
+}
+
+bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
+{
+    if (!ensure(element))
+        return false;
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    guint min = 0;
+    if (gst_query_get_n_allocation_pools(query) > 0)
+        gst_query_parse_nth_allocation_pool(query, 0, nullptr, nullptr, &min, nullptr);
+    Ref<GstBufferPool> pool = storage_pool(element, caps, min);
+    if (!pool)
+        return false;
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    guint size = 0;
+    gst_buffer_pool_config_get_params(config, nullptr, &size, &min, nullptr);
+    gst_structure_free(config);
+    set_first_allocation_pool(query, pool.get(), size, min, 0);
+    return true;
+}
+
+void VulkanContextUse::release()
+{
+    std::shared_ptr<g2g::vulkan::Engine> engine;
+    Ref<GstObject> queue, device, instance;
+    {
+        const std::lock_guard lock(lock_);
+        engine = std::move(engine_);
+        queue = std::move(queue_);
+        device = std::move(device_);
+        instance = std::move(instance_);
+    }
+    // Outside the lock: the engine's destructor waits for the frames it recorded.
+}
+
+} // namespace g2g::element

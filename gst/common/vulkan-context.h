@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The Vulkan side of g2gview and g2gmaterialize: they join the pipeline's Vulkan instance, device
+// and queue through GstContext ("gst.vulkan.instance", "gst.vulkan.device", "gst.vulkan.queue") as
+// GStreamer 1.22's Vulkan elements do, so their shaders run on the device (and the queue) the
+// frames' producer uses, and they write their VulkanImage output into images of g2g's storage pool.
+// vulkan-context.cpp with the vulkan feature, no-vulkan-context.cpp without it (meson picks).
+//
+// Nothing Vulkan is created until VulkanImage caps are negotiated (ensure): a system-memory
+// pipeline through the view elements never opens a Vulkan instance. The queue is shared through
+// its context too, not only the device: GStreamer 1.22's gst_vulkan_device_get_queue returns a new
+// GstVulkanQueue (with its own submit lock) on every call, and two of them submitting to one
+// VkQueue from two threads is a data race.
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <memory>
+#include <mutex>
+
+#include <g2g/error.h>
+#include <g2g/gst-ref.h>
+
+namespace g2g::vulkan {
+class Engine;
+}
+
+namespace g2g::element {
+
+class VulkanContextUse {
+public:
+    VulkanContextUse() = default;
+    ~VulkanContextUse() { release(); }
+    VulkanContextUse(const VulkanContextUse &) = delete;
+    VulkanContextUse &operator=(const VulkanContextUse &) = delete;
+
+    // GstElementClass::set_context: an instance, device or queue the application, the pipeline or
+    // a peer (through join's and ensure's queries) hands us. Taken until ensure made the engine;
+    // from then on the engine's device and queue stay until release.
+    void set_context(GstElement *element, GstContext *context);
+    // A CONTEXT query reaching one of the element's pads: answered with what we hold.
+    bool answer_query(GstElement *element, GstQuery *query);
+    // READY->PAUSED: asks the peers, then the application (NEED_CONTEXT), for the instance, the
+    // device and the queue, creating nothing.
+    void join(GstElement *element);
+    // VulkanImage caps negotiated: the engine on the pipeline's queue. What join did not find is
+    // asked for again, else created (an instance, a device, a compute queue of it), and the
+    // contexts of what was created are posted for the rest of the pipeline. False, with an
+    // element error, when there is no Vulkan device or its queue cannot run compute shaders.
+    bool ensure(GstElement *element);
+    // Per frame: true when every Vulkan image of `buffer` is of our device; otherwise an element
+    // error (GST_STREAM_ERROR_FAILED: the frame, not its caps, is wrong) naming both devices.
+    bool check_frame(GstElement *element, GstBuffer *buffer);
+    // A configured (inactive) pool of dense VulkanImage frames laid out as `caps` (fixed video caps,
+    // any memory feature: the pool's frames are VulkanImage) that our engine's shader can write,
+    // keeping at least `min` buffers. Empty, with an element error, when the device cannot write
+    // the format (Engine::check_writable's reason) or the pool refuses the configuration.
+    Ref<GstBufferPool> storage_pool(GstElement *element, GstCaps *caps, guint min);
+    // decide_allocation for VulkanImage output caps: our storage pool first in `query`. Downstream's
+    // Vulkan image pool is never kept: GStreamer 1.22's sets no storage usage on its images.
+    bool decide_pool(GstElement *element, GstQuery *query);
+    // The dense VulkanImage frame `dense` (laid out as `info`) as system memory, by the engine
+    // ensure made (Engine::download: the copy recorded with a fence; mapping the frame waits).
+    Result<BufferRef> download(GstBuffer *dense, const GstVideoInfo &info);
+    // Drops the engine, the queue, the device and the instance (PAUSED->READY). The engine lives
+    // on in the frames it wrote until downstream drops them.
+    void release();
+
+private:
+    bool holds(const Ref<GstObject> &slot) const;
+
+    // Guards the handles and the engine: set_context comes from the application's thread and
+    // CONTEXT queries from the peers' threads, while the streaming thread ensures. A leaf lock:
+    // never held across a call that may query a peer, post a message or set a context.
+    mutable std::mutex lock_;
+    Ref<GstObject> instance_;                     // GstVulkanInstance
+    Ref<GstObject> device_;                       // GstVulkanDevice, of instance_
+    Ref<GstObject> queue_;                        // GstVulkanQueue, of device_
+    std::shared_ptr<g2g::vulkan::Engine> engine_; // on queue_
+};
+
+} // namespace g2g::element
