@@ -4,14 +4,13 @@
 // to them the same way.
 #include "vulkan-context.h"
 
-#include <gst/video/video.h>
-#include <gst/vulkan/vulkan.h>
-
 #include <string>
 #include <utility>
 
 #include "allocation.h"
 #include "element-error.h"
+// GStreamer's Vulkan headers, with the C linkage some of 1.22's forget.
+#include "platform/vulkan/gst-vulkan.h"
 #include "platform/vulkan/vulkan-engine.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_vulkan_context_debug);

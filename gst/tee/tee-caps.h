@@ -23,7 +23,7 @@ std::optional<MemoryDomainKind> domain_of(const GstCaps *caps);
 
 // True when g2gtee turns frames of `from` into system-memory frames itself, as the domain
 // table says: DmaBuf mapped in place (no copy), and every kind whose to-system elements exist
-// here (SystemView by g2gmaterialize, VulkanTexture by vulkandownload, Cuda by cudadownload).
+// here (SystemView by g2gmaterialize, VulkanTexture by g2gmaterialize, Cuda by cudadownload).
 bool converts_to_system(MemoryDomainKind from);
 
 // A copy of `caps` whose every structure has the caps features of `kind`.

@@ -11,7 +11,9 @@ using K = MemoryDomainKind;
 
 // GStreamer's own memory type names (GST_ALLOCATOR_SYSMEM, GST_ALLOCATOR_FD, GST_ALLOCATOR_DMABUF,
 // GST_VULKAN_IMAGE_MEMORY_ALLOCATOR_NAME, GST_CUDA_MEMORY_TYPE_NAME), and g2g's handle memories'.
-constexpr std::string_view kSystemTypes[] = {"SystemMemory", "fd"};
+// G2gVulkanDownload is g2gmaterialize's download (platform/vulkan/vulkan-fenced-memory.h): host
+// memory, read in place once its fence has signalled (mapping waits for it).
+constexpr std::string_view kSystemTypes[] = {"SystemMemory", "fd", "G2gVulkanDownload"};
 constexpr std::string_view kDmaBufTypes[] = {"dmabuf"};
 constexpr std::string_view kVulkanImageTypes[] = {"VulkanImage"};
 constexpr std::string_view kCudaTypes[] = {"gst.cuda.memory"};
@@ -73,7 +75,9 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kVulkanImageTypes,
         .recognises = platform::vulkan::recognises_image,
         .host_read = HostRead::Download,
-        .to_system = "vulkandownload",
+        // g2gmaterialize downloads with a fence per frame, waiting only when the bytes are mapped
+        // (vulkandownload 1.22 waits for the GPU in the streaming thread on every frame).
+        .to_system = "g2gmaterialize",
         .from_system = "vulkanupload",
         .preference = 3,
     },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gprobe in whole pipelines whose producer is vulkanupload (on lavapipe): its frames pass
 // require=vulkan-texture and come back identical, and one reaching a system-memory reader is a
-// loud error naming vulkandownload.
+// loud error naming g2gmaterialize (the download that fits a system-memory reader).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -35,7 +35,7 @@ TEST(ProbePipeline, VulkanFramesPassRequireVulkanTextureAndComeBackIdentical)
     }
 }
 
-TEST(ProbePipeline, VulkanFrameIntoASystemReaderIsALoudErrorNamingVulkandownload)
+TEST(ProbePipeline, VulkanFrameIntoASystemReaderIsALoudErrorNamingTheDownload)
 {
     if (!g2g::test::have_vulkan_device())
         GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";
@@ -46,6 +46,6 @@ TEST(ProbePipeline, VulkanFrameIntoASystemReaderIsALoudErrorNamingVulkandownload
                      "! vulkandownload ! fakesink");
     EXPECT_EQ(run.error_source, "cpureader");
     EXPECT_EQ(run.error,
-              "cpureader reads system memory but received a VulkanTexture frame: insert vulkandownload "
+              "cpureader reads system memory but received a VulkanTexture frame: insert g2gmaterialize "
               "before it, or let caps negotiation settle on system memory");
 }

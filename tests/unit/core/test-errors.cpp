@@ -18,7 +18,7 @@ TEST(WrongDomainError, SystemReaderGivenCudaNamesCudadownload)
 TEST(WrongDomainError, SystemReaderGivenEachDeviceDomain)
 {
     EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System, K::SystemView}, K::VulkanTexture).message(),
-              "sink reads system memory but received a VulkanTexture frame: insert vulkandownload before it, "
+              "sink reads system memory but received a VulkanTexture frame: insert g2gmaterialize before it, "
               "or let caps negotiation settle on system memory");
     EXPECT_EQ(g2g::wrong_domain_error("sink", {K::System}, K::SystemView).message(),
               "sink reads system memory but received a SystemView frame: insert g2gmaterialize before it, "
@@ -51,7 +51,7 @@ TEST(Converters, BetweenDomains)
 {
     EXPECT_EQ(g2g::converter_between(K::Cuda, K::System), "cudadownload");
     EXPECT_EQ(g2g::converter_between(K::System, K::Cuda), "cudaupload");
-    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::System), "vulkandownload");
+    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::System), "g2gmaterialize");
     EXPECT_EQ(g2g::converter_between(K::System, K::VulkanTexture), "vulkanupload");
     EXPECT_EQ(g2g::converter_between(K::SystemView, K::System), "g2gmaterialize");
     EXPECT_EQ(g2g::converter_between(K::SystemView, K::Cuda), "g2gmaterialize ! cudaupload");
