@@ -82,7 +82,9 @@ GstVulkanQueue *new_compute_queue(GstVulkanDevice *device)
 void propagate(GstElement *element, GstContext *context)
 {
     gst_element_set_context(element, context);
-    gst_element_post_message(element, gst_message_new_have_context(GST_OBJECT(element), context));
+    // The message takes a reference of its own (transfer full); the caller keeps theirs.
+    gst_element_post_message(element,
+                             gst_message_new_have_context(GST_OBJECT(element), gst_context_ref(context)));
 }
 
 // Asks the peers (downstream first, then upstream), then the application and the bins
