@@ -449,3 +449,70 @@ TEST(VulkanContext, NoVulkanDriverIsALoudError)
     }
     EXPECT_EQ(error.rfind("no Vulkan device: ", 0), 0u) << error;
 }
+
+// Answers (after its peer did) every ALLOCATION query reaching the pad as a peer that reads
+// GstVideoCropMeta and GstVideoMeta would.
+GstPadProbeReturn offer_crop_meta(GstPad *, GstPadProbeInfo *info, gpointer)
+{
+    GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) {
+        if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+            gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+        gst_query_add_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+TEST(VulkanContext, AVulkanCropIsWrittenOutEvenForAPeerThatSaysItReadsCropMeta)
+{
+    SKIP_WITHOUT_VULKAN();
+    // GStreamer's Vulkan elements read whole images: a crop meta on a VulkanImage frame would be
+    // lost, so g2gview writes the crop out on the GPU whatever the ALLOCATION answer says.
+    const std::string crop = "left=8 right=4 top=6 bottom=2";
+    PipelineRun peer = run_pipeline(std::string(kSource) + " ! videocrop " + crop + " ! appsink name=sink");
+    ElementRef pipeline =
+        ElementRef::adopt(gst_parse_launch((std::string(kSource) + " ! vulkanupload ! g2gview " + crop +
+                                            " ! vulkandownload name=down ! appsink name=sink")
+                                               .c_str(),
+                                           nullptr));
+    ASSERT_TRUE(pipeline);
+    ElementRef down = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline.get()), "down"));
+    GstPad *pad = gst_element_get_static_pad(down.get(), "sink");
+    gst_pad_add_probe(
+        pad, static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
+        offer_crop_meta, nullptr, nullptr);
+    gst_object_unref(pad);
+    // run_pipeline parses its own: the same pipeline through a bin made here instead.
+    GstBin *bin = GST_BIN(pipeline.get());
+    std::vector<BufferRef> got;
+    ElementRef sink = ElementRef::adopt(gst_bin_get_by_name(bin, "sink"));
+    GstAppSinkCallbacks callbacks{};
+    callbacks.new_sample = [](GstAppSink *appsink, gpointer data) -> GstFlowReturn {
+        GstSample *sample = gst_app_sink_pull_sample(appsink);
+        if (!sample)
+            return GST_FLOW_EOS;
+        static_cast<std::vector<BufferRef> *>(data)->push_back(
+            BufferRef::borrow(gst_sample_get_buffer(sample)));
+        gst_sample_unref(sample);
+        return GST_FLOW_OK;
+    };
+    gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &got, nullptr);
+    gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
+    GstBus *bus = gst_element_get_bus(pipeline.get());
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, 20 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    gst_object_unref(bus);
+    ASSERT_NE(message, nullptr);
+    EXPECT_EQ(GST_MESSAGE_TYPE(message), GST_MESSAGE_EOS) << g2g::test::message_text(message);
+    gst_message_unref(message);
+    g2g::test::wait_for_vulkan_devices(bin);
+    gst_element_set_state(pipeline.get(), GST_STATE_NULL);
+
+    ASSERT_EQ(got.size(), peer.buffers.size());
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_RGBA, 64 - 12, 48 - 8);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(gst_buffer_get_video_crop_meta(got[i].get()), nullptr) << "frame " << i;
+        EXPECT_EQ(g2g::test::compare_frames(info, got[i].get(), info, peer.buffers[i].get()), "")
+            << "frame " << i;
+    }
+}
