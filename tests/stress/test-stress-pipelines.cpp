@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "sink-recorder.h"
 #include "tee-stats.h"
+#include "vulkan-device.h"
 #include "vulkan-teardown.h"
 #include "watchdog.h"
 
@@ -78,8 +79,9 @@ struct Branch {
 };
 
 // A pipeline holding every element, in one of two forms that both make g2gtee convert:
-// - vulkan: frames uploaded to VulkanImage; one branch downloads them itself, and g2gtee
-//   downloads once (vulkandownload) for the view branches, which take system memory;
+// - vulkan: frames uploaded to VulkanImage; one branch downloads them itself, g2gtee downloads
+//   once (g2gmaterialize) for the rotated branch, which takes system memory, and the cropped
+//   branch takes the VulkanImage frames as they are (g2gview's view, g2gmaterialize's download);
 // - system: a g2gview view (SystemView) into the tee; two branches take the view, a dense
 //   branch gets the tee's one g2gmaterialize.
 // In both a rotation reaches a dense peer (g2gview materializes) and a crop reaches
@@ -119,10 +121,13 @@ struct Layout {
             list.push_back({"dense", "queue", "video/x-raw", ""});
         list.push_back({"rotated", "queue ! g2gview name=rotate video-direction=90r", "video/x-raw",
                         "videoflip video-direction=90r"});
+        // System-memory caps at its sink: g2gmaterialize also writes VulkanImage frames, which a
+        // caps-less appsink would take (VulkanImage views reach this branch as they are).
         list.push_back({"cropped",
                         "queue ! g2gview name=crop left=8 right=4 top=6 bottom=2 video-direction=horiz "
                         "! g2gmaterialize",
-                        "", "videocrop left=8 right=4 top=6 bottom=2 ! videoflip video-direction=horiz"});
+                        "video/x-raw",
+                        "videocrop left=8 right=4 top=6 bottom=2 ! videoflip video-direction=horiz"});
         return list;
     }
 
@@ -228,6 +233,11 @@ public:
             return;
         }
         bus_ = g2g::Ref<GstBus>::adopt(gst_element_get_bus(pipeline_.get()));
+        // Every run on one device: vulkanupload 1.22 keeps its first run's images (vulkan-device.h).
+        if (layout.vulkan) {
+            vulkan_device_ = std::make_unique<g2g::test::SharedVulkanDevice>();
+            vulkan_device_->give_to(pipeline_.get());
+        }
         const std::vector<Branch> branches = layout.branches();
         for (std::size_t i = 0; i < branches.size(); ++i) {
             const ElementRef sink =
@@ -409,6 +419,7 @@ private:
 
     Layout layout_;
     std::string parse_error_;
+    std::unique_ptr<g2g::test::SharedVulkanDevice> vulkan_device_; // outlives pipeline_
     ElementRef pipeline_;
     g2g::Ref<GstBus> bus_;
     std::vector<std::unique_ptr<SinkRecorder>> sinks_;
