@@ -5,6 +5,7 @@
 // Staging buffers are reused: a frame's returns to the engine's free list when the frame is gone.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "vulkan-commands.h"
@@ -13,36 +14,59 @@
 
 namespace g2g::vulkan {
 
-// The staging buffers of one size that no frame holds. Shared with the frames' memories, so a
-// frame outliving its engine still frees its buffer.
+// The staging buffers of one size that no frame holds, each with the fence of the last copy into
+// it. Shared with the frames' memories, so a frame outliving its engine still frees its buffer.
 struct Engine::Staging {
+    struct Free {
+        GstMemory *memory;
+        GstVulkanFence *fence;
+    };
     std::mutex lock;
     gsize size = 0;
-    std::vector<GstMemory *> free;
+    std::vector<Free> free;
 
-    ~Staging()
+    ~Staging() { drop(free); }
+
+    // Buffers no copy writes any more (their fences waited for) are freed.
+    static void drop(std::vector<Free> &buffers)
     {
-        for (GstMemory *memory : free)
-            gst_memory_unref(memory);
+        for (const Free &entry : buffers)
+            release(entry.memory, entry.fence);
+        buffers.clear();
     }
 
-    // A free buffer of `size` bytes, or a new one: host-cached memory first (a CPU reads it;
-    // uncached write-combined memory reads several times slower), plain host-visible otherwise.
+    static void release(GstMemory *memory, GstVulkanFence *fence)
+    {
+        VkFence vk = GST_VULKAN_FENCE_FENCE(fence);
+        vkWaitForFences(fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
+        gst_vulkan_fence_unref(fence);
+        gst_memory_unref(memory);
+    }
+
+    // A free buffer of `size` bytes once its last copy is done, or a new one: host-cached memory
+    // first (a CPU reads it; uncached write-combined memory reads several times slower), plain
+    // host-visible otherwise.
     GstMemory *take(GstVulkanDevice *device, gsize wanted)
     {
+        std::vector<Free> stale;
+        std::optional<Free> reused;
         {
             std::lock_guard<std::mutex> guard(lock);
             if (size != wanted) {
-                for (GstMemory *memory : free)
-                    gst_memory_unref(memory);
-                free.clear();
+                stale.swap(free);
                 size = wanted;
             }
             if (!free.empty()) {
-                GstMemory *memory = free.back();
+                reused = free.back();
                 free.pop_back();
-                return memory;
             }
+        }
+        drop(stale);
+        if (reused) {
+            VkFence vk = GST_VULKAN_FENCE_FENCE(reused->fence);
+            vkWaitForFences(reused->fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
+            gst_vulkan_fence_unref(reused->fence);
+            return reused->memory;
         }
         const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         GstMemory *memory = gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -51,13 +75,17 @@ struct Engine::Staging {
                       : gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT, visible);
     }
 
-    void give_back(GstMemory *memory)
+    // A buffer whose frame is gone, with the fence of the copy into it (both handed over).
+    void give_back(GstMemory *memory, GstVulkanFence *fence)
     {
-        std::lock_guard<std::mutex> guard(lock);
-        if (memory->size == size && free.size() < 8)
-            free.push_back(memory);
-        else
-            gst_memory_unref(memory);
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            if (memory->size == size && free.size() < 8) {
+                free.push_back({memory, fence});
+                return;
+            }
+        }
+        release(memory, fence);
     }
 };
 
@@ -98,7 +126,7 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info)
     auto *buffer_memory = reinterpret_cast<GstVulkanBufferMemory *>(staging);
     Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
     if (!recording) {
-        staging_->give_back(staging);
+        gst_memory_unref(staging); // no copy was recorded into it
         return recording.error();
     }
     recording->transition(buffer_memory, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -122,18 +150,18 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info)
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
     Result<GstVulkanFence *> fence = recording->submit();
     if (!fence) {
-        staging_->give_back(staging);
+        gst_memory_unref(staging);
         return fence.error();
     }
 
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
     std::weak_ptr<Staging> recycler = staging_;
     gst_buffer_append_memory(frame.get(), fenced_memory_new(staging, GST_VIDEO_INFO_SIZE(&info), *fence,
-                                                            [recycler](GstMemory *memory) {
+                                                            [recycler](GstMemory *memory, GstVulkanFence *done) {
                                                                 if (auto pool = recycler.lock())
-                                                                    pool->give_back(memory);
+                                                                    pool->give_back(memory, done);
                                                                 else
-                                                                    gst_memory_unref(memory);
+                                                                    Staging::release(memory, done);
                                                             }));
     gst_vulkan_fence_unref(*fence);
     gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),

@@ -16,7 +16,7 @@ struct FencedMemory {
     std::once_flag waited;   // the root's: the fence waited for and the staging buffer mapped
     GstMapInfo staging_map;  // the root's: mapped on first use, unmapped when freed
     bool mapped;
-    std::function<void(GstMemory *)> recycle;
+    StagingRecycler recycle;
 };
 
 GstAllocator *fenced_allocator();
@@ -64,18 +64,17 @@ void fenced_free(GstAllocator *, GstMemory *memory)
 {
     auto *fenced = reinterpret_cast<FencedMemory *>(memory);
     if (fenced->staging) {
-        // Never mapped: the copy may still run; the staging buffer is reused only after it.
-        if (!fenced->mapped) {
+        if (fenced->mapped)
+            gst_memory_unmap(fenced->staging, &fenced->staging_map);
+        if (fenced->recycle) {
+            // A frame dropped unread (a fakesink) does not wait here: whoever reuses the buffer does.
+            fenced->recycle(fenced->staging, fenced->fence);
+        } else {
             VkFence vk = GST_VULKAN_FENCE_FENCE(fenced->fence);
             vkWaitForFences(fenced->fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-        } else {
-            gst_memory_unmap(fenced->staging, &fenced->staging_map);
-        }
-        if (fenced->recycle)
-            fenced->recycle(fenced->staging);
-        else
             gst_memory_unref(fenced->staging);
-        gst_vulkan_fence_unref(fenced->fence);
+            gst_vulkan_fence_unref(fenced->fence);
+        }
     }
     delete fenced;
 }
@@ -129,8 +128,7 @@ GstAllocator *fenced_allocator()
 
 } // namespace
 
-GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence,
-                             std::function<void(GstMemory *)> recycle)
+GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence, StagingRecycler recycle)
 {
     auto *memory = new FencedMemory{};
     gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), fenced_allocator(), nullptr, size, 0,

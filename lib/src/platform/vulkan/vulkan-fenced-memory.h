@@ -13,11 +13,15 @@ namespace g2g::vulkan {
 
 inline constexpr const char *kFencedMemoryType = "G2gVulkanDownload";
 
+// Where a staging buffer goes when its frame is gone: with the fence of the copy into it (both
+// references handed over), which a frame dropped unread may still be waiting for.
+using StagingRecycler = std::function<void(GstMemory *staging, GstVulkanFence *fence)>;
+
 // A memory over `staging` (a host-visible GstVulkanBufferMemory, taken over) of `size` bytes,
-// readable once `fence` (a reference taken) has signalled. `recycle`, when set, receives the
-// staging memory back when this memory and every share of it are gone, instead of freeing it.
-GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence,
-                             std::function<void(GstMemory *)> recycle);
+// readable once `fence` (a reference taken) has signalled. When this memory and every share of
+// it are gone, `recycle` receives the staging buffer and the fence; without one, the memory waits
+// for the fence and frees the buffer.
+GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence, StagingRecycler recycle);
 
 // True for memories fenced_memory_new made (and their shares).
 bool is_fenced_memory(GstMemory *memory);
