@@ -49,11 +49,6 @@ bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *)
     return ensure(element);
 }
 
-bool VulkanContextUse::holds(const Ref<GstObject> &) const
-{
-    return false;
-}
-
 void VulkanContextUse::release()
 {
 }

@@ -111,6 +111,10 @@ void VulkanContextUse::set_context(GstElement *element, GstContext *context)
         return;
     }
     if (g_strcmp0(type, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR) == 0) {
+        if (device_) {
+            GST_DEBUG_OBJECT(element, "keeping the instance of our device");
+            return;
+        }
         auto *instance = reinterpret_cast<GstVulkanInstance *>(instance_.release());
         gst_vulkan_handle_set_context(element, context, nullptr, &instance);
         instance_ = adopt(instance);
@@ -174,6 +178,65 @@ bool VulkanContextUse::holds(const Ref<GstObject> &slot) const
     return bool(slot);
 }
 
+Ref<GstObject> VulkanContextUse::held(const Ref<GstObject> &slot) const
+{
+    const std::lock_guard lock(lock_);
+    return slot;
+}
+
+bool VulkanContextUse::create_device(GstElement *element)
+{
+    // Created as gst_vulkan_ensure_element_data and vulkanupload create them (without a display),
+    // but failing with our own words (that function posts its own error first).
+    if (!holds(instance_))
+        ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
+    if (!holds(instance_)) {
+        Ref<GstObject> instance = adopt(gst_vulkan_instance_new());
+        GError *error = nullptr;
+        if (!gst_vulkan_instance_open(instance_of(instance), &error)) {
+            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
+            g_clear_error(&error);
+            return false;
+        }
+        GstContext *context = gst_context_new(GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
+        gst_context_set_vulkan_instance(context, instance_of(instance));
+        propagate(element, context);
+        gst_context_unref(context);
+    }
+    const Ref<GstObject> instance = held(instance_);
+    GError *error = nullptr;
+    // The instance's create-device signal lets an application hand its own device here.
+    const Ref<GstObject> device =
+        adopt(instance ? gst_vulkan_instance_create_device(instance_of(instance), &error) : nullptr);
+    if (!device) {
+        post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
+        g_clear_error(&error);
+        return false;
+    }
+    GstContext *context = gst_context_new(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
+    gst_context_set_vulkan_device(context, device_of(device));
+    propagate(element, context);
+    gst_context_unref(context);
+    return true;
+}
+
+bool VulkanContextUse::create_queue(GstElement *element)
+{
+    const Ref<GstObject> device = held(device_);
+    const Ref<GstObject> queue = adopt(new_compute_queue(device_of(device)));
+    if (!queue) {
+        post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+                   "no queue of the Vulkan device " + g2g::vulkan::Engine::describe(device_of(device)) +
+                       " can run compute shaders (VK_QUEUE_COMPUTE_BIT), which g2g's views need");
+        return false;
+    }
+    GstContext *context = gst_context_new(GST_VULKAN_QUEUE_CONTEXT_TYPE_STR, TRUE);
+    gst_context_set_vulkan_queue(context, queue_of(queue));
+    propagate(element, context);
+    gst_context_unref(context);
+    return true;
+}
+
 bool VulkanContextUse::ensure(GstElement *element)
 {
     init_debug();
@@ -188,68 +251,12 @@ bool VulkanContextUse::ensure(GstElement *element)
         ask(element, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR);
     if (!holds(device_))
         ask(element, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
+    if (!holds(device_) && !create_device(element))
+        return false;
+    if (!holds(queue_) && !create_queue(element))
+        return false;
 
-    if (!holds(device_)) {
-        // Created as gst_vulkan_ensure_element_data and vulkanupload create them (without a
-        // display), but failing with our own words.
-        if (!holds(instance_))
-            ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
-        if (!holds(instance_)) {
-            Ref<GstObject> instance = adopt(gst_vulkan_instance_new());
-            GError *error = nullptr;
-            if (!gst_vulkan_instance_open(instance_of(instance), &error)) {
-                post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
-                g_clear_error(&error);
-                return false;
-            }
-            GstContext *context = gst_context_new(GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
-            gst_context_set_vulkan_instance(context, instance_of(instance));
-            propagate(element, context);
-            gst_context_unref(context);
-        }
-        Ref<GstObject> instance;
-        {
-            const std::lock_guard lock(lock_);
-            instance = instance_;
-        }
-        GError *error = nullptr;
-        Ref<GstObject> device =
-            adopt(instance ? gst_vulkan_instance_create_device(instance_of(instance), &error) : nullptr);
-        if (!device) {
-            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
-            g_clear_error(&error);
-            return false;
-        }
-        GstContext *context = gst_context_new(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
-        gst_context_set_vulkan_device(context, device_of(device));
-        propagate(element, context);
-        gst_context_unref(context);
-    }
-
-    Ref<GstObject> device;
-    {
-        const std::lock_guard lock(lock_);
-        device = device_;
-    }
-    if (!holds(queue_)) {
-        Ref<GstObject> queue = adopt(new_compute_queue(device_of(device)));
-        if (!queue) {
-            post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-                       "no queue of the Vulkan device " + g2g::vulkan::Engine::describe(device_of(device)) +
-                           " can run compute shaders (VK_QUEUE_COMPUTE_BIT), which g2g's views need");
-            return false;
-        }
-        GstContext *context = gst_context_new(GST_VULKAN_QUEUE_CONTEXT_TYPE_STR, TRUE);
-        gst_context_set_vulkan_queue(context, queue_of(queue));
-        propagate(element, context);
-        gst_context_unref(context);
-    }
-
-    Ref<GstObject> kept;
-    {
-        const std::lock_guard lock(lock_);
-        kept = queue_;
-    }
+    Ref<GstObject> kept = held(queue_);
     GstVulkanQueue *queue = queue_of(kept);
     if (!queue) { // a set_context of another device meanwhile dropped it: the next caps try again
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,

@@ -68,6 +68,10 @@ public:
 
 private:
     bool holds(const Ref<GstObject> &slot) const;
+    Ref<GstObject> held(const Ref<GstObject> &slot) const; // a reference, taken under the lock
+    // What ensure creates when no one has it, its context posted; false with an element error.
+    bool create_device(GstElement *element);
+    bool create_queue(GstElement *element);
 
     // Guards the handles and the engine: set_context comes from the application's thread and
     // CONTEXT queries from the peers' threads, while the streaming thread ensures. A leaf lock:
