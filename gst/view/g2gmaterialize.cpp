@@ -74,22 +74,33 @@ G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
 
 // ---- Negotiation ----
 
+// What a frame of the sink caps `caps` leaves as: the same format and size without the view
+// feature, in its own memory, then (a download) VulkanImage frames as system memory: the frames that
+// stay on the GPU come first.
+static GstCaps *src_caps_for(GstCaps *caps)
+{
+    using g2g::MemoryDomainKind;
+    return gst_caps_merge(
+        g2g::caps::without_view(caps),
+        g2g::caps::moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::System));
+}
+
+// What makes the src caps `caps`: views and dense frames in their memory, then for system memory
+// also VulkanImage views and dense frames (downloaded).
+static GstCaps *sink_caps_for(GstCaps *caps)
+{
+    using g2g::MemoryDomainKind;
+    const g2g::CapsRef images = g2g::CapsRef::adopt(
+        g2g::caps::moved_to(caps, MemoryDomainKind::System, MemoryDomainKind::VulkanTexture));
+    return gst_caps_merge(g2g::caps::with_and_without_view(caps),
+                          g2g::caps::with_and_without_view(images.get()));
+}
+
 static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                                GstCaps *filter)
 {
-    // Same format and size on both sides; the view feature goes away, and VulkanImage frames may
-    // also leave as system memory (after the frames that stay on the GPU: those come first).
-    using g2g::MemoryDomainKind;
-    g2g::CapsRef result = g2g::CapsRef::adopt(
-        direction == GST_PAD_SINK
-            ? gst_caps_merge(
-                  g2g::caps::without_view(caps),
-                  g2g::caps::moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::System))
-            : gst_caps_merge(g2g::caps::with_and_without_view(caps),
-                             g2g::caps::with_and_without_view(
-                                 g2g::CapsRef::adopt(g2g::caps::moved_to(caps, MemoryDomainKind::System,
-                                                                         MemoryDomainKind::VulkanTexture))
-                                     .get())));
+    g2g::CapsRef result =
+        g2g::CapsRef::adopt(direction == GST_PAD_SINK ? src_caps_for(caps) : sink_caps_for(caps));
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
     return result.release();
@@ -108,8 +119,8 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     state.vulkan_in = in_kind == MemoryDomainKind::VulkanTexture;
     if (state.vulkan_in && out_kind == MemoryDomainKind::System)
         state.route = Route::Download;
-    else
-        state.route = state.in_view ? Route::Dense : Route::Passthrough; // dense in, dense out: nothing to do
+    else // dense in, dense out (the same memory): nothing to do, not even a buffer
+        state.route = state.in_view ? Route::Dense : Route::Passthrough;
     gst_base_transform_set_passthrough(trans, state.route == Route::Passthrough);
     GST_INFO_OBJECT(self, "%s",
                     state.route == Route::Download ? "download"
