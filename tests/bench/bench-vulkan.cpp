@@ -32,7 +32,12 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
+// GStreamer 1.22's gstvkqueue.h, gstvkcommandpool.h and gstvkdescriptor*.h declare their
+// functions without G_BEGIN_DECLS: included first here, in C linkage (the GLib and GStreamer
+// headers they include are included above, in their own).
+extern "C" {
 #include <gst/vulkan/vulkan.h>
+}
 
 #include <algorithm>
 #include <atomic>
@@ -196,7 +201,7 @@ GstBusSyncReply answer_need_context(GstBus *, GstMessage *message, gpointer data
     else if (!g_strcmp0(type, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR))
         gst_context_set_vulkan_queue(context, vk->queue());
     else
-        gst_clear_pointer(&context, gst_context_unref);
+        g_clear_pointer(&context, gst_context_unref);
     if (context) {
         gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(message)), context);
         gst_context_unref(context);
@@ -208,7 +213,8 @@ GstBusSyncReply answer_need_context(GstBus *, GstMessage *message, gpointer data
 // need-context messages.
 void give_vulkan_contexts(GstElement *pipeline, GstPad *pad, Vulkan &vk)
 {
-    gst_pad_add_probe(pad, static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_QUERY_BOTH | GST_PAD_PROBE_TYPE_PUSH),
+    gst_pad_add_probe(pad,
+                      static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_QUERY_BOTH | GST_PAD_PROBE_TYPE_PUSH),
                       answer_context_query, &vk, nullptr);
     GstBus *bus = gst_element_get_bus(pipeline);
     gst_bus_set_sync_handler(bus, answer_need_context, &vk, nullptr);
@@ -221,6 +227,9 @@ std::string element_error(GstMessage *message)
     gchar *debug = nullptr;
     gst_message_parse_error(message, &error, &debug);
     std::string text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message))) + ": " + error->message;
+    // "streaming stopped, reason not-negotiated (-4)": the reason is what tells.
+    if (const char *reason = debug ? std::strstr(debug, "reason ") : nullptr)
+        text += std::string(" (") + reason + ")";
     g_error_free(error);
     g_free(debug);
     return text;
@@ -238,8 +247,8 @@ struct Frame {
 Frame upload_frame(Vulkan &vk, const std::string &format, const Size &size)
 {
     const std::string description = "videotestsrc num-buffers=1 ! video/x-raw,format=" + format +
-                                    ",width=" + std::to_string(size.width) + ",height=" +
-                                    std::to_string(size.height) +
+                                    ",width=" + std::to_string(size.width) +
+                                    ",height=" + std::to_string(size.height) +
                                     ",framerate=30/1 ! vulkanupload ! video/x-raw(memory:VulkanImage) ! "
                                     "appsink name=sink";
     GError *error = nullptr;
@@ -255,8 +264,8 @@ Frame upload_frame(Vulkan &vk, const std::string &format, const Size &size)
     if (!sample) {
         GstBus *bus = gst_element_get_bus(pipeline);
         GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-        die("cannot upload a " + format + " " + size.name + " frame: " +
-            (message ? element_error(message) : "no frame"));
+        die("cannot upload a " + format + " " + size.name +
+            " frame: " + (message ? element_error(message) : "no frame"));
     }
     Frame frame;
     frame.buffer = gst_buffer_ref(gst_sample_get_buffer(sample));
@@ -424,8 +433,8 @@ public:
             if (queries_)
                 vkCmdResetQueryPool(cmd, queries_, 0, 2);
             if (event_)
-                vkCmdWaitEvents(cmd, 1, &event_, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
-                                nullptr, 0, nullptr, 0, nullptr);
+                vkCmdWaitEvents(cmd, 1, &event_, VK_PIPELINE_STAGE_HOST_BIT,
+                                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, nullptr, 0, nullptr, 0, nullptr);
             if (queries_)
                 vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 0);
         }));
@@ -550,17 +559,17 @@ void record_plane_copies(VkCommandBuffer cmd, GstBuffer *source, GstBuffer *dest
         barriers.push_back(transfer_barrier(image_of(destination, p), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                                             VK_ACCESS_TRANSFER_WRITE_BIT, src_stages));
     }
-    vkCmdPipelineBarrier(cmd, src_stages ? src_stages : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                         VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, guint32(barriers.size()),
-                         barriers.data());
+    vkCmdPipelineBarrier(
+        cmd, src_stages ? src_stages : VkPipelineStageFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+        VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, guint32(barriers.size()), barriers.data());
     for (guint p = 0; p < planes; ++p) {
         GstVulkanImageMemory *from = image_of(source, p);
         VkImageCopy region{};
         region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.extent = from->create_info.extent;
-        vkCmdCopyImage(cmd, from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image_of(destination, p)->image,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        vkCmdCopyImage(cmd, from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                       image_of(destination, p)->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
     }
 }
 
@@ -576,7 +585,8 @@ void materialize_against_copy(Vulkan &vk, const Options &options)
     std::printf("\n1. Materialize on the GPU (Engine::materialize into a storage-pool frame) against "
                 "vkCmdCopyImage of every plane into a frame of the same format and size, %dx%d, on the "
                 "engine's queue; %s; batches of %d frames, median of %d rounds, alternating\n",
-                options.size.width, options.size.height, clock.method().c_str(), options.batch, options.rounds);
+                options.size.width, options.size.height, clock.method().c_str(), options.batch,
+                options.rounds);
     std::printf("%-6s %-10s %10s %10s %10s %14s %14s\n", "format", "view", "ours ms", "copy ms", "copy/ours",
                 "ours submit us", "copy submit us");
     FILE *csv = open_csv("vulkan-materialize.csv");
@@ -661,14 +671,14 @@ void materialize_against_copy(Vulkan &vk, const Options &options)
             const double copy_s = median(copy_gpu);
             if (error.empty()) {
                 const double ours_s = median(our_gpu);
-                std::printf("%-6s %-10s %10.3f %10.3f %9.0f%% %14.1f %14.1f\n", format.c_str(), c.name, ours_s * 1e3,
-                            copy_s * 1e3, 100 * copy_s / ours_s, median(our_submit) * 1e6,
+                std::printf("%-6s %-10s %10.3f %10.3f %9.0f%% %14.1f %14.1f\n", format.c_str(), c.name,
+                            ours_s * 1e3, copy_s * 1e3, 100 * copy_s / ours_s, median(our_submit) * 1e6,
                             median(copy_submit) * 1e6);
                 if (csv)
                     std::fprintf(csv, "%s %g %g\n", name.c_str(), ours_s, copy_s);
             } else {
-                std::printf("%-6s %-10s %10s %10.3f %10s %14s %14.1f\n", format.c_str(), c.name, "n/a", copy_s * 1e3,
-                            "n/a", "n/a", median(copy_submit) * 1e6);
+                std::printf("%-6s %-10s %10s %10.3f %10s %14s %14.1f\n", format.c_str(), c.name, "n/a",
+                            copy_s * 1e3, "n/a", "n/a", median(copy_submit) * 1e6);
                 if (csv)
                     std::fprintf(csv, "%s ? %g\n", name.c_str(), copy_s);
                 if (first_error.empty())
@@ -801,8 +811,8 @@ Rate frames_per_second(Vulkan &vk, const std::string &middle, const Frame &frame
 }
 
 // Medians of `repeats` runs of ours and the peer's, alternating; ours stops at its first error.
-std::pair<Rate, Rate> paired_rates(Vulkan &vk, const std::string &ours, const std::string &peer, const Frame &frame,
-                                   const Options &options)
+std::pair<Rate, Rate> paired_rates(Vulkan &vk, const std::string &ours, const std::string &peer,
+                                   const Frame &frame, const Options &options)
 {
     std::vector<double> our_fps, peer_fps;
     Rate our_rate, peer_rate;
@@ -886,18 +896,21 @@ void pipeline_against_peer(Vulkan &vk, Frames &frames, const Options &options)
                 "video-direction=M, into a sink that maps every frame; frames/s, median of %d runs of %g s, "
                 "alternating\n",
                 options.repeats, options.seconds);
-    std::printf("%-6s %-6s %-8s %12s %12s %10s\n", "format", "size", "view", "g2g fr/s", "peer fr/s", "g2g/peer");
+    std::printf("%-6s %-9s %-8s %12s %12s %10s\n", "format", "size", "view", "g2g fr/s", "peer fr/s",
+                "g2g/peer");
     FILE *csv = open_csv("vulkan-pipeline.csv");
     std::vector<std::string> errors;
     for (const Size &size : options.sizes)
         for (const std::string &format : options.formats) {
             const Frame &frame = frames.get(format, size);
             for (const std::string &method : options.methods) {
-                const std::string ours = "g2gview video-direction=" + method + " ! g2gmaterialize ! video/x-raw";
-                const std::string peer = "vulkandownload ! videoflip video-direction=" + method + " ! video/x-raw";
+                const std::string ours =
+                    "g2gview video-direction=" + method + " ! g2gmaterialize ! video/x-raw";
+                const std::string peer =
+                    "vulkandownload ! videoflip video-direction=" + method + " ! video/x-raw";
                 const auto [our_rate, peer_rate] = paired_rates(vk, ours, peer, frame, options);
-                std::printf("%-6s %-6s %-8s %12s %12s %10s\n", format.c_str(), size.name.c_str(), method.c_str(),
-                            fps_text(our_rate).c_str(), fps_text(peer_rate).c_str(),
+                std::printf("%-6s %-9s %-8s %12s %12s %10s\n", format.c_str(), size.name.c_str(),
+                            method.c_str(), fps_text(our_rate).c_str(), fps_text(peer_rate).c_str(),
                             ratio_text(our_rate, peer_rate).c_str());
                 if (csv)
                     std::fprintf(csv, "%s-%s-%s %s %s\n", format.c_str(), size.name.c_str(), method.c_str(),
@@ -914,12 +927,13 @@ void pipeline_against_peer(Vulkan &vk, Frames &frames, const Options &options)
 
 void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &options)
 {
-    std::printf("\n3. appsrc (one VulkanImage frame, again and again) ! g2gtee ! video/x-raw against appsrc ! "
-                "vulkandownload, into a sink that maps every frame, directly and behind a queue of 4 "
-                "(the sink maps later); frames/s, median of %d runs of %g s, alternating\n",
-                options.repeats, options.seconds);
-    std::printf("%-6s %-6s %12s %12s %8s %12s %12s %8s\n", "format", "size", "tee fr/s", "vkdl fr/s", "tee/vkdl",
-                "tee+q fr/s", "vkdl+q fr/s", "tee/vkdl");
+    std::printf(
+        "\n3. appsrc (one VulkanImage frame, again and again) ! g2gtee ! video/x-raw against appsrc ! "
+        "vulkandownload, into a sink that maps every frame, directly and behind a queue of 4 "
+        "(the sink maps later); frames/s, median of %d runs of %g s, alternating\n",
+        options.repeats, options.seconds);
+    std::printf("%-6s %-9s %12s %12s %8s %12s %12s %8s\n", "format", "size", "tee fr/s", "vkdl fr/s",
+                "tee/vkdl", "tee+q fr/s", "vkdl+q fr/s", "tee/vkdl");
     FILE *csv = open_csv("vulkan-download.csv");
     const std::string queue = " ! queue max-size-buffers=4 max-size-bytes=0 max-size-time=0";
     std::vector<std::string> errors;
@@ -929,9 +943,9 @@ void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &
             const std::string ours = "g2gtee name=t t.", peer = "vulkandownload";
             const auto [direct_ours, direct_peer] =
                 paired_rates(vk, ours + " ! video/x-raw", peer + " ! video/x-raw", frame, options);
-            const auto [queued_ours, queued_peer] =
-                paired_rates(vk, ours + queue + " ! video/x-raw", peer + queue + " ! video/x-raw", frame, options);
-            std::printf("%-6s %-6s %12s %12s %8s %12s %12s %8s\n", format.c_str(), size.name.c_str(),
+            const auto [queued_ours, queued_peer] = paired_rates(
+                vk, ours + queue + " ! video/x-raw", peer + queue + " ! video/x-raw", frame, options);
+            std::printf("%-6s %-9s %12s %12s %8s %12s %12s %8s\n", format.c_str(), size.name.c_str(),
                         fps_text(direct_ours).c_str(), fps_text(direct_peer).c_str(),
                         ratio_text(direct_ours, direct_peer).c_str(), fps_text(queued_ours).c_str(),
                         fps_text(queued_peer).c_str(), ratio_text(queued_ours, queued_peer).c_str());
@@ -939,8 +953,10 @@ void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &
                 std::fprintf(csv, "%s-%s %s %s %s %s\n", format.c_str(), size.name.c_str(),
                              csv_fps(direct_ours).c_str(), csv_fps(direct_peer).c_str(),
                              csv_fps(queued_ours).c_str(), csv_fps(queued_peer).c_str());
-            for (const auto &[rate, name] : {std::pair{&direct_ours, "g2gtee"}, {&direct_peer, "vulkandownload"},
-                                             {&queued_ours, "g2gtee + queue"}, {&queued_peer, "vulkandownload + queue"}})
+            for (const auto &[rate, name] : {std::pair{&direct_ours, "g2gtee"},
+                                             {&direct_peer, "vulkandownload"},
+                                             {&queued_ours, "g2gtee + queue"},
+                                             {&queued_peer, "vulkandownload + queue"}})
                 if (!rate->error.empty())
                     errors.push_back(std::string(name) + ": " + rate->error);
         }
