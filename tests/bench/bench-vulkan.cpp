@@ -715,13 +715,37 @@ struct SinkCount {
     std::atomic<int> unmapped{0};
     std::atomic<double> first{0}, last{0};
     std::atomic<unsigned> checksum{0};
+    std::string memory; // of the first frame
 };
+
+// What a frame's memories are: "SystemMemory", "VulkanBuffer (host-visible, not HOST_CACHED)", ...
+// (reading host-visible memory that the CPU does not cache costs a reader dearly).
+std::string memory_of(GstBuffer *buffer)
+{
+    std::string text;
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i) {
+        GstMemory *memory = gst_buffer_peek_memory(buffer, i);
+        std::string one =
+            memory->allocator && memory->allocator->mem_type ? memory->allocator->mem_type : "?";
+        if (gst_is_vulkan_buffer_memory(memory)) {
+            const GstVulkanMemory *backing = reinterpret_cast<GstVulkanBufferMemory *>(memory)->vk_mem;
+            one += backing && (backing->properties & VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+                       ? " (host-visible, HOST_CACHED)"
+                       : " (host-visible, not HOST_CACHED)";
+        }
+        if (text.find(one) == std::string::npos)
+            text += (text.empty() ? "" : " + ") + one;
+    }
+    return text;
+}
 
 // fakesink's handoff: maps the frame and reads a byte of every page, as a consumer of the bytes
 // would (a fenced download waits here).
 void consume(GstElement *, GstBuffer *buffer, GstPad *, gpointer data)
 {
     auto *sink = static_cast<SinkCount *>(data);
+    if (sink->frames == 0)
+        sink->memory = memory_of(buffer);
     GstMapInfo map;
     if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
         unsigned sum = 0;
@@ -741,6 +765,7 @@ void consume(GstElement *, GstBuffer *buffer, GstPad *, gpointer data)
 struct Rate {
     double fps = 0;
     std::string error;
+    std::string memory; // what the sink's frames were made of
 };
 
 // Frames per second through `middle` ("appsrc ! MIDDLE ! fakesink" with `frame`'s caps), the frame
@@ -752,7 +777,8 @@ Rate frames_per_second(Vulkan &vk, const std::string &middle, const Frame &frame
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
     if (error) {
-        Rate rate{0, std::string("cannot build the pipeline: ") + error->message};
+        Rate rate;
+        rate.error = std::string("cannot build the pipeline: ") + error->message;
         g_error_free(error);
         if (pipeline)
             gst_object_unref(pipeline);
@@ -803,6 +829,7 @@ Rate frames_per_second(Vulkan &vk, const std::string &middle, const Frame &frame
         rate.error = "only " + std::to_string(frames) + " frames";
     if (rate.error.empty())
         rate.fps = (frames - count.warmup) / (count.last - count.first);
+    rate.memory = count.memory;
     gst_object_unref(bus);
     gst_object_unref(sink);
     gst_object_unref(src);
@@ -820,11 +847,13 @@ std::pair<Rate, Rate> paired_rates(Vulkan &vk, const std::string &ours, const st
         if (our_rate.error.empty()) {
             const Rate rate = frames_per_second(vk, ours, frame, options.seconds);
             our_rate.error = rate.error;
+            our_rate.memory = rate.memory;
             our_fps.push_back(rate.fps);
         }
         if (peer_rate.error.empty()) {
             const Rate rate = frames_per_second(vk, peer, frame, options.seconds);
             peer_rate.error = rate.error;
+            peer_rate.memory = rate.memory;
             peer_fps.push_back(rate.fps);
         }
     }
@@ -881,11 +910,12 @@ private:
     std::map<std::string, Frame> frames_;
 };
 
-void report_errors(const std::vector<std::string> &errors)
+// Each of `lines` once.
+void report_lines(const std::vector<std::string> &lines, const char *prefix)
 {
-    for (std::size_t i = 0; i < errors.size(); ++i) {
-        if (std::find(errors.begin(), errors.begin() + i, errors[i]) == errors.begin() + i)
-            std::printf("n/a: %s\n", errors[i].c_str());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (std::find(lines.begin(), lines.begin() + i, lines[i]) == lines.begin() + i)
+            std::printf("%s%s\n", prefix, lines[i].c_str());
     }
 }
 
@@ -899,7 +929,7 @@ void pipeline_against_peer(Vulkan &vk, Frames &frames, const Options &options)
     std::printf("%-6s %-9s %-8s %12s %12s %10s\n", "format", "size", "view", "g2g fr/s", "peer fr/s",
                 "g2g/peer");
     FILE *csv = open_csv("vulkan-pipeline.csv");
-    std::vector<std::string> errors;
+    std::vector<std::string> errors, memories;
     for (const Size &size : options.sizes)
         for (const std::string &format : options.formats) {
             const Frame &frame = frames.get(format, size);
@@ -918,9 +948,14 @@ void pipeline_against_peer(Vulkan &vk, Frames &frames, const Options &options)
                 for (const Rate *rate : {&our_rate, &peer_rate})
                     if (!rate->error.empty())
                         errors.push_back((rate == &our_rate ? ours : peer) + ": " + rate->error);
+                for (const auto &[rate, name] :
+                     {std::pair{&our_rate, "g2gmaterialize"}, {&peer_rate, "videoflip"}})
+                    if (!rate->memory.empty())
+                        memories.push_back(std::string(name) + "'s frames: " + rate->memory);
             }
         }
-    report_errors(errors);
+    report_lines(errors, "n/a: ");
+    report_lines(memories, "");
     if (csv)
         std::fclose(csv);
 }
@@ -936,7 +971,7 @@ void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &
                 "tee/vkdl", "tee+q fr/s", "vkdl+q fr/s", "tee/vkdl");
     FILE *csv = open_csv("vulkan-download.csv");
     const std::string queue = " ! queue max-size-buffers=4 max-size-bytes=0 max-size-time=0";
-    std::vector<std::string> errors;
+    std::vector<std::string> errors, memories;
     for (const Size &size : options.sizes)
         for (const std::string &format : options.formats) {
             const Frame &frame = frames.get(format, size);
@@ -956,11 +991,15 @@ void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &
             for (const auto &[rate, name] : {std::pair{&direct_ours, "g2gtee"},
                                              {&direct_peer, "vulkandownload"},
                                              {&queued_ours, "g2gtee + queue"},
-                                             {&queued_peer, "vulkandownload + queue"}})
+                                             {&queued_peer, "vulkandownload + queue"}}) {
                 if (!rate->error.empty())
                     errors.push_back(std::string(name) + ": " + rate->error);
+                if (!rate->memory.empty() && rate != &queued_ours && rate != &queued_peer)
+                    memories.push_back(std::string(name) + "'s frames: " + rate->memory);
+            }
         }
-    report_errors(errors);
+    report_lines(errors, "n/a: ");
+    report_lines(memories, "");
     if (csv)
         std::fclose(csv);
 }
