@@ -12,10 +12,12 @@
 //     of each page (so a fenced download's wait is in the figure);
 //  3. download: the same frames into g2gtee ! video/x-raw against vulkandownload, frames/s into
 //     the same sink, directly and behind a queue (the sink maps later, in the queue's thread:
-//     where a fenced download overlaps the next frames' copies).
+//     where a fenced download overlaps the next frames' copies); then Engine::download alone, in
+//     one thread, each frame read at once or 4 frames later.
 // Every figure is the median of its rounds; ours and the peer's alternate round by round.
-// With --csv DIR also writes vulkan-materialize.csv, vulkan-pipeline.csv and vulkan-download.csv
-// there, which tests/bench/plot-vulkan.gp turns into docs/performance-vulkan.png.
+// With --csv DIR also writes vulkan-materialize.csv, vulkan-pipeline.csv, vulkan-download.csv and
+// vulkan-engine-download.csv there, which tests/bench/plot-vulkan.gp turns into
+// docs/performance-vulkan.png.
 // Usage: bench-vulkan [--csv DIR] [options] [materialize] [pipeline] [download]   (all three if none)
 //   --device N          the Vulkan device of that index (0)
 //   --size WxH          the materialize frames (3840x2160)
@@ -40,6 +42,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -740,23 +743,29 @@ std::string memory_of(GstBuffer *buffer)
     return text;
 }
 
-// fakesink's handoff: maps the frame and reads a byte of every page, as a consumer of the bytes
-// would (a fenced download waits here).
+// Maps `buffer` and reads a byte of every page, as a consumer of the bytes would (a fenced
+// download waits here); false if it cannot be mapped.
+bool read_pages(GstBuffer *buffer, std::atomic<unsigned> &checksum)
+{
+    GstMapInfo map;
+    if (!gst_buffer_map(buffer, &map, GST_MAP_READ))
+        return false;
+    unsigned sum = 0;
+    for (gsize i = 0; i < map.size; i += 4096)
+        sum += map.data[i];
+    checksum += sum;
+    gst_buffer_unmap(buffer, &map);
+    return true;
+}
+
+// fakesink's handoff.
 void consume(GstElement *, GstBuffer *buffer, GstPad *, gpointer data)
 {
     auto *sink = static_cast<SinkCount *>(data);
     if (sink->frames == 0)
         sink->memory = memory_of(buffer);
-    GstMapInfo map;
-    if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
-        unsigned sum = 0;
-        for (gsize i = 0; i < map.size; i += 4096)
-            sum += map.data[i];
-        sink->checksum += sum;
-        gst_buffer_unmap(buffer, &map);
-    } else {
+    if (!read_pages(buffer, sink->checksum))
         ++sink->unmapped;
-    }
     const double t = now();
     if (++sink->frames == sink->warmup)
         sink->first = t;
@@ -1005,6 +1014,89 @@ void download_against_vulkandownload(Vulkan &vk, Frames &frames, const Options &
         std::fclose(csv);
 }
 
+// Frames/s of Engine::download of `frame` alone (no elements, one thread), each frame mapped and
+// read (a byte a page) at once, or `lag` frames later: the copies of the frames between run
+// meanwhile. From the 10th frame for `seconds`.
+Rate engine_downloads(Vulkan &vk, const Frame &frame, int lag, double seconds)
+{
+    Rate rate;
+    std::deque<g2g::BufferRef> pending;
+    std::atomic<unsigned> checksum{0};
+    const int warmup = 10;
+    int frames = 0;
+    double first = 0;
+    const double started = now();
+    while (rate.error.empty() && now() - started < 4 * seconds + 30) {
+        g2g::Result<g2g::BufferRef> downloaded = vk.engine->download(frame.buffer, frame.info);
+        if (!downloaded) {
+            rate.error = "Engine::download: " + downloaded.error().message();
+            break;
+        }
+        pending.push_back(std::move(*downloaded));
+        if (int(pending.size()) <= lag)
+            continue;
+        if (frames == 0)
+            rate.memory = memory_of(pending.front().get());
+        if (!read_pages(pending.front().get(), checksum))
+            rate.error = "its frames cannot be mapped";
+        pending.pop_front();
+        const double t = now();
+        if (++frames == warmup)
+            first = t;
+        if (frames > warmup && t - first >= seconds) {
+            rate.fps = (frames - warmup) / (t - first);
+            break;
+        }
+    }
+    if (rate.error.empty() && rate.fps == 0)
+        rate.error = "timed out";
+    pending.clear();
+    vk.engine->wait_idle();
+    return rate;
+}
+
+void engine_download(Vulkan &vk, Frames &frames, const Options &options)
+{
+    std::printf("\n3b. Engine::download alone (no elements, one thread), each frame mapped at once or 4 "
+                "frames later; frames/s, median of %d runs of %g s\n",
+                options.repeats, options.seconds);
+    std::printf("%-6s %-9s %12s %12s %8s\n", "format", "size", "at once", "4 later", "later/once");
+    FILE *csv = open_csv("vulkan-engine-download.csv");
+    std::vector<std::string> errors, memories;
+    for (const Size &size : options.sizes)
+        for (const std::string &format : options.formats) {
+            const Frame &frame = frames.get(format, size);
+            Rate rates[2];
+            std::vector<double> fps[2];
+            for (int r = 0; r < options.repeats; ++r)
+                for (int lagged = 0; lagged < 2; ++lagged) {
+                    if (!rates[lagged].error.empty())
+                        continue;
+                    const Rate rate = engine_downloads(vk, frame, lagged ? 4 : 0, options.seconds);
+                    rates[lagged].error = rate.error;
+                    rates[lagged].memory = rate.memory;
+                    fps[lagged].push_back(rate.fps);
+                }
+            for (int lagged = 0; lagged < 2; ++lagged) {
+                rates[lagged].fps = rates[lagged].error.empty() ? median(fps[lagged]) : 0;
+                if (!rates[lagged].error.empty())
+                    errors.push_back(rates[lagged].error);
+                if (!rates[lagged].memory.empty())
+                    memories.push_back("Engine::download's frames: " + rates[lagged].memory);
+            }
+            std::printf("%-6s %-9s %12s %12s %8s\n", format.c_str(), size.name.c_str(),
+                        fps_text(rates[0]).c_str(), fps_text(rates[1]).c_str(),
+                        ratio_text(rates[1], rates[0]).c_str());
+            if (csv)
+                std::fprintf(csv, "%s-%s %s %s\n", format.c_str(), size.name.c_str(),
+                             csv_fps(rates[0]).c_str(), csv_fps(rates[1]).c_str());
+        }
+    report_lines(errors, "n/a: ");
+    report_lines(memories, "");
+    if (csv)
+        std::fclose(csv);
+}
+
 Options parse(int argc, char **argv)
 {
     Options options;
@@ -1081,8 +1173,10 @@ int main(int argc, char **argv)
                 materialize_against_copy(vk, options);
             else if (mode == "pipeline")
                 pipeline_against_peer(vk, frames, options);
-            else
+            else {
                 download_against_vulkandownload(vk, frames, options);
+                engine_download(vk, frames, options);
+            }
             std::fflush(stdout);
         }
     }
