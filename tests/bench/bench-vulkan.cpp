@@ -1107,7 +1107,9 @@ Options parse(int argc, char **argv)
                 die(arg + " needs a value");
             return argv[++i];
         };
-        if (arg == "--device")
+        if (arg == "--csv")
+            g2g::bench::csv_dir() = value();
+        else if (arg == "--device")
             options.device = guint(std::atoi(value().c_str()));
         else if (arg == "--size")
             options.size = size_of(value());
