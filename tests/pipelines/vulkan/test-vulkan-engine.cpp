@@ -188,6 +188,27 @@ TEST(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
     gst_buffer_unmap(read->get(), &whole);
 }
 
+TEST(VulkanEngineMaterializeInFlight, MoreFramesThanDescriptorSetsWaitInsteadOfFailing)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
+    ASSERT_TRUE(frame.images);
+    auto engine = Engine::for_device(device_of(frame.images.get()));
+    ASSERT_TRUE(engine);
+    g2g::Result<FrameView> view = FrameView::of_frame(frame.images.get(), frame.info);
+    ASSERT_TRUE(view);
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    // 300 frames of 2 planes, none waited for: 600 descriptor sets where the engine has 256.
+    BufferRef written = storage_frame(**engine, view->info());
+    ASSERT_TRUE(written);
+    for (int i = 0; i < 300; ++i) {
+        g2g::Result<void> done = (*engine)->materialize(*view, frame.images.get(), written.get());
+        ASSERT_TRUE(done) << "frame " << i << ": " << done.error().message();
+    }
+    (*engine)->wait_idle();
+}
+
 TEST(VulkanEngineRefusals, AViewOfAnotherDeviceIsRefusedNamingBoth)
 {
     if (!have_vulkan_device())

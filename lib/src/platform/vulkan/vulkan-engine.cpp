@@ -105,6 +105,27 @@ void Engine::wait_idle()
 {
     if (trash_)
         gst_vulkan_trash_list_wait(trash_, G_MAXUINT64);
+    std::lock_guard<std::mutex> guard(lock_);
+    retire_materializes(kMaxSets);
+}
+
+// Forgets the materializes that are done, then waits for the oldest until `room` descriptor sets
+// are free (GStreamer's pool hands out one fewer than its size). The trash list's collection,
+// which Recording::begin runs next, gives the done ones' sets back to the cache.
+void Engine::retire_materializes(guint room)
+{
+    auto pop = [this] {
+        gst_vulkan_fence_unref(in_flight_.front().first);
+        sets_in_flight_ -= in_flight_.front().second;
+        in_flight_.pop_front();
+    };
+    while (!in_flight_.empty() && gst_vulkan_fence_is_signaled(in_flight_.front().first))
+        pop();
+    while (!in_flight_.empty() && sets_in_flight_ + room >= kMaxSets) {
+        VkFence oldest = GST_VULKAN_FENCE_FENCE(in_flight_.front().first);
+        vkWaitForFences(device_->device, 1, &oldest, VK_TRUE, G_MAXUINT64);
+        pop();
+    }
 }
 
 std::string Engine::describe(GstVulkanDevice *device)
@@ -239,6 +260,7 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
 
     std::lock_guard<std::mutex> guard(lock_);
     Result<const Kernels *> made = kernels();
+    retire_materializes(static_cast<guint>(walks->size()));
     if (!made)
         return made.error();
     const Kernels &k = **made;
@@ -293,7 +315,8 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
     Result<GstVulkanFence *> fence = recording->submit();
     if (!fence)
         return fence.error();
-    gst_vulkan_fence_unref(*fence);
+    in_flight_.emplace_back(*fence, static_cast<guint>(walks->size()));
+    sets_in_flight_ += static_cast<guint>(walks->size());
     return {};
 }
 

@@ -22,6 +22,7 @@
 #include <gst/video/video.h>
 #include "platform/vulkan/gst-vulkan.h"
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,12 +82,18 @@ private:
     struct Kernels;
     struct Staging;
     Result<const Kernels *> kernels();
+    void retire_materializes(guint room);
 
     GstVulkanDevice *device_ = nullptr;
     GstVulkanQueue *queue_ = nullptr;
     GstVulkanCommandPool *command_pool_ = nullptr;
     GstVulkanTrashList *trash_ = nullptr;
     std::unique_ptr<Kernels> kernels_;
+    // The materializes not known to be done, oldest first: each one's fence and descriptor sets.
+    // Descriptor sets are a fixed number: past it, the oldest is waited for (a slow device, a long
+    // queue downstream), never refused.
+    std::deque<std::pair<GstVulkanFence *, guint>> in_flight_;
+    guint sets_in_flight_ = 0;
     std::shared_ptr<Staging> staging_;
     std::mutex lock_; // recording and submitting; never held while waiting on a fence
 };
