@@ -23,55 +23,66 @@ std::string sink(const std::string &name)
     return " ! appsink name=" + name + " sync=false";
 }
 
-// What differs between the case's frames (appsink `ours`) and the peers' on the source's frames
-// (appsink `source`) of `run`.
-std::string check(const VulkanCase &c, const PipelineRun &run, const std::string &ours,
-                  const std::string &source)
+} // namespace
+
+std::string compare_with_peers(const std::vector<BufferRef> &sent, const std::vector<std::string> &sent_caps,
+                               const std::vector<BufferRef> &got, const std::vector<std::string> &got_caps,
+                               const std::function<std::string(std::size_t)> &peer, bool from_vulkandownload)
 {
-    const auto &got = run.sinks.at(ours);
-    const auto &sent = run.sinks.at(source);
-    if (sent.size() != static_cast<std::size_t>(kVulkanCaseFrames))
-        return "the source sent " + std::to_string(sent.size()) + " frames";
     if (got.size() != sent.size())
         return std::to_string(got.size()) + " frames came out of " + std::to_string(sent.size());
-    const GstVideoInfo sent_info = video_info_of_caps(c.caps);
-    const GstVideoInfo got_info = video_info_of_caps(run.sink_caps.at(ours));
-    std::vector<StoredFrame> stored;
-    std::vector<HarnessInput> frames, marks;
-    for (const BufferRef &frame : sent) {
-        stored.push_back(as_vulkanupload_stores(sent_info, frame.get()));
-        frames.push_back({sent_info, stored.back().frame.get()});
-        marks.push_back({sent_info, stored.back().known.get()});
-    }
-    std::vector<HarnessOutput> want, known;
-    if (c.peer.empty()) {
-        for (const StoredFrame &frame : stored) {
-            want.push_back({frame.frame, sent_info, c.caps, "", ""});
-            known.push_back({frame.known, sent_info, c.caps, "", ""});
+    // Frames that share their caps and peers run through one harness.
+    std::size_t first = 0;
+    while (first < sent.size()) {
+        const std::string chain = peer(first);
+        std::size_t end = first + 1;
+        while (end < sent.size() && sent_caps[end] == sent_caps[first] && peer(end) == chain)
+            ++end;
+        const GstVideoInfo sent_info = video_info_of_caps(sent_caps[first]);
+        std::vector<StoredFrame> stored;
+        std::vector<HarnessInput> frames, marks;
+        for (std::size_t i = first; i < end; ++i) {
+            stored.push_back(as_vulkanupload_stores(sent_info, sent[i].get()));
+            if (!stored.back().frame)
+                return "frame " + std::to_string(i) + " sent: cannot map it as " + sent_caps[i];
         }
-    } else {
-        want = run_chain_on_each(c.peer, frames);
-        known = run_chain_on_each(c.peer, marks);
-    }
-    const bool from_vulkandownload = ends_with(c.ours, "vulkandownload");
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        for (const auto *peer : {&want, &known})
-            if (i >= peer->size() || !(*peer)[i].error.empty() || !(*peer)[i].buffer)
-                return "the peers (" + c.peer +
-                       ") failed: " + (i < peer->size() ? (*peer)[i].error : "no frame");
-        const BufferRef frame =
-            from_vulkandownload ? test::from_vulkandownload(got_info, got[i].get()) : got[i];
-        if (!frame)
-            return "frame " + std::to_string(i) + ": not one memory per plane as vulkandownload writes";
-        const std::string where = compare_known_bytes(want[i].info, want[i].buffer.get(),
-                                                      known[i].buffer.get(), got_info, frame.get());
-        if (!where.empty())
-            return "frame " + std::to_string(i) + " (" + run.sink_caps.at(ours) + "): " + where;
+        for (const StoredFrame &frame : stored) {
+            frames.push_back({sent_info, frame.frame.get()});
+            marks.push_back({sent_info, frame.known.get()});
+        }
+        std::vector<HarnessOutput> want, known;
+        if (chain.empty()) {
+            for (const StoredFrame &frame : stored) {
+                want.push_back({frame.frame, sent_info, sent_caps[first], "", ""});
+                known.push_back({frame.known, sent_info, sent_caps[first], "", ""});
+            }
+        } else {
+            want = run_chain_on_each(chain, frames);
+            known = run_chain_on_each(chain, marks);
+        }
+        for (std::size_t i = first; i < end; ++i) {
+            for (const auto *outputs : {&want, &known}) {
+                const std::size_t k = i - first;
+                if (k >= outputs->size() || !(*outputs)[k].error.empty() || !(*outputs)[k].buffer)
+                    return "the peers (" + chain + ") failed on frame " + std::to_string(i) + ": " +
+                           (k < outputs->size() ? (*outputs)[k].error : "no frame");
+            }
+            const GstVideoInfo got_info = video_info_of_caps(got_caps[i]);
+            const BufferRef frame =
+                from_vulkandownload ? test::from_vulkandownload(got_info, got[i].get()) : got[i];
+            if (!frame)
+                return "frame " + std::to_string(i) + ": not one memory per plane as vulkandownload writes";
+            const HarnessOutput &w = want[i - first];
+            const std::string where = compare_known_bytes(
+                w.info, w.buffer.get(), known[i - first].buffer.get(), got_info, frame.get());
+            if (!where.empty())
+                return "frame " + std::to_string(i) + " (" + got_caps[i] +
+                       (chain.empty() ? "" : " vs " + chain) + "): " + where;
+        }
+        first = end;
     }
     return "";
 }
-
-} // namespace
 
 std::string vulkan_case_source(const std::string &caps)
 {
@@ -101,8 +112,16 @@ std::vector<std::string> run_vulkan_cases(const std::vector<VulkanCase> &cases, 
             problems.push_back(run_vulkan_cases({c}, timeout).front());
         return problems;
     }
-    for (std::size_t i = 0; i < cases.size(); ++i)
-        problems.push_back(check(cases[i], run, "case" + std::to_string(i), sources.at(cases[i].caps)));
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const std::string ours = "case" + std::to_string(i), source = sources.at(cases[i].caps);
+        const std::string &peer = cases[i].peer;
+        problems.push_back(run.sinks.at(source).size() != static_cast<std::size_t>(kVulkanCaseFrames)
+                               ? "the source sent " + std::to_string(run.sinks.at(source).size()) + " frames"
+                               : compare_with_peers(
+                                     run.sinks.at(source), run.frame_caps.at(source), run.sinks.at(ours),
+                                     run.frame_caps.at(ours), [&](std::size_t) { return peer; },
+                                     ends_with(cases[i].ours, "vulkandownload")));
+    }
     return problems;
 }
 

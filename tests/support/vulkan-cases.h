@@ -9,6 +9,9 @@
 
 #include <gst/gst.h>
 
+#include <g2g/gst-ref.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +35,13 @@ std::string vulkan_case_source(const std::string &caps);
 // "" when every frame of the case equals the peers', else what differs (or what failed).
 std::vector<std::string> run_vulkan_cases(const std::vector<VulkanCase> &cases,
                                           GstClockTime timeout = 60 * GST_SECOND);
+
+// "" when each frame i of `got` (laid out as got_caps[i]; read as vulkandownload writes it when
+// `from_vulkandownload`) equals what the peers' chain peer(i) ("" for none) makes of the frame
+// vulkanupload stores for sent[i] (laid out as sent_caps[i]); else the first frame that differs.
+std::string compare_with_peers(const std::vector<BufferRef> &sent, const std::vector<std::string> &sent_caps,
+                               const std::vector<BufferRef> &got, const std::vector<std::string> &got_caps,
+                               const std::function<std::string(std::size_t)> &peer, bool from_vulkandownload);
 
 // Runs the cases and expects each to match (one failure per case, naming it).
 void expect_vulkan_cases(const std::vector<VulkanCase> &cases, GstClockTime timeout = 60 * GST_SECOND);

@@ -51,6 +51,11 @@ struct Crop {
 const Crop kCrops[] = {{3, 2, 1, 4, nullptr}, {1, 0, 0, 1, nullptr}, {0, 5, 3, 0, nullptr},
                        {0, 1, 1, 0, nullptr}, {3, 2, 1, 4, "90r"},   {1, 0, 0, 1, "ur-ll"}};
 
+void PrintTo(const Size &size, std::ostream *out)
+{
+    *out << size.width << "x" << size.height;
+}
+
 std::string caps_of(const std::string &format, Size size)
 {
     return "video/x-raw,format=" + format + ",width=" + std::to_string(size.width) +
@@ -311,8 +316,6 @@ TEST(VulkanViews, AViewKeepsTheUpstreamImagesAndCarriesItsGeometry)
           ViewCase{"I420", "g2gview left=3 top=1 video-direction=ur-ll", 47, 61},
           ViewCase{"RGBA", "g2gview video-direction=90r ! g2gview video-direction=horiz left=2", 46, 64}}) {
         SCOPED_TRACE(std::string(c.format) + " " + c.chain);
-        if (!not_offered(c.format).empty())
-            continue; // the equality tests say so
         std::vector<std::vector<guint64>> upstream;
         const g2g::test::PipelineRun run =
             g2g::test::run_pipeline(g2g::test::vulkan_case_source(caps_of(c.format, {64, 48})) +
