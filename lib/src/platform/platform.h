@@ -6,7 +6,9 @@
 //
 //   cuda/      GstCudaMemory: recognition, layouts, the CUDA view backend (kernels in view-kernels.cu,
 //              compiled by nvcc and embedded as a fatbin)         none/no-cuda.cpp without it
-//   vulkan/    GstVulkanImageMemory and host-visible Vulkan buffers   none/no-vulkan.cpp
+//   vulkan/    GstVulkanImageMemory and host-visible Vulkan buffers, the Vulkan view backend
+//              (a compute shader, shaders/, compiled by glslc and embedded), the fenced download
+//                                                                  none/no-vulkan.cpp without it
 //   dmabuf/    GstDmaBufMemory shared through a dup of its fd         none/no-dmabuf.cpp
 //   handles/   the opaque handles of platforms g2g never links (D3D11, CoreVideo, WebGPU, wgpu)
 #pragma once
@@ -32,6 +34,9 @@ bool recognises_image(GstMemory *memory);
 // Host-visible GstVulkanBufferMemory (what vulkandownload hands to system-memory caps): its
 // bytes map in place like system memory.
 bool is_host_visible_buffer(GstMemory *memory);
+// The backend that materializes views of VulkanImage frames with a compute shader; nullptr in a
+// build without Vulkan.
+const detail::ViewBackend *view_backend();
 } // namespace vulkan
 
 namespace dmabuf {

@@ -2,6 +2,7 @@
 #include <g2g/frame-view.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "frame-view-private.h"
@@ -60,16 +61,19 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     const GstVideoFormatInfo *finfo = layout.finfo;
     const bool packed422 = detail::is_packed_422(format);
 
-    // Without a video meta, device memory may still know its own layout (a CUDA memory's pitch is
-    // the driver's choice, not the caps' default stride): its backend says.
-    const detail::ViewBackend *backend = meta ? nullptr : detail::view_backend_of(buffer);
-    const GstVideoInfo *device_layout = backend ? backend->memory_layout(buffer, format) : nullptr;
+    // Device memory may know its own layout, which then comes before any video meta: a CUDA
+    // memory's pitch is the driver's choice, not the caps' default stride, and a Vulkan image's
+    // texels are addressed only as its backend lays them out.
+    const detail::ViewBackend *backend = detail::view_backend_of(buffer);
+    const std::optional<GstVideoInfo> device_layout =
+        backend ? backend->memory_layout(buffer, format) : std::optional<GstVideoInfo>{};
     gsize offsets[GST_VIDEO_MAX_PLANES];
     gint strides[GST_VIDEO_MAX_PLANES];
     for (unsigned p = 0; p < view.n_planes_; ++p) {
+        const bool from_meta = meta && !device_layout;
         const GstVideoInfo &own = device_layout ? *device_layout : layout;
-        offsets[p] = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&own, p);
-        strides[p] = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&own, p);
+        offsets[p] = from_meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&own, p);
+        strides[p] = from_meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&own, p);
     }
 
     for (unsigned p = 0; p < view.n_planes_; ++p) {

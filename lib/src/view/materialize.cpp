@@ -15,13 +15,12 @@ namespace g2g {
 namespace detail {
 namespace {
 
-// The device backends this build has (a platform without its feature answers nullptr); a new
-// one (Vulkan's) joins this list.
+// The device backends this build has (a platform without its feature answers nullptr).
 const std::vector<const ViewBackend *> &device_backends()
 {
     static const std::vector<const ViewBackend *> backends = [] {
         std::vector<const ViewBackend *> built;
-        for (const ViewBackend *device : {platform::cuda::view_backend()}) {
+        for (const ViewBackend *device : {platform::cuda::view_backend(), platform::vulkan::view_backend()}) {
             if (device)
                 built.push_back(device);
         }

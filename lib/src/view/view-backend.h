@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Where a view's bytes are read and written: one backend per memory domain that views can live
-// in (the CPU one for host memory, CUDA's in platform/cuda/, Vulkan's to come), picked by the
+// in (the CPU one for host memory, CUDA's in platform/cuda/, Vulkan's in platform/vulkan/), picked by the
 // frame's domain, so no element or view code asks which device a frame is on.
 //
 // lib/src/view/ holds the frame views:
@@ -13,6 +13,7 @@
 
 #include <gst/video/video.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,9 @@ public:
     virtual bool supports_format(GstVideoFormat format) const = 0;
 
     // The layout a frame's memory knows of itself (a CUDA memory's pitch is the driver's choice,
-    // not the caps' default stride), or nullptr: then the caps or a GstVideoMeta say it.
-    virtual const GstVideoInfo *memory_layout(GstBuffer *buffer, GstVideoFormat format) const = 0;
+    // not the caps' default stride; a Vulkan image's texels have no byte layout but the one its
+    // backend gives them), or nothing: then a GstVideoMeta or the caps say it.
+    virtual std::optional<GstVideoInfo> memory_layout(GstBuffer *buffer, GstVideoFormat format) const = 0;
 
     // Writes `view` of `source` densely into `destination`, a frame of this domain laid out as
     // `layout`.
@@ -46,7 +48,8 @@ public:
 const ViewBackend &cpu_view_backend();
 
 // The backend for frames of `kind`: the CPU's for the host domains (System, SystemView and
-// mappable DmaBuf), CUDA's for Cuda frames where this build has it; nullptr otherwise.
+// mappable DmaBuf), CUDA's for Cuda frames and Vulkan's for VulkanTexture frames where this build
+// has them; nullptr otherwise.
 const ViewBackend *view_backend(MemoryDomainKind kind);
 
 // The backend for `buffer`'s memory (its first memory's domain), or nullptr.

@@ -221,15 +221,17 @@ public:
         return FrameView::supports_format(format) && !detail::is_packed_422(format);
     }
 
-    const GstVideoInfo *memory_layout(GstBuffer *buffer, GstVideoFormat format) const override
+    std::optional<GstVideoInfo> memory_layout(GstBuffer *buffer, GstVideoFormat format) const override
     {
         if (gst_buffer_n_memory(buffer) != 1)
-            return nullptr;
+            return {};
         GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
         if (!gst_is_cuda_memory(memory))
-            return nullptr;
-        const GstVideoInfo *info = &GST_CUDA_MEMORY_CAST(memory)->info;
-        return GST_VIDEO_INFO_FORMAT(info) == format ? info : nullptr;
+            return {};
+        const GstVideoInfo &info = GST_CUDA_MEMORY_CAST(memory)->info;
+        if (GST_VIDEO_INFO_FORMAT(&info) != format)
+            return {};
+        return info;
     }
 
     // The destination's layout is its CUDA memory's own (the pool's pitch).

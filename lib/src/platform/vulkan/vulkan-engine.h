@@ -15,14 +15,15 @@
 //   shaders/              the GLSL compute shaders
 //
 // GStreamer's Vulkan objects each hold their device: an Engine is owned by whoever made it (an
-// element, from its stop to its start) and by the buffers it wrote, never by the device, so
-// nothing cycles.
+// element, from its start to its stop), never by the device, its storage pools or the frames it
+// wrote (they know it weakly), so nothing cycles.
 #pragma once
 
 #include <gst/video/video.h>
-#include <gst/vulkan/vulkan.h>
+#include "platform/vulkan/gst-vulkan.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <g2g/error.h>
@@ -87,10 +88,10 @@ private:
     GstVulkanTrashList *trash_ = nullptr;
     std::unique_ptr<Kernels> kernels_;
     std::shared_ptr<Staging> staging_;
-    GMutex lock_; // recording and submitting; held briefly, never while waiting on a fence
+    std::mutex lock_; // recording and submitting; never held while waiting on a fence
 };
 
-// The engine that allocated `buffer`'s images (a storage pool's), or nullptr.
+// The engine whose storage pool allocated `buffer`'s images, while it lives; nullptr otherwise.
 std::shared_ptr<Engine> engine_of(GstBuffer *buffer);
 
 } // namespace g2g::vulkan

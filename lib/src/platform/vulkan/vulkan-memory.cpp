@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Vulkan memories seen through GStreamer's Vulkan library: images of allocators derived from
 // GStreamer's, and the host-visible buffers vulkandownload hands to system-memory caps.
-#include <gst/vulkan/vulkan.h>
+#include "platform/vulkan/gst-vulkan.h"
 
 #include "platform/platform.h"
 

@@ -49,7 +49,7 @@ public:
 
     bool supports_format(GstVideoFormat format) const override { return FrameView::supports_format(format); }
 
-    const GstVideoInfo *memory_layout(GstBuffer *, GstVideoFormat) const override { return nullptr; }
+    std::optional<GstVideoInfo> memory_layout(GstBuffer *, GstVideoFormat) const override { return {}; }
 
     Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
                              const GstVideoInfo &layout) const override

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "vulkan-commands.h"
+
+#include <string>
+#include <utility>
+
+#include "vulkan-engine.h"
+
+namespace g2g::vulkan {
+
+Error failure(const char *what, GError *error)
+{
+    std::string message = std::string(what) + " failed" + (error ? std::string(": ") + error->message : "");
+    g_clear_error(&error);
+    return Error(ErrorCode::MapFailed, std::move(message));
+}
+
+Error failure(const char *what, VkResult result)
+{
+    return Error(ErrorCode::MapFailed, std::string(what) + " failed: VkResult " + std::to_string(result));
+}
+
+namespace {
+
+// Work nobody has recorded against yet waits for nothing.
+VkPipelineStageFlags stages_or_top(VkPipelineStageFlags stages)
+{
+    return stages ? stages : static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+}
+
+} // namespace
+
+Recording::Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, GstVulkanTrashList *trash)
+    : queue_(queue), buffer_(buffer), trash_(trash)
+{
+}
+
+Recording::Recording(Recording &&other) noexcept
+    : queue_(other.queue_), buffer_(std::exchange(other.buffer_, nullptr)), trash_(other.trash_),
+      kept_(std::move(other.kept_))
+{
+    other.kept_.clear();
+}
+
+Recording::~Recording()
+{
+    if (buffer_) {
+        gst_vulkan_command_buffer_unlock(buffer_);
+        gst_vulkan_command_buffer_unref(buffer_);
+    }
+    for (GstMiniObject *object : kept_)
+        gst_mini_object_unref(object);
+}
+
+Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool, GstVulkanTrashList *trash)
+{
+    GError *error = nullptr;
+    // What finished since the last submission goes back to its pools (descriptor sets, command
+    // buffers, the frames it read and wrote).
+    gst_vulkan_trash_list_gc(trash);
+    if (!*pool && !(*pool = gst_vulkan_queue_create_command_pool(queue, &error)))
+        return failure("creating a Vulkan command pool", error);
+    GstVulkanCommandBuffer *buffer = gst_vulkan_command_pool_create(*pool, &error);
+    if (!buffer)
+        return failure("creating a Vulkan command buffer", error);
+    gst_vulkan_command_buffer_lock(buffer);
+    VkCommandBufferBeginInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    Recording recording(queue, buffer, trash);
+    if (VkResult r = vkBeginCommandBuffer(buffer->cmd, &info); r != VK_SUCCESS)
+        return failure("vkBeginCommandBuffer", r);
+    return recording;
+}
+
+void Recording::transition(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
+                           VkPipelineStageFlags stage)
+{
+    VkImageMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+    barrier.srcAccessMask = image->barrier.parent.access_flags;
+    barrier.dstAccessMask = access;
+    barrier.oldLayout = image->barrier.image_layout;
+    barrier.newLayout = layout;
+    barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.image = image->image;
+    barrier.subresourceRange = image->barrier.subresource_range;
+    vkCmdPipelineBarrier(cmd(), stages_or_top(image->barrier.parent.pipeline_stages), stage, 0, 0, nullptr, 0,
+                         nullptr, 1, &barrier);
+    image->barrier.parent.pipeline_stages = stage;
+    image->barrier.parent.access_flags = access;
+    image->barrier.image_layout = layout;
+}
+
+void Recording::transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, VkPipelineStageFlags stage)
+{
+    VkBufferMemoryBarrier barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    barrier.srcAccessMask = buffer->barrier.parent.access_flags;
+    barrier.dstAccessMask = access;
+    barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    barrier.buffer = buffer->buffer;
+    barrier.offset = 0;
+    barrier.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cmd(), stages_or_top(buffer->barrier.parent.pipeline_stages), stage, 0, 0, nullptr, 1,
+                         &barrier, 0, nullptr);
+    buffer->barrier.parent.pipeline_stages = stage;
+    buffer->barrier.parent.access_flags = access;
+}
+
+Result<GstVulkanFence *> Recording::submit()
+{
+    if (VkResult r = vkEndCommandBuffer(cmd()); r != VK_SUCCESS)
+        return failure("vkEndCommandBuffer", r);
+    gst_vulkan_command_buffer_unlock(buffer_);
+
+    GError *error = nullptr;
+    GstVulkanFence *fence = gst_vulkan_device_create_fence(queue_->device, &error);
+    if (!fence) {
+        gst_vulkan_command_buffer_lock(buffer_); // the destructor unlocks
+        return failure("creating a Vulkan fence", error);
+    }
+    VkSubmitInfo submit{};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &buffer_->cmd;
+    gst_vulkan_queue_submit_lock(queue_);
+    const VkResult r = vkQueueSubmit(queue_->queue, 1, &submit, GST_VULKAN_FENCE_FENCE(fence));
+    gst_vulkan_queue_submit_unlock(queue_);
+    if (r != VK_SUCCESS) {
+        gst_vulkan_fence_unref(fence);
+        gst_vulkan_command_buffer_lock(buffer_);
+        return failure("vkQueueSubmit", r);
+    }
+    gst_vulkan_trash_list_add(trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref,
+                                                                    GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr))));
+    for (GstMiniObject *object : kept_)
+        gst_vulkan_trash_list_add(
+            trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref, object));
+    kept_.clear();
+    return fence;
+}
+
+namespace {
+
+// A view step (bytes, in the layout where a plane image's rows are `stride` bytes of texels of
+// `texel` bytes) as a texel step. A step of a whole row is a row first: in a one-texel-wide image
+// the two are the same bytes, and only the row exists.
+bool texel_step(std::int64_t step, std::int64_t stride, std::int64_t texel, gint32 &x, gint32 &y)
+{
+    x = y = 0;
+    if (step == stride || step == -stride)
+        y = step > 0 ? 1 : -1;
+    else if (step == texel || step == -texel)
+        x = step > 0 ? 1 : -1;
+    else
+        return step == 0;
+    return true;
+}
+
+Error refused(std::string message)
+{
+    return Error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+} // namespace
+
+Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                                           GstVulkanDevice *device)
+{
+    if (!view.strided())
+        return refused("this view of " + std::string(gst_video_format_to_string(view.format())) +
+                       " has no stride form; Vulkan frames materialize only strided views");
+    const guint planes = view.n_planes();
+    if (gst_buffer_n_memory(destination) != planes)
+        return refused("the destination has " + std::to_string(gst_buffer_n_memory(destination)) +
+                       " memories for the view's " + std::to_string(planes) + " planes (one Vulkan image each)");
+    if (Result<void> inside = view.check_bounds(source); !inside)
+        return inside.error();
+    std::vector<PlaneWalk> walks;
+    for (guint p = 0; p < planes; ++p) {
+        const PlaneView &plane = view.plane(p);
+        GstMemory *from = plane.memory_index < gst_buffer_n_memory(source)
+                              ? gst_buffer_peek_memory(source, plane.memory_index)
+                              : nullptr;
+        GstMemory *to = gst_buffer_peek_memory(destination, p);
+        if (!from || !gst_is_vulkan_image_memory(from))
+            return refused("plane " + std::to_string(p) + " of the source is not a Vulkan image");
+        if (!gst_is_vulkan_image_memory(to))
+            return refused("plane " + std::to_string(p) + " of the destination is not a Vulkan image");
+        auto *src = reinterpret_cast<GstVulkanImageMemory *>(from);
+        auto *dst = reinterpret_cast<GstVulkanImageMemory *>(to);
+        for (GstVulkanImageMemory *image : {src, dst}) {
+            if (image->device != device)
+                return refused("the frame's Vulkan images are of device " + Engine::describe(image->device) +
+                               " but g2g works on device " + Engine::describe(device));
+        }
+        const std::int64_t texel = plane.element_size;
+        const std::int64_t src_w = src->create_info.extent.width, src_h = src->create_info.extent.height;
+        const std::int64_t stride = src_w * texel;
+        if (dst->create_info.extent.width < plane.grid.width || dst->create_info.extent.height < plane.grid.height)
+            return refused("plane " + std::to_string(p) + "'s destination image is " +
+                           std::to_string(dst->create_info.extent.width) + "x" +
+                           std::to_string(dst->create_info.extent.height) + " for a " +
+                           std::to_string(plane.grid.width) + "x" + std::to_string(plane.grid.height) + " view");
+        PlaneWalk walk;
+        walk.source = src;
+        walk.destination = dst;
+        walk.width = plane.grid.width;
+        walk.height = plane.grid.height;
+        const std::int64_t origin = plane.grid.origin;
+        bool ok = origin >= 0 && origin % texel == 0;
+        walk.origin_x = static_cast<gint32>(ok ? origin % stride / texel : 0);
+        walk.origin_y = static_cast<gint32>(ok ? origin / stride : 0);
+        // A step the walk never takes (a one-wide or one-high view) may be anything.
+        ok = ok && (walk.width < 2 || texel_step(plane.grid.col, stride, texel, walk.col_x, walk.col_y));
+        ok = ok && (walk.height < 2 || texel_step(plane.grid.row, stride, texel, walk.row_x, walk.row_y));
+        if (!ok)
+            return refused("plane " + std::to_string(p) + " of the view does not walk whole texels of its " +
+                           std::to_string(src_w) + "x" + std::to_string(src_h) + " Vulkan image");
+        // Every corner of the walk inside the source image: the walk is affine.
+        for (std::int64_t cx : {std::int64_t{0}, std::int64_t{walk.width} - 1}) {
+            for (std::int64_t cy : {std::int64_t{0}, std::int64_t{walk.height} - 1}) {
+                const std::int64_t x = walk.origin_x + cx * walk.col_x + cy * walk.row_x;
+                const std::int64_t y = walk.origin_y + cx * walk.col_y + cy * walk.row_y;
+                if (x < 0 || y < 0 || x >= src_w || y >= src_h)
+                    return refused("plane " + std::to_string(p) + " of the view reaches texel (" +
+                                   std::to_string(x) + ", " + std::to_string(y) + ") outside its " +
+                                   std::to_string(src_w) + "x" + std::to_string(src_h) + " Vulkan image");
+            }
+        }
+        walks.push_back(walk);
+    }
+    return walks;
+}
+
+} // namespace g2g::vulkan

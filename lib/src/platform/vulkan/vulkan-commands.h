@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the engine records with: one command buffer from GStreamer's command pool, barriers that
+// move an image or a buffer on from the state its memory records (and record the new one, as
+// GStreamer's Vulkan elements do, so the next element's barrier waits for this work), a
+// submission with a fence under the queue's submit lock, and the objects the GPU still reads
+// handed to the trash list until that fence signals. Also the view geometry in texels.
+#pragma once
+
+#include "platform/vulkan/gst-vulkan.h"
+
+#include <vector>
+
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+
+namespace g2g::vulkan {
+
+// What failed and why, for an Error: GStreamer's GError (taken over), or a VkResult.
+Error failure(const char *what, GError *error);
+Error failure(const char *what, VkResult result);
+
+class Recording {
+public:
+    // A command buffer of `*pool` (made on `queue` the first time), begun.
+    static Result<Recording> begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool, GstVulkanTrashList *trash);
+    Recording(Recording &&other) noexcept;
+    Recording &operator=(Recording &&) = delete;
+    ~Recording(); // an unsubmitted recording is dropped, with what it kept
+
+    VkCommandBuffer cmd() const { return buffer_->cmd; }
+
+    // A barrier from the image's recorded layout, access and stage to these, which it then records.
+    void transition(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
+                    VkPipelineStageFlags stage);
+    void transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, VkPipelineStageFlags stage);
+
+    // Keeps one reference of `object` (taken over) until the submission's fence signals.
+    void keep(GstMiniObject *object) { kept_.push_back(object); }
+
+    // Ends, submits with a new fence, hands the command buffer and what was kept to the trash
+    // list (collecting what earlier submissions freed), and returns the fence (one reference).
+    Result<GstVulkanFence *> submit();
+
+private:
+    Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, GstVulkanTrashList *trash);
+
+    GstVulkanQueue *queue_;
+    GstVulkanCommandBuffer *buffer_;
+    GstVulkanTrashList *trash_;
+    std::vector<GstMiniObject *> kept_;
+};
+
+// One plane of a view as the shader walks it: output texel (x, y) reads source texel
+// origin + x * col + y * row of image `source`, written to image `destination`.
+struct PlaneWalk {
+    GstVulkanImageMemory *source = nullptr;
+    GstVulkanImageMemory *destination = nullptr;
+    gint32 origin_x = 0, origin_y = 0;
+    gint32 col_x = 0, col_y = 0;
+    gint32 row_x = 0, row_y = 0;
+    guint32 width = 0, height = 0;
+};
+
+// The texel walks of `view` of `source` into `destination` (both VulkanImage frames, one image
+// per plane, of `device`). A view's byte offsets address a plane image as if its texels were rows
+// of the image's width (vulkan-view-backend's layout); they are turned back into texel steps here.
+// Refused: another device's images (naming both), a destination of the wrong format or size, a
+// walk that leaves the source image.
+Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                                           GstVulkanDevice *device);
+
+} // namespace g2g::vulkan

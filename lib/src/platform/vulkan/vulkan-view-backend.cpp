@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The view backend of VulkanTexture frames. A Vulkan image has no byte layout a view could
+// address, so this backend gives it one: plane p starts where memory p does, and its rows are
+// the image's width in texels, densely. A view's byte strides over that layout are plain texel
+// steps (vulkan-commands' plane_walks turns them back), and the frame views' code stays the
+// same for every domain.
+#include "platform/vulkan/gst-vulkan.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "platform/platform.h"
+#include "view/view-backend.h"
+#include "vulkan-engine.h"
+
+namespace g2g {
+namespace {
+
+// The formats whose every plane is one image GStreamer 1.22 makes (gst_vulkan_format_from_video_info)
+// of 8-bit UNORM channels, which the shader reads and writes exactly. Not: packed 4:2:2 (a
+// macropixel is not a texel), RGB/BGR (24-bit images have no storage support), 16-bit formats.
+constexpr GstVideoFormat kVulkanViewFormats[] = {
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_AYUV, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y444,
+};
+
+bool all_images(GstBuffer *buffer)
+{
+    const guint n = gst_buffer_n_memory(buffer);
+    for (guint i = 0; i < n; ++i) {
+        if (!gst_is_vulkan_image_memory(gst_buffer_peek_memory(buffer, i)))
+            return false;
+    }
+    return n > 0;
+}
+
+class VulkanBackend final : public detail::ViewBackend {
+public:
+    MemoryDomainKind domain() const override { return MemoryDomainKind::VulkanTexture; }
+
+    bool supports_format(GstVideoFormat format) const override
+    {
+        return std::find(std::begin(kVulkanViewFormats), std::end(kVulkanViewFormats), format) !=
+               std::end(kVulkanViewFormats);
+    }
+
+    std::optional<GstVideoInfo> memory_layout(GstBuffer *buffer, GstVideoFormat format) const override
+    {
+        if (!supports_format(format) || !all_images(buffer))
+            return {};
+        const auto *first = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(buffer, 0));
+        GstVideoInfo info;
+        if (!gst_video_info_set_format(&info, format, first->create_info.extent.width,
+                                       first->create_info.extent.height) ||
+            gst_buffer_n_memory(buffer) != GST_VIDEO_INFO_N_PLANES(&info))
+            return {};
+        gsize offset = 0;
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+            GstMemory *memory = gst_buffer_peek_memory(buffer, p);
+            const auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
+            info.offset[p] = offset;
+            info.stride[p] = static_cast<gint>(image->create_info.extent.width) *
+                             GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
+            offset += memory->size;
+        }
+        info.size = offset;
+        return info;
+    }
+
+    // Into a storage pool's frame: on its engine's queue, returning at once. Into other images (a
+    // library caller's): on a queue of their device, waiting for the frame.
+    Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                             const GstVideoInfo &) const override
+    {
+        if (!all_images(destination))
+            return Error(ErrorCode::InvalidArgument, "the destination is not a Vulkan image frame");
+        if (std::shared_ptr<vulkan::Engine> engine = vulkan::engine_of(destination))
+            return engine->materialize(view, source, destination);
+        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(destination, 0));
+        Result<std::shared_ptr<vulkan::Engine>> engine = vulkan::Engine::for_device(image->device);
+        if (!engine)
+            return engine.error();
+        return (*engine)->materialize(view, source, destination); // the engine waits as it goes
+    }
+};
+
+} // namespace
+
+namespace platform::vulkan {
+
+const detail::ViewBackend *view_backend()
+{
+    static const VulkanBackend backend;
+    return &backend;
+}
+
+} // namespace platform::vulkan
+} // namespace g2g
