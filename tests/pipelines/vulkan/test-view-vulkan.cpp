@@ -32,7 +32,7 @@ namespace {
 
 // What issue 14 requires on VulkanImage, and what g2gview may take besides.
 const char *const kRequiredFormats[] = {"RGBA", "BGRA", "NV12", "I420"};
-const char *const kOtherFormats[] = {"RGBx", "BGRx", "GRAY8", "NV21", "YV12", "Y444"};
+const char *const kOtherFormats[] = {"RGBx", "BGRx", "AYUV", "GRAY8", "NV21", "YV12", "Y444"};
 const char *const kMethods[] = {"identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 
 struct Size {
