@@ -33,6 +33,8 @@ namespace {
 // What issue 14 requires on VulkanImage, and what g2gview may take besides.
 const char *const kRequiredFormats[] = {"RGBA", "BGRA", "NV12", "I420"};
 const char *const kOtherFormats[] = {"RGBx", "BGRx", "AYUV", "GRAY8", "NV21", "YV12", "Y444"};
+const char *const kAllFormats[] = {"RGBA", "BGRA",  "NV12", "I420", "RGBx", "BGRx",
+                                   "AYUV", "GRAY8", "NV21", "YV12", "Y444"};
 const char *const kMethods[] = {"identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll"};
 
 struct Size {
@@ -205,9 +207,7 @@ TEST_P(VulkanViewOutputs, EqualThePeers)
     });
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFormat, VulkanViewOutputs,
-                         testing::Values("RGBA", "BGRA", "NV12", "I420", "RGBx", "BGRx", "GRAY8", "NV21",
-                                         "YV12", "Y444"),
+INSTANTIATE_TEST_SUITE_P(EveryFormat, VulkanViewOutputs, testing::ValuesIn(kAllFormats),
                          [](const testing::TestParamInfo<const char *> &info) {
                              return case_name(info.param);
                          });
@@ -252,9 +252,7 @@ TEST_P(VulkanOracle, VulkanuploadThenVulkandownloadGiveTheStoredFrame)
     expect_vulkan_cases(cases);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFormat, VulkanOracle,
-                         testing::Values("RGBA", "BGRA", "NV12", "I420", "RGBx", "BGRx", "GRAY8", "NV21",
-                                         "YV12", "Y444"),
+INSTANTIATE_TEST_SUITE_P(EveryFormat, VulkanOracle, testing::ValuesIn(kAllFormats),
                          [](const testing::TestParamInfo<const char *> &info) {
                              return case_name(info.param);
                          });
