@@ -11,7 +11,7 @@
 #include <g2g/tensor-view-meta.h>
 
 #if G2G_HAVE_VULKAN
-#include <gst/vulkan/vulkan.h>
+#include "platform/vulkan/gst-vulkan.h"
 #endif
 #include <gtest/gtest.h>
 
