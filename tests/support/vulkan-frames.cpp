@@ -82,7 +82,6 @@ std::string compare_known_bytes(const GstVideoInfo &want_info, GstBuffer *want, 
     const std::vector<DensePlane> b = dense_planes(got_info, got);
     if (a.size() != b.size() || a.size() != mask.size())
         return "the frames have different planes";
-    std::size_t compared = 0;
     for (std::size_t p = 0; p < a.size(); ++p) {
         if (a[p].bytes.size() != b[p].bytes.size())
             return "plane " + std::to_string(p) + " has another size";
@@ -90,14 +89,15 @@ std::string compare_known_bytes(const GstVideoInfo &want_info, GstBuffer *want, 
         for (std::size_t i = 0; i < a[p].bytes.size(); ++i) {
             if (mask[p].bytes[i] != 0xFF)
                 continue;
-            ++compared;
             if (a[p].bytes[i] != b[p].bytes[i])
                 return "plane " + std::to_string(p) + " row " + std::to_string(i / row) + " byte " +
                        std::to_string(i % row) + ": want " + std::to_string(a[p].bytes[i]) + ", got " +
                        std::to_string(b[p].bytes[i]);
         }
     }
-    return compared ? "" : "no byte of the frame is known";
+    // Nothing known (a crop that keeps only bytes the images got from padding: GRAY8 2x2's second
+    // row) compares nothing: the other cases of the frame judge it.
+    return "";
 }
 
 BufferRef from_vulkandownload(const GstVideoInfo &info, GstBuffer *buffer)

@@ -36,8 +36,7 @@ struct StoredFrame {
 StoredFrame as_vulkanupload_stores(const GstVideoInfo &info, GstBuffer *frame);
 
 // "" when every visible byte of `want` that `known` marks (0xFF; both laid out as `want_info`)
-// equals the byte of `got` (laid out as `got_info`) at the same place, and some byte is known;
-// else where they first differ.
+// equals the byte of `got` (laid out as `got_info`) at the same place; else where they first differ.
 std::string compare_known_bytes(const GstVideoInfo &want_info, GstBuffer *want, GstBuffer *known,
                                 const GstVideoInfo &got_info, GstBuffer *got);
 
