@@ -9,6 +9,7 @@
 #include "frames.h"
 #include "pipeline.h"
 #include "vulkan-frames.h"
+#include "vulkan-upload-wait.h"
 
 namespace g2g::test {
 namespace {
@@ -103,7 +104,7 @@ std::vector<std::string> run_vulkan_cases(const std::vector<VulkanCase> &cases, 
     for (std::size_t i = 0; i < cases.size(); ++i)
         description += vulkan_case_source(cases[i].caps) + " ! vulkanupload ! " + cases[i].ours +
                        sink("case" + std::to_string(i)) + " ";
-    const PipelineRun run = run_pipeline(description, {}, timeout);
+    const PipelineRun run = run_pipeline(description, {}, timeout, {}, wait_for_each_upload);
     std::vector<std::string> problems;
     if (!run.error.empty()) {
         if (cases.size() == 1)

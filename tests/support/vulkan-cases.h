@@ -4,7 +4,8 @@
 // our chain after vulkanupload, and the peers' chain, run on the frames vulkanupload stores
 // (vulkan-frames.h). The cases run as independent chains of one pipeline (one Vulkan device for
 // all; each chain has its own vulkanupload, so no image is read by two chains); when that pipeline
-// fails, each case runs again on its own, so each failure is told apart.
+// fails, each case runs again on its own, so each failure is told apart. Each vulkanupload waits
+// for its copy before handing a frame on (vulkan-upload-wait.h).
 #pragma once
 
 #include <gst/gst.h>

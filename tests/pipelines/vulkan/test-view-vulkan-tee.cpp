@@ -26,6 +26,7 @@
 #include "tee-stats.h"
 #include "vulkan-cases.h"
 #include "vulkan-frames.h"
+#include "vulkan-upload-wait.h"
 
 using g2g::test::compare_with_peers;
 using g2g::test::PipelineRun;
@@ -87,7 +88,8 @@ TEST_P(VulkanViewTee, BranchesOfEveryDomainEqualThePeerAndShareOneDownload)
             " t. ! queue ! g2gmaterialize" + sink("materialized", "video/x-raw") + " " +
             vulkan_case_source(caps) + sink("sent"),
         {}, 60 * GST_SECOND,
-        [&](GstBin *pipeline) { tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t")); });
+        [&](GstBin *pipeline) { tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t")); },
+        g2g::test::wait_for_each_upload);
     ASSERT_EQ(run.error, "") << run.error_source;
     const guint64 frames = g2g::test::kVulkanCaseFrames;
     EXPECT_EQ(g2g::test::tee_stat(tee.get(), "frames"), frames);
@@ -118,7 +120,8 @@ TEST_P(VulkanViewTee, ViewsInsideTheBranchesOfDenseVulkanFrames)
             " t. ! queue ! g2gview video-direction=vert" + sink("system_view", "video/x-raw") +
             " t. ! queue" + sink("system", "video/x-raw") + " " + vulkan_case_source(caps) + sink("sent"),
         {}, 60 * GST_SECOND,
-        [&](GstBin *pipeline) { tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t")); });
+        [&](GstBin *pipeline) { tee = g2g::ElementRef::adopt(gst_bin_get_by_name(pipeline, "t")); },
+        g2g::test::wait_for_each_upload);
     ASSERT_EQ(run.error, "") << run.error_source;
     EXPECT_EQ(g2g::test::tee_conversions(tee.get(), "VulkanTexture-to-System"),
               static_cast<guint64>(g2g::test::kVulkanCaseFrames));
@@ -184,6 +187,7 @@ TEST_P(VulkanViewRenegotiation, ADirectionOrCropChangedMidStreamLandsOnTheNextFr
     const PipelineRun run = run_pipeline(stream_source(caps) + " ! vulkanupload ! g2gview name=v ! " + tail +
                                              sink("sink") + " " + stream_source(caps) + sink("sent"),
                                          {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) {
+                                             g2g::test::wait_for_each_upload(pipeline);
                                              GstElement *view = gst_bin_get_by_name(pipeline, "v");
                                              GstPad *pad = gst_element_get_static_pad(view, "sink");
                                              gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, apply_change,
@@ -247,6 +251,7 @@ TEST_P(VulkanViewRenegotiation, TheUpstreamSizeChangedMidStream)
         return run_pipeline(stream_source(caps, "size") + " ! vulkanupload ! " + chain + sink("sink") + " " +
                                 stream_source(caps, "sentsize") + sink("sent"),
                             {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) {
+                                g2g::test::wait_for_each_upload(pipeline);
                                 change_caps_of(pipeline, "size", &ours);
                                 change_caps_of(pipeline, "sentsize", &sent);
                             });
@@ -291,12 +296,15 @@ TEST(VulkanViewBadInput, ASwitchToAFormatG2gviewDoesNotTakeIsNotNegotiated)
     SKIP_WITHOUT_VULKAN();
     const std::string caps = caps_of("RGBA", 64, 48);
     CapsChange change{4, caps_of("YUY2", 64, 48)};
-    const PipelineRun run = run_pipeline(
-        stream_source(caps, "f") +
-            " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! "
-            "vulkandownload" +
-            sink("sink") + " " + stream_source(caps) + sink("sent"),
-        {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) { change_caps_of(pipeline, "f", &change); });
+    const PipelineRun run =
+        run_pipeline(stream_source(caps, "f") +
+                         " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! "
+                         "vulkandownload" +
+                         sink("sink") + " " + stream_source(caps) + sink("sent"),
+                     {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) {
+                         g2g::test::wait_for_each_upload(pipeline);
+                         change_caps_of(pipeline, "f", &change);
+                     });
     std::printf("switch to YUY2: %s: %s\n", run.error_source.c_str(), run.error.c_str());
     EXPECT_NE(run.error, "");
     const auto &got = run.sinks.at("sink");

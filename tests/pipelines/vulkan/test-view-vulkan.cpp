@@ -238,7 +238,7 @@ TEST(VulkanViews, VgaFramesEqualThePeers)
 
 // GStreamer's own elements, the oracle: vulkanupload ! vulkandownload gives back the frame
 // vulkan-frames.h says the images hold, for every format and size above (and snow is the same
-// frames in every chain).
+// frames in every chain), also with a queue between them once vulkanupload waits for its copies.
 class VulkanOracle : public testing::TestWithParam<const char *> {};
 
 TEST_P(VulkanOracle, VulkanuploadThenVulkandownloadGiveTheStoredFrame)
@@ -249,6 +249,8 @@ TEST_P(VulkanOracle, VulkanuploadThenVulkandownloadGiveTheStoredFrame)
     for (Size size : {Size{64, 48}, Size{37, 23}, Size{2, 2}, Size{1, 1}, Size{640, 480}})
         cases.push_back({std::to_string(size.width) + "x" + std::to_string(size.height),
                          caps_of(GetParam(), size), "vulkandownload", ""});
+    // Behind a queue, vulkanupload runs ahead of the copies it submitted (vulkan-upload-wait.h).
+    cases.push_back({"37x23 behind a queue", caps_of(GetParam(), {37, 23}), "queue ! vulkandownload", ""});
     expect_vulkan_cases(cases);
 }
 
