@@ -24,6 +24,7 @@
 #include "pipeline.h"
 #include "vulkan-cases.h"
 #include "vulkan-frames.h"
+#include "vulkan-upload-wait.h"
 
 using g2g::test::expect_vulkan_cases;
 using g2g::test::VulkanCase;
@@ -317,12 +318,13 @@ TEST(VulkanViews, AViewKeepsTheUpstreamImagesAndCarriesItsGeometry)
           ViewCase{"RGBA", "g2gview video-direction=90r ! g2gview video-direction=horiz left=2", 46, 64}}) {
         SCOPED_TRACE(std::string(c.format) + " " + c.chain);
         std::vector<std::vector<guint64>> upstream;
-        const g2g::test::PipelineRun run =
-            g2g::test::run_pipeline(g2g::test::vulkan_case_source(caps_of(c.format, {64, 48})) +
-                                        " ! vulkanupload ! identity name=tap ! " + c.chain +
-                                        " ! appsink name=sink sync=false "
-                                        "caps=\"video/x-raw(memory:VulkanImage, meta:G2gTensorView)\"",
-                                    [&](GstBuffer *buffer) { upstream.push_back(images_of(buffer)); });
+        const g2g::test::PipelineRun run = g2g::test::run_pipeline(
+            g2g::test::vulkan_case_source(caps_of(c.format, {64, 48})) +
+                " ! vulkanupload ! identity name=tap ! " + c.chain +
+                " ! appsink name=sink sync=false "
+                "caps=\"video/x-raw(memory:VulkanImage, meta:G2gTensorView)\"",
+            [&](GstBuffer *buffer) { upstream.push_back(images_of(buffer)); }, 20 * GST_SECOND, {},
+            g2g::test::wait_for_each_upload);
         ASSERT_EQ(run.error, "") << run.error_source;
         ASSERT_EQ(run.buffers.size(), static_cast<std::size_t>(g2g::test::kVulkanCaseFrames));
         ASSERT_EQ(upstream.size(), run.buffers.size());
