@@ -307,10 +307,12 @@ TEST(VulkanViewBadInput, ASwitchToAFormatG2gviewDoesNotTakeIsNotNegotiated)
                          g2g::test::wait_for_each_upload(pipeline);
                          change_caps_of(pipeline, "f", &change);
                      });
-    std::printf("switch to YUY2: %s: %s\n", run.error_source.c_str(), run.error.c_str());
-    EXPECT_NE(run.error, "");
+    // Refused in caps: videotestsrc cannot renegotiate (debug: "streaming stopped, reason
+    // not-negotiated (-4)"); the four frames before the switch came through, right.
+    EXPECT_EQ(run.error, "Internal data stream error.");
+    EXPECT_EQ(run.error_source.rfind("videotestsrc", 0), 0u) << run.error_source;
     const auto &got = run.sinks.at("sink");
-    ASSERT_LE(got.size(), 4u);
+    ASSERT_EQ(got.size(), 4u);
     ASSERT_GE(run.sinks.at("sent").size(), got.size());
     const std::vector<g2g::BufferRef> sent(run.sinks.at("sent").begin(),
                                            run.sinks.at("sent").begin() + got.size());
@@ -353,9 +355,10 @@ TEST(VulkanViewBadInput, FormatsG2gviewDoesNotTakeOnVulkanImageAreRefusedInCaps)
                              "g2gview video-direction=90r ! g2gmaterialize ! vulkandownload ! "
                              "fakesink",
                          {}, 20 * GST_SECOND, {}, g2g::test::wait_for_each_upload);
-        EXPECT_NE(run.error, "");
-        RecordProperty(std::string("error_") + format, run.error_source + ": " + run.error);
-        std::printf("%s: %s: %s\n", format, run.error_source.c_str(), run.error.c_str());
+        // gst_parse_launch's own refusal to link (caps): the same intersection a running stream gets.
+        EXPECT_NE(run.error.find("could not link vulkanupload"), std::string::npos) << run.error;
+        EXPECT_NE(run.error.find("with caps video/x-raw(memory:VulkanImage)"), std::string::npos)
+            << run.error;
     }
 }
 
@@ -367,8 +370,11 @@ TEST(VulkanViewBadInput, RgbaThatGStreamerPutsInAnSrgbImageIsRefusedNotMisread)
         "videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48,colorimetry=bt709 ! "
         "vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! vulkandownload ! appsink name=sink",
         {}, 20 * GST_SECOND, {}, g2g::test::wait_for_each_upload);
-    std::printf("SRGB: %s: %s\n", run.error_source.c_str(), run.error.c_str());
-    EXPECT_NE(run.error, "");
+    EXPECT_NE(
+        run.error.find("cannot write R8G8B8A8_SRGB images from a shader (plane 0 of RGBA), so g2g cannot "
+                       "materialize RGBA views on it"),
+        std::string::npos)
+        << run.error;
     EXPECT_TRUE(run.buffers.empty());
 }
 
