@@ -69,6 +69,7 @@ namespace {
 struct SinkRecord {
     std::vector<BufferRef> *buffers;
     std::string *caps;
+    std::vector<std::string> *frame_caps;
 };
 
 GstFlowReturn keep_sample(GstAppSink *sink, gpointer data)
@@ -83,6 +84,7 @@ GstFlowReturn keep_sample(GstAppSink *sink, gpointer data)
         *record->caps = text;
         g_free(text);
     }
+    record->frame_caps->push_back(*record->caps);
     gst_sample_unref(sample);
     return GST_FLOW_OK;
 }
@@ -113,7 +115,7 @@ GstPadProbeReturn call_tap(GstPad *, GstPadProbeInfo *info, gpointer data)
 } // namespace
 
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, GstClockTime timeout,
-                         const PipelineInspector &inspect)
+                         const PipelineInspector &inspect, const PipelineInspector &prepare)
 {
     PipelineRun run;
     GError *parse_error = nullptr;
@@ -133,7 +135,7 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
     records.reserve(sinks.size());
     for (const ElementRef &sink : sinks) {
         const char *name = GST_OBJECT_NAME(sink.get());
-        records.push_back({&run.sinks[name], &run.sink_caps[name]});
+        records.push_back({&run.sinks[name], &run.sink_caps[name], &run.frame_caps[name]});
         GstAppSinkCallbacks callbacks{};
         callbacks.new_sample = keep_sample;
         gst_app_sink_set_callbacks(GST_APP_SINK(sink.get()), &callbacks, &records.back(), nullptr);
@@ -149,6 +151,8 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
         gst_pad_add_probe(pad.get(), GST_PAD_PROBE_TYPE_BUFFER, call_tap, const_cast<BufferTap *>(&tap),
                           nullptr);
     }
+    if (prepare)
+        prepare(GST_BIN(pipeline.get()));
     gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
     Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline.get()));
     const gint64 deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);

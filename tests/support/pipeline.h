@@ -27,9 +27,10 @@ bool have_cuda_device();
 std::string media_path(const char *file);
 
 struct PipelineRun {
-    std::vector<BufferRef> buffers;                      // what appsink "sink" received, in order
-    std::map<std::string, std::vector<BufferRef>> sinks; // what every appsink received, by name
-    std::map<std::string, std::string> sink_caps;        // the caps of each appsink's last sample
+    std::vector<BufferRef> buffers;                             // what appsink "sink" received, in order
+    std::map<std::string, std::vector<BufferRef>> sinks;        // what every appsink received, by name
+    std::map<std::string, std::string> sink_caps;               // the caps of each appsink's last sample
+    std::map<std::string, std::vector<std::string>> frame_caps; // the caps of each sample, by appsink
     std::string error;                 // the first error message, empty when the run reached EOS
     std::string error_source;          // name of the element that posted it
     std::vector<std::string> warnings; // every warning message posted, in order
@@ -41,9 +42,11 @@ using PipelineInspector = std::function<void(GstBin *)>;
 // Parses and runs `description` to EOS or the first error (at most timeout). Buffers reaching
 // an appsink are kept, every one. `tap`, when given, sees each buffer that enters the element
 // named "tap" while the pipeline runs (for frames that must not outlive it). `inspect`, when
-// given, sees the pipeline at EOS or error, before it stops (to read an element's stats).
+// given, sees the pipeline at EOS or error, before it stops (to read an element's stats); `prepare`,
+// when given, sees it before it starts (to add probes or set contexts).
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = {},
-                         GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {});
+                         GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {},
+                         const PipelineInspector &prepare = {});
 
 // The text of an error or warning message; "" for any other message.
 std::string message_text(GstMessage *message);

@@ -35,9 +35,9 @@ using g2g::vulkan::Engine;
 namespace {
 
 constexpr GstVideoFormat kFormats[] = {
-    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
     GST_VIDEO_FORMAT_AYUV, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
-    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,  GST_VIDEO_FORMAT_Y444,
 };
 
 constexpr GstVideoOrientationMethod kMethods[] = {
@@ -57,9 +57,10 @@ Uploaded upload(GstVideoFormat format, int width, int height)
 {
     const std::string caps = std::string("video/x-raw,format=") + gst_video_format_to_string(format) +
                              ",width=" + std::to_string(width) + ",height=" + std::to_string(height);
-    PipelineRun run = run_pipeline("videotestsrc num-buffers=1 pattern=snow ! " + caps +
-                                   " ! tee name=t t. ! queue ! appsink name=system "
-                                   "t. ! queue ! vulkanupload ! video/x-raw(memory:VulkanImage) ! appsink name=images");
+    PipelineRun run =
+        run_pipeline("videotestsrc num-buffers=1 pattern=snow ! " + caps +
+                     " ! tee name=t t. ! queue ! appsink name=system "
+                     "t. ! queue ! vulkanupload ! video/x-raw(memory:VulkanImage) ! appsink name=images");
     Uploaded frame;
     frame.info = video_info(format, width, height);
     EXPECT_EQ(run.error, "");
@@ -149,7 +150,8 @@ TEST_P(VulkanEngineMaterialize, EveryMethodAndACropEqualsTheCpuBackend)
             ASSERT_TRUE(read) << what << ": " << read.error().message();
             g2g::Result<BufferRef> want = cpu_view->materialize(held->get());
             ASSERT_TRUE(want) << what;
-            EXPECT_EQ(compare_frames(gpu_view->info(), read->get(), cpu_view->info(), want->get()), "") << what;
+            EXPECT_EQ(compare_frames(gpu_view->info(), read->get(), cpu_view->info(), want->get()), "")
+                << what;
         }
     }
 }
@@ -217,7 +219,8 @@ TEST(VulkanEngineRefusals, AViewOfAnotherDeviceIsRefusedNamingBoth)
     ASSERT_TRUE(frame.images);
     GstVulkanDevice *device = device_of(frame.images.get());
     // A second logical device of the same physical device: its images are not this one's.
-    GstVulkanDevice *other = gst_vulkan_device_new_with_index(device->instance, device->physical_device->device_index);
+    GstVulkanDevice *other =
+        gst_vulkan_device_new_with_index(device->instance, device->physical_device->device_index);
     ASSERT_TRUE(gst_vulkan_device_open(other, nullptr));
     auto engine = Engine::for_device(other);
     ASSERT_TRUE(engine);
@@ -227,8 +230,9 @@ TEST(VulkanEngineRefusals, AViewOfAnotherDeviceIsRefusedNamingBoth)
     ASSERT_TRUE(written);
     g2g::Result<void> done = (*engine)->materialize(*view, frame.images.get(), written.get());
     ASSERT_FALSE(done);
-    EXPECT_NE(done.error().message().find("the frame's Vulkan images are of device " + Engine::describe(device) +
-                                          " but g2g works on device " + Engine::describe(other)),
+    EXPECT_NE(done.error().message().find("the frame's Vulkan images are of device " +
+                                          Engine::describe(device) + " but g2g works on device " +
+                                          Engine::describe(other)),
               std::string::npos)
         << done.error().message();
     written.reset();
