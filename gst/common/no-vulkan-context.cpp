@@ -28,7 +28,12 @@ bool VulkanContextUse::ensure(GstElement *element)
     return false;
 }
 
-Result<BufferRef> VulkanContextUse::download(GstBuffer *, const GstVideoInfo &)
+bool VulkanContextUse::upload_races(GstElement *)
+{
+    return false;
+}
+
+Result<BufferRef> VulkanContextUse::download(GstBuffer *, const GstVideoInfo &, bool)
 {
     return Error(ErrorCode::UnsupportedDomain, "g2g was built without the vulkan feature");
 }

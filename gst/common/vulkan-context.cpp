@@ -9,6 +9,7 @@
 
 #include "allocation.h"
 #include "element-error.h"
+#include "upstream-thread.h"
 // GStreamer's Vulkan headers, with the C linkage some of 1.22's forget.
 #include "platform/vulkan/gst-vulkan.h"
 #include "platform/vulkan/vulkan-engine.h"
@@ -288,7 +289,7 @@ bool VulkanContextUse::ensure(GstElement *element)
     return true;
 }
 
-Result<BufferRef> VulkanContextUse::download(GstBuffer *dense, const GstVideoInfo &info)
+Result<BufferRef> VulkanContextUse::download(GstBuffer *dense, const GstVideoInfo &info, bool wait)
 {
     std::shared_ptr<g2g::vulkan::Engine> engine;
     {
@@ -298,7 +299,16 @@ Result<BufferRef> VulkanContextUse::download(GstBuffer *dense, const GstVideoInf
     if (!engine)
         return Error(ErrorCode::InvalidArgument,
                      "no Vulkan engine to download with: VulkanImage caps were not negotiated");
-    return engine->download(dense, info);
+    return engine->download(dense, info, wait);
+}
+
+bool VulkanContextUse::upload_races(GstElement *element)
+{
+    // 1.24's vulkanupload records its copies with GstVulkanOperation and keeps its buffers until
+    // they ran.
+    guint major = 0, minor = 0, micro = 0, nano = 0;
+    gst_version(&major, &minor, &micro, &nano);
+    return (major == 1 && minor < 24) && runs_upstream_in_thread(element, "vulkanupload");
 }
 
 bool VulkanContextUse::check_frame(GstElement *element, GstBuffer *buffer)

@@ -61,7 +61,13 @@ public:
     bool decide_pool(GstElement *element, GstQuery *query);
     // The dense VulkanImage frame `dense` (laid out as `info`) as system memory, by the engine
     // ensure made (Engine::download: the copy recorded with a fence; mapping the frame waits).
-    Result<BufferRef> download(GstBuffer *dense, const GstVideoInfo &info);
+    // With `wait`, the copy has run when it returns (see upload_races).
+    Result<BufferRef> download(GstBuffer *dense, const GstVideoInfo &info, bool wait);
+    // True when GStreamer 1.22's vulkanupload feeds `element` in its streaming thread: it hands
+    // its staging buffer back before its copy has run, so the frame after is written into it
+    // unless something in that thread waits for the GPU first (vulkandownload does, every frame).
+    // A download there must wait; anywhere else it need not (docs/design-notes.md).
+    static bool upload_races(GstElement *element);
     // Drops the engine, the queue, the device and the instance (PAUSED->READY). The engine lives
     // on in the frames it wrote until downstream drops them.
     void release();

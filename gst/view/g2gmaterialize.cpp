@@ -48,6 +48,8 @@ struct MaterializeState {
     Route route = Route::Passthrough;
     bool in_view = false;
     bool vulkan_in = false;
+    // Download route behind GStreamer 1.22's vulkanupload in this thread: each copy is waited for.
+    bool download_waits = false;
     // Download of a view: the (active) pool of the dense VulkanImage frame it is written into first.
     g2g::Ref<GstBufferPool> staging;
     // The pipeline's CUDA context, for CUDA frames (a kernel writes them), and its Vulkan device
@@ -130,6 +132,10 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
         if (!state.gpu.vulkan.ensure(GST_ELEMENT(self)))
             return FALSE;
     }
+    state.download_waits =
+        state.route == Route::Download && g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
+    if (state.download_waits)
+        GST_INFO_OBJECT(self, "vulkanupload feeds this thread: each download is waited for (its staging race)");
     if (state.route == Route::Download && state.in_view) {
         state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
         if (!state.staging)
@@ -205,7 +211,7 @@ static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffe
 }
 
 // The Download route's output: the buffer Engine::download hands out (its copy recorded with a
-// fence, not waited for), of `inbuf` itself when dense, else of the view written densely on the
+// fence, not waited for but behind vulkanupload), of `inbuf` itself when dense, else of the view written densely on the
 // GPU into a staging frame first. No pool and no copy of ours.
 static GstFlowReturn download(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer **outbuf)
 {
@@ -219,7 +225,8 @@ static GstFlowReturn download(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer 
         if (flow != GST_FLOW_OK)
             return flow;
     }
-    g2g::Result<g2g::BufferRef> downloaded = state.gpu.vulkan.download(dense.get(), state.out_info);
+    g2g::Result<g2g::BufferRef> downloaded =
+        state.gpu.vulkan.download(dense.get(), state.out_info, state.download_waits);
     if (!downloaded)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, downloaded.error());
     g2g::BufferRef out = std::move(*downloaded);

@@ -87,3 +87,29 @@ TEST(G2gTeeDomains, VulkanCopyBudgetNamesTheDownload)
               std::string::npos)
         << run.error;
 }
+
+// GStreamer 1.22's vulkanupload hands its staging buffer back before its copy has run; a download
+// that does not wait lets the next frame be written into it first (docs/design-notes.md). Behind
+// vulkanupload in its own thread, g2gmaterialize's download waits for each copy: readers queued
+// after it (here mapping only after EOS) get every frame right, through g2gtee and without it.
+TEST(G2gTeeDomains, DownloadsBehindVulkanuploadInItsThreadGiveEveryFrameToAQueuedReader)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    const std::string snow = "videotestsrc num-buffers=12 pattern=snow ! " + std::string(kRgba);
+    PipelineRun want = run_pipeline(snow + " ! appsink name=sink");
+    ASSERT_EQ(want.error, "");
+    ASSERT_EQ(want.buffers.size(), 12u);
+    const GstVideoInfo info = video_info_of_caps(kRgba);
+    for (const char *tail : {"g2gmaterialize ! video/x-raw ! queue ! appsink name=sink",
+                             "g2gtee name=t t. ! queue ! appsink name=sink caps=video/x-raw"}) {
+        for (int run = 0; run < 3; ++run) {
+            PipelineRun got = run_pipeline(snow + " ! vulkanupload ! " + tail);
+            ASSERT_EQ(got.error, "") << tail;
+            ASSERT_EQ(got.buffers.size(), 12u) << tail;
+            for (std::size_t i = 0; i < 12; ++i)
+                EXPECT_EQ(g2g::test::compare_frames(info, got.buffers[i].get(), info, want.buffers[i].get()), "")
+                    << tail << ", run " << run << ", frame " << i;
+        }
+    }
+}

@@ -89,7 +89,7 @@ struct Engine::Staging {
     }
 };
 
-Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info)
+Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait)
 {
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     if (gst_buffer_n_memory(source) != planes)
@@ -154,6 +154,10 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info)
         return fence.error();
     }
 
+    if (wait) {
+        VkFence copied = GST_VULKAN_FENCE_FENCE(*fence);
+        vkWaitForFences(device_->device, 1, &copied, VK_TRUE, G_MAXUINT64);
+    }
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
     std::weak_ptr<Staging> recycler = staging_;
     gst_buffer_append_memory(frame.get(), fenced_memory_new(staging, GST_VIDEO_INFO_SIZE(&info), *fence,

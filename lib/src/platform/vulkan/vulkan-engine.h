@@ -60,8 +60,10 @@ public:
     // The dense VulkanImage frame `source` (laid out as `info`: its format and size) as system
     // memory: one copy per plane into a host-visible staging buffer, recorded with a fence. The
     // returned buffer (one memory, `info`'s default layout, a GstVideoMeta, source's timestamps)
-    // is handed on at once; mapping it waits for the fence, once.
-    Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info);
+    // is handed on at once; mapping it waits for the fence, once. With `wait`, the copy is waited
+    // for before returning (behind GStreamer 1.22's vulkanupload, whose staging buffer must not
+    // be refilled before its copy ran: docs/design-notes.md).
+    Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info, bool wait = false);
 
     // A pool of VulkanImage frames this engine's shader can write (storage usage on top of what
     // GStreamer's own image pool sets), on the engine's device. Configure it with caps.
