@@ -166,6 +166,37 @@ INSTANTIATE_TEST_SUITE_P(FormatsAndSizes, VulkanEngineMaterialize,
                                     std::to_string(std::get<1>(info.param).second);
                          });
 
+// The benchmark's frame size: every workgroup of a 4K dispatch lands (a rotation and a crop).
+TEST(VulkanEngine4K, ARotatedAndCroppedFrameEqualsTheCpuBackend)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+        Uploaded frame = upload(format, 3840, 2160);
+        ASSERT_TRUE(frame.images);
+        auto engine = Engine::for_device(device_of(frame.images.get()));
+        ASSERT_TRUE(engine);
+        g2g::Result<BufferRef> held = (*engine)->download(frame.images.get(), frame.info);
+        ASSERT_TRUE(held);
+        EXPECT_EQ(compare_frames(frame.info, held->get(), frame.info, frame.system.get()), "");
+        g2g::Result<FrameView> gpu_view = FrameView::of_frame(frame.images.get(), frame.info);
+        g2g::Result<FrameView> cpu_view = FrameView::of_frame(held->get(), frame.info);
+        ASSERT_TRUE(gpu_view && cpu_view);
+        for (FrameView *view : {&*gpu_view, &*cpu_view}) {
+            ASSERT_TRUE(view->crop(64, 32, 3840 - 64 - 2, 2160 - 32 - 6));
+            view->orient(GST_VIDEO_ORIENTATION_90R);
+        }
+        BufferRef written = storage_frame(**engine, gpu_view->info());
+        ASSERT_TRUE(written);
+        ASSERT_TRUE((*engine)->materialize(*gpu_view, frame.images.get(), written.get()));
+        g2g::Result<BufferRef> read = (*engine)->download(written.get(), gpu_view->info());
+        g2g::Result<BufferRef> want = cpu_view->materialize(held->get());
+        ASSERT_TRUE(read && want);
+        EXPECT_EQ(compare_frames(gpu_view->info(), read->get(), cpu_view->info(), want->get()), "")
+            << gst_video_format_to_string(format);
+    }
+}
+
 TEST(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
 {
     if (!have_vulkan_device())
