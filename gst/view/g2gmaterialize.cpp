@@ -135,7 +135,8 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     state.download_waits =
         state.route == Route::Download && g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
     if (state.download_waits)
-        GST_INFO_OBJECT(self, "vulkanupload feeds this thread: each download is waited for (its staging race)");
+        GST_INFO_OBJECT(self,
+                        "vulkanupload feeds this thread: each download is waited for (its staging race)");
     if (state.route == Route::Download && state.in_view) {
         state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
         if (!state.staging)
@@ -211,8 +212,8 @@ static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffe
 }
 
 // The Download route's output: the buffer Engine::download hands out (its copy recorded with a
-// fence, not waited for but behind vulkanupload), of `inbuf` itself when dense, else of the view written densely on the
-// GPU into a staging frame first. No pool and no copy of ours.
+// fence, not waited for but behind vulkanupload), of `inbuf` itself when dense, else of the view written
+// densely on the GPU into a staging frame first. No pool and no copy of ours.
 static GstFlowReturn download(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer **outbuf)
 {
     MaterializeState &state = *self->state;

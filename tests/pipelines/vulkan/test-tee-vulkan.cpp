@@ -108,7 +108,8 @@ TEST(G2gTeeDomains, DownloadsBehindVulkanuploadInItsThreadGiveEveryFrameToAQueue
             ASSERT_EQ(got.error, "") << tail;
             ASSERT_EQ(got.buffers.size(), 12u) << tail;
             for (std::size_t i = 0; i < 12; ++i)
-                EXPECT_EQ(g2g::test::compare_frames(info, got.buffers[i].get(), info, want.buffers[i].get()), "")
+                EXPECT_EQ(g2g::test::compare_frames(info, got.buffers[i].get(), info, want.buffers[i].get()),
+                          "")
                     << tail << ", run " << run << ", frame " << i;
         }
     }

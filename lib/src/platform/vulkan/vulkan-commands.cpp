@@ -52,7 +52,8 @@ Recording::~Recording()
         gst_mini_object_unref(object);
 }
 
-Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool, GstVulkanTrashList *trash)
+Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool,
+                                   GstVulkanTrashList *trash)
 {
     GError *error = nullptr;
     // What finished since the last submission goes back to its pools (descriptor sets, command
@@ -102,8 +103,8 @@ void Recording::transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, 
     barrier.buffer = buffer->buffer;
     barrier.offset = 0;
     barrier.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(cmd(), stages_or_top(buffer->barrier.parent.pipeline_stages), stage, 0, 0, nullptr, 1,
-                         &barrier, 0, nullptr);
+    vkCmdPipelineBarrier(cmd(), stages_or_top(buffer->barrier.parent.pipeline_stages), stage, 0, 0, nullptr,
+                         1, &barrier, 0, nullptr);
     buffer->barrier.parent.pipeline_stages = stage;
     buffer->barrier.parent.access_flags = access;
 }
@@ -132,8 +133,9 @@ Result<GstVulkanFence *> Recording::submit()
         gst_vulkan_command_buffer_lock(buffer_);
         return failure("vkQueueSubmit", r);
     }
-    gst_vulkan_trash_list_add(trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref,
-                                                                    GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr))));
+    gst_vulkan_trash_list_add(
+        trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref,
+                                              GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr))));
     for (GstMiniObject *object : kept_)
         gst_vulkan_trash_list_add(
             trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref, object));
@@ -174,7 +176,8 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
     const guint planes = view.n_planes();
     if (gst_buffer_n_memory(destination) != planes)
         return refused("the destination has " + std::to_string(gst_buffer_n_memory(destination)) +
-                       " memories for the view's " + std::to_string(planes) + " planes (one Vulkan image each)");
+                       " memories for the view's " + std::to_string(planes) +
+                       " planes (one Vulkan image each)");
     if (Result<void> inside = view.check_bounds(source); !inside)
         return inside.error();
     std::vector<PlaneWalk> walks;
@@ -198,11 +201,13 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
         const std::int64_t texel = plane.element_size;
         const std::int64_t src_w = src->create_info.extent.width, src_h = src->create_info.extent.height;
         const std::int64_t stride = src_w * texel;
-        if (dst->create_info.extent.width < plane.grid.width || dst->create_info.extent.height < plane.grid.height)
+        if (dst->create_info.extent.width < plane.grid.width ||
+            dst->create_info.extent.height < plane.grid.height)
             return refused("plane " + std::to_string(p) + "'s destination image is " +
                            std::to_string(dst->create_info.extent.width) + "x" +
                            std::to_string(dst->create_info.extent.height) + " for a " +
-                           std::to_string(plane.grid.width) + "x" + std::to_string(plane.grid.height) + " view");
+                           std::to_string(plane.grid.width) + "x" + std::to_string(plane.grid.height) +
+                           " view");
         PlaneWalk walk;
         walk.source = src;
         walk.destination = dst;

@@ -22,7 +22,8 @@ Error failure(const char *what, VkResult result);
 class Recording {
 public:
     // A command buffer of `*pool` (made on `queue` the first time), begun.
-    static Result<Recording> begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool, GstVulkanTrashList *trash);
+    static Result<Recording> begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool,
+                                   GstVulkanTrashList *trash);
     Recording(Recording &&other) noexcept;
     Recording &operator=(Recording &&) = delete;
     ~Recording(); // an unsubmitted recording is dropped, with what it kept

@@ -68,11 +68,13 @@ struct Engine::Staging {
             gst_vulkan_fence_unref(reused->fence);
             return reused->memory;
         }
-        const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        const VkMemoryPropertyFlags visible =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         GstMemory *memory = gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                                            visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
         return memory ? memory
-                      : gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT, visible);
+                      : gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                       visible);
     }
 
     // A buffer whose frame is gone, with the fence of the copy into it (both handed over).
@@ -93,18 +95,20 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
 {
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     if (gst_buffer_n_memory(source) != planes)
-        return Error(ErrorCode::InvalidArgument, "the frame has " + std::to_string(gst_buffer_n_memory(source)) +
-                                                     " memories for " + GST_VIDEO_INFO_NAME(&info) + "'s " +
-                                                     std::to_string(planes) + " planes (one Vulkan image each)");
+        return Error(ErrorCode::InvalidArgument,
+                     "the frame has " + std::to_string(gst_buffer_n_memory(source)) + " memories for " +
+                         GST_VIDEO_INFO_NAME(&info) + "'s " + std::to_string(planes) +
+                         " planes (one Vulkan image each)");
     for (guint p = 0; p < planes; ++p) {
         GstMemory *memory = gst_buffer_peek_memory(source, p);
         if (!gst_is_vulkan_image_memory(memory))
-            return Error(ErrorCode::InvalidArgument, "plane " + std::to_string(p) + " of the frame is not a Vulkan image");
+            return Error(ErrorCode::InvalidArgument,
+                         "plane " + std::to_string(p) + " of the frame is not a Vulkan image");
         auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
         if (image->device != device_)
             return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
-                                                         describe(image->device) + " but g2g works on device " +
-                                                         describe(device_));
+                                                         describe(image->device) +
+                                                         " but g2g works on device " + describe(device_));
         // Plane p's first component is component p in every format the Vulkan backend takes.
         if (image->create_info.extent.width < static_cast<guint>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)) ||
             image->create_info.extent.height < static_cast<guint>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)))
@@ -112,8 +116,8 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
                          "plane " + std::to_string(p) + "'s Vulkan image is " +
                              std::to_string(image->create_info.extent.width) + "x" +
                              std::to_string(image->create_info.extent.height) + ", smaller than " +
-                             GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) + "x" +
-                             std::to_string(GST_VIDEO_INFO_HEIGHT(&info)) + " needs");
+                             GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) +
+                             "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info)) + " needs");
     }
 
     std::lock_guard<std::mutex> guard(lock_);
@@ -160,20 +164,21 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
     }
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
     std::weak_ptr<Staging> recycler = staging_;
-    gst_buffer_append_memory(frame.get(), fenced_memory_new(staging, GST_VIDEO_INFO_SIZE(&info), *fence,
-                                                            [recycler](GstMemory *memory, GstVulkanFence *done) {
-                                                                if (auto pool = recycler.lock())
-                                                                    pool->give_back(memory, done);
-                                                                else
-                                                                    Staging::release(memory, done);
-                                                            }));
+    gst_buffer_append_memory(frame.get(),
+                             fenced_memory_new(staging, GST_VIDEO_INFO_SIZE(&info), *fence,
+                                               [recycler](GstMemory *memory, GstVulkanFence *done) {
+                                                   if (auto pool = recycler.lock())
+                                                       pool->give_back(memory, done);
+                                                   else
+                                                       Staging::release(memory, done);
+                                               }));
     gst_vulkan_fence_unref(*fence);
     gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                    GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info), planes,
                                    const_cast<gsize *>(info.offset), const_cast<gint *>(info.stride));
     gst_buffer_copy_into(frame.get(), source,
-                         static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0,
-                         static_cast<gsize>(-1));
+                         static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, static_cast<gsize>(-1));
     return frame;
 }
 

@@ -59,8 +59,7 @@ GstVulkanHandle *wrap(GstVulkanDevice *device, GstVulkanHandleType type, Handle 
 
 Engine::Engine(GstVulkanQueue *queue)
     : device_(GST_VULKAN_DEVICE(gst_object_ref(queue->device))),
-      queue_(GST_VULKAN_QUEUE(gst_object_ref(queue))),
-      trash_(gst_vulkan_trash_fence_list_new())
+      queue_(GST_VULKAN_QUEUE(gst_object_ref(queue))), trash_(gst_vulkan_trash_fence_list_new())
 {
 }
 
@@ -85,7 +84,8 @@ Result<std::shared_ptr<Engine>> Engine::for_device(GstVulkanDevice *device)
         },
         &found);
     if (!found)
-        return Error(ErrorCode::UnsupportedDomain, "Vulkan device " + describe(device) + " has no compute queue");
+        return Error(ErrorCode::UnsupportedDomain,
+                     "Vulkan device " + describe(device) + " has no compute queue");
     std::shared_ptr<Engine> engine = create(found);
     gst_object_unref(found);
     return engine;
@@ -155,8 +155,7 @@ Result<const Engine::Kernels *> Engine::kernels()
     VkSampler sampler = VK_NULL_HANDLE;
     if (VkResult r = vkCreateSampler(vk, &sampler_info, nullptr, &sampler); r != VK_SUCCESS)
         return failure("vkCreateSampler", r);
-    made->sampler = wrap(device_, GST_VULKAN_HANDLE_TYPE_SAMPLER, sampler,
-                         gst_vulkan_handle_free_sampler);
+    made->sampler = wrap(device_, GST_VULKAN_HANDLE_TYPE_SAMPLER, sampler, gst_vulkan_handle_free_sampler);
 
     const VkDescriptorSetLayoutBinding bindings[] = {
         {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, &sampler},
@@ -169,8 +168,8 @@ Result<const Engine::Kernels *> Engine::kernels()
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     if (VkResult r = vkCreateDescriptorSetLayout(vk, &set_info, nullptr, &set_layout); r != VK_SUCCESS)
         return failure("vkCreateDescriptorSetLayout", r);
-    made->set_layout = wrap(device_, GST_VULKAN_HANDLE_TYPE_DESCRIPTOR_SET_LAYOUT,
-                            set_layout, gst_vulkan_handle_free_descriptor_set_layout);
+    made->set_layout = wrap(device_, GST_VULKAN_HANDLE_TYPE_DESCRIPTOR_SET_LAYOUT, set_layout,
+                            gst_vulkan_handle_free_descriptor_set_layout);
 
     const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Walk)};
     VkPipelineLayoutCreateInfo layout_info{};
@@ -182,11 +181,12 @@ Result<const Engine::Kernels *> Engine::kernels()
     VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
     if (VkResult r = vkCreatePipelineLayout(vk, &layout_info, nullptr, &pipeline_layout); r != VK_SUCCESS)
         return failure("vkCreatePipelineLayout", r);
-    made->pipeline_layout = wrap(device_, GST_VULKAN_HANDLE_TYPE_PIPELINE_LAYOUT,
-                                 pipeline_layout, gst_vulkan_handle_free_pipeline_layout);
+    made->pipeline_layout = wrap(device_, GST_VULKAN_HANDLE_TYPE_PIPELINE_LAYOUT, pipeline_layout,
+                                 gst_vulkan_handle_free_pipeline_layout);
 
-    made->shader = gst_vulkan_create_shader(device_, reinterpret_cast<const gchar *>(g2g_vulkan_materialize_spv),
-                                            g2g_vulkan_materialize_spv_size, &error);
+    made->shader =
+        gst_vulkan_create_shader(device_, reinterpret_cast<const gchar *>(g2g_vulkan_materialize_spv),
+                                 g2g_vulkan_materialize_spv_size, &error);
     if (!made->shader)
         return failure("loading g2g's materialize shader", error);
 
@@ -201,8 +201,8 @@ Result<const Engine::Kernels *> Engine::kernels()
     if (VkResult r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline);
         r != VK_SUCCESS)
         return failure("vkCreateComputePipelines", r);
-    made->pipeline = wrap(device_, GST_VULKAN_HANDLE_TYPE_PIPELINE, pipeline,
-                          gst_vulkan_handle_free_pipeline);
+    made->pipeline =
+        wrap(device_, GST_VULKAN_HANDLE_TYPE_PIPELINE, pipeline, gst_vulkan_handle_free_pipeline);
 
     const VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kMaxSets},
@@ -217,7 +217,8 @@ Result<const Engine::Kernels *> Engine::kernels()
     VkDescriptorPool pool = VK_NULL_HANDLE;
     if (VkResult r = vkCreateDescriptorPool(vk, &pool_info, nullptr, &pool); r != VK_SUCCESS)
         return failure("vkCreateDescriptorPool", r);
-    GstVulkanDescriptorPool *descriptor_pool = gst_vulkan_descriptor_pool_new_wrapped(device_, pool, kMaxSets);
+    GstVulkanDescriptorPool *descriptor_pool =
+        gst_vulkan_descriptor_pool_new_wrapped(device_, pool, kMaxSets);
     made->descriptors = gst_vulkan_descriptor_cache_new(descriptor_pool, 1, &made->set_layout);
     gst_object_unref(descriptor_pool);
 
@@ -281,8 +282,8 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
         recording->keep(GST_MINI_OBJECT_CAST(from));
         recording->keep(GST_MINI_OBJECT_CAST(to));
 
-        recording->transition(walk.source, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_SHADER_READ_BIT,
-                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+        recording->transition(walk.source, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                              VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
         recording->transition(walk.destination, VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 
@@ -302,9 +303,11 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
         }
         vkUpdateDescriptorSets(device_->device, 2, writes, 0, nullptr);
         vkCmdBindDescriptorSets(recording->cmd(), VK_PIPELINE_BIND_POINT_COMPUTE,
-                                reinterpret_cast<VkPipelineLayout>(k.pipeline_layout->handle), 0, 1, &set->set,
-                                0, nullptr);
-        const Walk push{{walk.origin_x, walk.origin_y}, {walk.col_x, walk.col_y}, {walk.row_x, walk.row_y},
+                                reinterpret_cast<VkPipelineLayout>(k.pipeline_layout->handle), 0, 1,
+                                &set->set, 0, nullptr);
+        const Walk push{{walk.origin_x, walk.origin_y},
+                        {walk.col_x, walk.col_y},
+                        {walk.row_x, walk.row_y},
                         {walk.width, walk.height}};
         vkCmdPushConstants(recording->cmd(), reinterpret_cast<VkPipelineLayout>(k.pipeline_layout->handle),
                            VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);

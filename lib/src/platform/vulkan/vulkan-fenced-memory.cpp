@@ -11,10 +11,10 @@ namespace {
 // The root memory's state; shares point at their root (GstMemory::parent) and use it.
 struct FencedMemory {
     GstMemory parent;
-    GstMemory *staging;      // the root's: a GstVulkanBufferMemory; null in shares
-    GstVulkanFence *fence;   // the root's
-    std::once_flag waited;   // the root's: the fence waited for and the staging buffer mapped
-    GstMapInfo staging_map;  // the root's: mapped on first use, unmapped when freed
+    GstMemory *staging;     // the root's: a GstVulkanBufferMemory; null in shares
+    GstVulkanFence *fence;  // the root's
+    std::once_flag waited;  // the root's: the fence waited for and the staging buffer mapped
+    GstMapInfo staging_map; // the root's: mapped on first use, unmapped when freed
     bool mapped;
     StagingRecycler recycle;
 };
@@ -53,10 +53,11 @@ GstMemory *fenced_share(GstMemory *memory, gssize offset, gssize size)
     if (size == -1)
         size = static_cast<gssize>(memory->size) - offset;
     auto *share = new FencedMemory{};
-    gst_memory_init(GST_MEMORY_CAST(share),
-                    static_cast<GstMemoryFlags>(GST_MINI_OBJECT_FLAGS(memory) | GST_MINI_OBJECT_FLAG_LOCK_READONLY),
-                    fenced_allocator(), GST_MEMORY_CAST(root), memory->maxsize, memory->align,
-                    memory->offset + offset, static_cast<gsize>(size));
+    gst_memory_init(
+        GST_MEMORY_CAST(share),
+        static_cast<GstMemoryFlags>(GST_MINI_OBJECT_FLAGS(memory) | GST_MINI_OBJECT_FLAG_LOCK_READONLY),
+        fenced_allocator(), GST_MEMORY_CAST(root), memory->maxsize, memory->align, memory->offset + offset,
+        static_cast<gsize>(size));
     return GST_MEMORY_CAST(share);
 }
 
@@ -95,7 +96,9 @@ G_DEFINE_TYPE(G2gFencedAllocator, g2g_fenced_allocator, GST_TYPE_ALLOCATOR)
 static void g2g_fenced_allocator_class_init(G2gFencedAllocatorClass *klass)
 {
     GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS(klass);
-    allocator_class->alloc = [](GstAllocator *, gsize, GstAllocationParams *) -> GstMemory * { return nullptr; };
+    allocator_class->alloc = [](GstAllocator *, gsize, GstAllocationParams *) -> GstMemory * {
+        return nullptr;
+    };
     allocator_class->free = g2g::vulkan::fenced_free;
 }
 
@@ -131,8 +134,8 @@ GstAllocator *fenced_allocator()
 GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence, StagingRecycler recycle)
 {
     auto *memory = new FencedMemory{};
-    gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), fenced_allocator(), nullptr, size, 0,
-                    0, size);
+    gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), fenced_allocator(), nullptr,
+                    size, 0, 0, size);
     memory->staging = staging;
     memory->fence = gst_vulkan_fence_ref(fence);
     memory->recycle = std::move(recycle);
@@ -141,7 +144,8 @@ GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fen
 
 bool is_fenced_memory(GstMemory *memory)
 {
-    return memory && memory->allocator && G_TYPE_CHECK_INSTANCE_TYPE(memory->allocator, G2G_TYPE_FENCED_ALLOCATOR);
+    return memory && memory->allocator &&
+           G_TYPE_CHECK_INSTANCE_TYPE(memory->allocator, G2G_TYPE_FENCED_ALLOCATOR);
 }
 
 } // namespace g2g::vulkan

@@ -25,7 +25,7 @@ G_DECLARE_FINAL_TYPE(G2gVulkanStoragePool, g2g_vulkan_storage_pool, G2G, VULKAN_
 struct _G2gVulkanStoragePool {
     GstBufferPool parent;
     std::weak_ptr<g2g::vulkan::Engine> *engine; // owned
-    GstVulkanDevice *device;                     // one reference
+    GstVulkanDevice *device;                    // one reference
     GstVideoInfo info;
 };
 
@@ -41,7 +41,8 @@ static gboolean g2g_vulkan_storage_pool_set_config(GstBufferPool *pool, GstStruc
         return FALSE;
     const std::shared_ptr<g2g::vulkan::Engine> engine = self->engine->lock();
     if (!engine || !engine->check_writable(self->info)) {
-        GST_WARNING_OBJECT(pool, "the device cannot write %s images from a shader", GST_VIDEO_INFO_NAME(&self->info));
+        GST_WARNING_OBJECT(pool, "the device cannot write %s images from a shader",
+                           GST_VIDEO_INFO_NAME(&self->info));
         return FALSE;
     }
     gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&self->info), min, max);
@@ -67,8 +68,9 @@ static GstFlowReturn g2g_vulkan_storage_pool_alloc(GstBufferPool *pool, GstBuffe
             return GST_FLOW_ERROR;
         }
         gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(memory), engine_quark(),
-                                  new std::weak_ptr<g2g::vulkan::Engine>(*self->engine),
-                                  [](gpointer data) { delete static_cast<std::weak_ptr<g2g::vulkan::Engine> *>(data); });
+                                  new std::weak_ptr<g2g::vulkan::Engine>(*self->engine), [](gpointer data) {
+                                      delete static_cast<std::weak_ptr<g2g::vulkan::Engine> *>(data);
+                                  });
         gst_buffer_append_memory(made, memory);
     }
     *buffer = made;

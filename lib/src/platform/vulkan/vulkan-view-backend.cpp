@@ -20,9 +20,9 @@ namespace {
 // of 8-bit UNORM channels, which the shader reads and writes exactly. Not: packed 4:2:2 (a
 // macropixel is not a texel), RGB/BGR (24-bit images have no storage support), 16-bit formats.
 constexpr GstVideoFormat kVulkanViewFormats[] = {
-    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
     GST_VIDEO_FORMAT_AYUV, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
-    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,  GST_VIDEO_FORMAT_Y444,
 };
 
 bool all_images(GstBuffer *buffer)
