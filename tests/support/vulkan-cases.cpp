@@ -12,6 +12,13 @@
 #include "vulkan-upload-wait.h"
 
 namespace g2g::test {
+
+std::string raw_caps(const std::string &format, int width, int height)
+{
+    return "video/x-raw,format=" + format + ",width=" + std::to_string(width) +
+           ",height=" + std::to_string(height) + ",framerate=30/1";
+}
+
 namespace {
 
 bool ends_with(const std::string &text, const std::string &tail)

@@ -12,11 +12,23 @@
 
 #include <g2g/gst-ref.h>
 
+#include "pipeline.h"
+
 #include <functional>
 #include <string>
 #include <vector>
 
+// Skips the test where no Vulkan device runs GStreamer's vulkanupload and vulkandownload.
+#define SKIP_WITHOUT_VULKAN()                                                                                \
+    do {                                                                                                     \
+        if (!g2g::test::have_vulkan_device())                                                                \
+            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
+    } while (false)
+
 namespace g2g::test {
+
+// "video/x-raw,format=<format>,width=<w>,height=<h>,framerate=30/1"
+std::string raw_caps(const std::string &format, int width, int height);
 
 struct VulkanCase {
     std::string name; // for messages

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "pipeline.h"
+#include "vulkan-cases.h"
 #include "vulkan-frames.h"
 #include "vulkan-upload-wait.h"
 
@@ -27,18 +28,6 @@ using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
 
 namespace {
-
-#define SKIP_WITHOUT_VULKAN()                                                                                \
-    do {                                                                                                     \
-        if (!g2g::test::have_vulkan_device())                                                                \
-            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
-    } while (false)
-
-std::string caps_of(const std::string &format, int width, int height)
-{
-    return "video/x-raw,format=" + format + ",width=" + std::to_string(width) +
-           ",height=" + std::to_string(height) + ",framerate=30/1";
-}
 
 // Formats vulkanupload makes images of that g2gview does not take on VulkanImage are refused in
 // caps: the caps query answers nothing, accept-caps says no, and a stream gets not-negotiated.
@@ -55,9 +44,9 @@ TEST(VulkanViewBadInput, FormatsG2gviewDoesNotTakeOnVulkanImageAreRefusedInCaps)
             for (const char *features : {"memory:VulkanImage", "memory:VulkanImage, meta:G2gTensorView"}) {
                 GstElement *element = gst_element_factory_make(factory, nullptr);
                 GstPad *pad = gst_element_get_static_pad(element, "sink");
-                GstCaps *caps = gst_caps_from_string(
-                    (std::string("video/x-raw(") + features + ")" + caps_of(format, 64, 48).substr(11))
-                        .c_str());
+                GstCaps *caps = gst_caps_from_string((std::string("video/x-raw(") + features + ")" +
+                                                      g2g::test::raw_caps(format, 64, 48).substr(11))
+                                                         .c_str());
                 GstCaps *answer = gst_pad_query_caps(pad, caps);
                 EXPECT_TRUE(gst_caps_is_empty(answer)) << factory << " " << features;
                 EXPECT_FALSE(gst_pad_query_accept_caps(pad, caps)) << factory << " " << features;
@@ -68,7 +57,7 @@ TEST(VulkanViewBadInput, FormatsG2gviewDoesNotTakeOnVulkanImageAreRefusedInCaps)
             }
         }
         const PipelineRun run =
-            run_pipeline("videotestsrc num-buffers=2 ! " + caps_of(format, 64, 48) +
+            run_pipeline("videotestsrc num-buffers=2 ! " + g2g::test::raw_caps(format, 64, 48) +
                              " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! "
                              "g2gview video-direction=90r ! g2gmaterialize ! vulkandownload ! "
                              "fakesink",

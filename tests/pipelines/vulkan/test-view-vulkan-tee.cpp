@@ -27,18 +27,6 @@ using g2g::test::vulkan_case_source;
 
 namespace {
 
-#define SKIP_WITHOUT_VULKAN()                                                                                \
-    do {                                                                                                     \
-        if (!g2g::test::have_vulkan_device())                                                                \
-            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
-    } while (false)
-
-std::string caps_of(const std::string &format, int width, int height)
-{
-    return "video/x-raw,format=" + format + ",width=" + std::to_string(width) +
-           ",height=" + std::to_string(height) + ",framerate=30/1";
-}
-
 std::string sink(const std::string &name, const std::string &caps = "")
 {
     return " ! appsink name=" + name + " sync=false" + (caps.empty() ? "" : " caps=\"" + caps + "\"");
@@ -71,7 +59,7 @@ class VulkanViewTee : public testing::TestWithParam<const char *> {};
 TEST_P(VulkanViewTee, BranchesOfEveryDomainEqualThePeerAndShareOneDownload)
 {
     SKIP_WITHOUT_VULKAN();
-    const std::string caps = caps_of(GetParam(), 37, 23);
+    const std::string caps = g2g::test::raw_caps(GetParam(), 37, 23);
     g2g::ElementRef tee;
     const PipelineRun run = run_pipeline(
         vulkan_case_source(caps) + " ! vulkanupload ! g2gview video-direction=90r ! g2gtee name=t " +
@@ -103,7 +91,7 @@ TEST_P(VulkanViewTee, BranchesOfEveryDomainEqualThePeerAndShareOneDownload)
 TEST_P(VulkanViewTee, ViewsInsideTheBranchesOfDenseVulkanFrames)
 {
     SKIP_WITHOUT_VULKAN();
-    const std::string caps = caps_of(GetParam(), 37, 23);
+    const std::string caps = g2g::test::raw_caps(GetParam(), 37, 23);
     g2g::ElementRef tee;
     // A GPU view branch, a view of system frames (the tee downloads for it and the dense branch, once).
     const PipelineRun run = run_pipeline(
@@ -174,7 +162,7 @@ TEST_P(VulkanViewRenegotiation, ADirectionOrCropChangedMidStreamLandsOnTheNextFr
 {
     SKIP_WITHOUT_VULKAN();
     const auto [format, tail] = GetParam();
-    const std::string caps = caps_of(format, 37, 23);
+    const std::string caps = g2g::test::raw_caps(format, 37, 23);
     int frames_seen = 0;
     const PipelineRun run = run_pipeline(stream_source(caps) + " ! vulkanupload ! g2gview name=v ! " + tail +
                                              sink("sink") + " " + stream_source(caps) + sink("sent"),
@@ -237,9 +225,9 @@ TEST_P(VulkanViewRenegotiation, TheUpstreamSizeChangedMidStream)
 {
     SKIP_WITHOUT_VULKAN();
     const auto [format, tail] = GetParam();
-    const std::string caps = caps_of(format, 37, 23);
+    const std::string caps = g2g::test::raw_caps(format, 37, 23);
     const auto run_with = [&](const std::string &chain) {
-        CapsChange ours{4, caps_of(format, 24, 20)}, sent = ours;
+        CapsChange ours{4, g2g::test::raw_caps(format, 24, 20)}, sent = ours;
         return run_pipeline(stream_source(caps, "size") + " ! vulkanupload ! " + chain + sink("sink") + " " +
                                 stream_source(caps, "sentsize") + sink("sent"),
                             {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) {
@@ -286,8 +274,8 @@ INSTANTIATE_TEST_SUITE_P(FormatsAndOutputs, VulkanViewRenegotiation,
 TEST(VulkanViewBadInput, ASwitchToAFormatG2gviewDoesNotTakeIsNotNegotiated)
 {
     SKIP_WITHOUT_VULKAN();
-    const std::string caps = caps_of("RGBA", 64, 48);
-    CapsChange change{4, caps_of("YUY2", 64, 48)};
+    const std::string caps = g2g::test::raw_caps("RGBA", 64, 48);
+    CapsChange change{4, g2g::test::raw_caps("YUY2", 64, 48)};
     const PipelineRun run =
         run_pipeline(stream_source(caps, "f") +
                          " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! "

@@ -61,8 +61,7 @@ void PrintTo(const Size &size, std::ostream *out)
 
 std::string caps_of(const std::string &format, Size size)
 {
-    return "video/x-raw,format=" + format + ",width=" + std::to_string(size.width) +
-           ",height=" + std::to_string(size.height) + ",framerate=30/1";
+    return g2g::test::raw_caps(format, size.width, size.height);
 }
 
 std::string crop_props(const Crop &c)

@@ -19,6 +19,7 @@
 
 #include "frames.h"
 #include "pipeline.h"
+#include "vulkan-cases.h"
 #include "vulkan-teardown.h"
 
 using g2g::BufferRef;
@@ -33,12 +34,6 @@ constexpr const char *kSource = "videotestsrc num-buffers=3 pattern=smpte ! "
                                 "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 constexpr const char *kImageCaps =
     "video/x-raw(memory:VulkanImage),format=RGBA,width=64,height=48,framerate=30/1";
-
-#define SKIP_WITHOUT_VULKAN()                                                                                \
-    do {                                                                                                     \
-        if (!have_vulkan_device())                                                                           \
-            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
-    } while (0)
 
 // The object of `type` ("gst.vulkan.device", ...) a CONTEXT query on `element`'s src pad is
 // answered with, one reference; nullptr when it is not answered.
