@@ -89,14 +89,6 @@ MixedRun mixed_domains(bool ours, int frames, int width, int height)
     return result;
 }
 
-bool have(const char *factory)
-{
-    GstElementFactory *found = gst_element_factory_find(factory);
-    if (found)
-        gst_object_unref(found);
-    return found != nullptr;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -125,7 +117,7 @@ int main(int argc, char **argv)
                 "(vulkandownload) and 3 "
                 "system-memory branches, RGBA 1280x720, best of 3 runs of %d frames\n",
                 vulkan_frames);
-    if (!have("vulkanupload")) {
+    if (!g2g::bench::have_element("vulkanupload")) {
         std::printf("   skipped: no vulkanupload on this machine\n");
         gst_deinit();
         return 0;

@@ -17,6 +17,15 @@
 namespace g2g::bench {
 
 // Where the tables also go as CSV files (--csv DIR), for the plot scripts; empty: nowhere.
+// Whether this machine has an element of `factory` (a peer a figure needs).
+inline bool have_element(const char *factory)
+{
+    GstElementFactory *found = gst_element_factory_find(factory);
+    if (found)
+        gst_object_unref(found);
+    return found != nullptr;
+}
+
 inline std::string &csv_dir()
 {
     static std::string dir;

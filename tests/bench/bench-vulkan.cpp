@@ -1141,21 +1141,13 @@ Options parse(int argc, char **argv)
     return options;
 }
 
-bool have(const char *factory)
-{
-    GstElementFactory *found = gst_element_factory_find(factory);
-    if (found)
-        gst_object_unref(found);
-    return found != nullptr;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
     const Options options = parse(argc, argv);
-    if (!have("vulkanupload") || !have("vulkandownload")) {
+    if (!g2g::bench::have_element("vulkanupload") || !g2g::bench::have_element("vulkandownload")) {
         std::printf("no vulkanupload / vulkandownload on this machine: nothing to measure\n");
         return 0;
     }
