@@ -314,23 +314,37 @@ int main(int argc, char **argv)
         {"crop, then the upper-right diagonal flip", "left=40 right=40 video-direction=ur-ll",
          "view-crop-ur-ll.png"},
     };
+    // The same views of Vulkan images: the view keeps vulkanupload's images, g2gmaterialize writes
+    // the dense frame with a compute shader on the GPU, vulkandownload reads it back for the PNG.
+    struct ViewDomain {
+        const char *title;
+        const char *upload;   // after the source
+        const char *download; // after g2gmaterialize
+        const char *prefix;   // of the picture's file name
+    };
+    std::vector<ViewDomain> domains = {{"system memory", "", "", ""}};
+    if (have("vulkanupload"))
+        domains.push_back({"Vulkan images (lavapipe or the GPU's driver)", " ! vulkanupload",
+                           " ! vulkandownload", "vulkan-"});
     std::printf("\nFlips, rotations and crops are views: strides over the same memory, zero bytes copied.\n");
-    std::printf("  %-44s %-12s %-22s %s\n", "g2gview", "domain", "memory shared", "picture");
-    for (const ViewScene &v : views) {
-        const std::string path = pictures + "/" + v.file;
-        SharedMemoryCount count;
-        Outcome outcome = play("videotestsrc num-buffers=1 pattern=smpte ! " + rgba +
-                                   " ! g2gview name=view " + v.properties +
-                                   " ! g2gprobe name=probe ! g2gmaterialize ! videoconvert ! "
-                                   "pngenc snapshot=true ! filesink location=" +
-                                   path,
-                               "probe", &count);
-        if (!outcome.error.empty()) {
-            std::printf("  %-44s failed: %s\n", v.what, outcome.error.c_str());
-            continue;
+    for (const ViewDomain &d : domains) {
+        std::printf("  %s\n  %-44s %-14s %-20s %s\n", d.title, "g2gview", "domain", "memory shared",
+                    "picture");
+        for (const ViewScene &v : views) {
+            const std::string path = pictures + "/" + d.prefix + v.file;
+            SharedMemoryCount count;
+            Outcome outcome =
+                play("videotestsrc num-buffers=1 pattern=smpte ! " + rgba + d.upload +
+                         " ! g2gview name=view " + v.properties + " ! g2gprobe name=probe ! g2gmaterialize" +
+                         d.download + " ! videoconvert ! pngenc snapshot=true ! filesink location=" + path,
+                     "probe", &count);
+            if (!outcome.error.empty()) {
+                std::printf("  %-44s failed: %s\n", v.what, outcome.error.c_str());
+                continue;
+            }
+            std::printf("  %-44s %-14s %d of %d frames%6s %s\n", v.what, outcome.domain.c_str(), count.shared,
+                        count.frames, "", path.c_str());
         }
-        std::printf("  %-44s %-12s %d of %d frames%8s %s\n", v.what, outcome.domain.c_str(), count.shared,
-                    count.frames, "", path.c_str());
     }
     fan_out(pictures);
     gst_deinit();
