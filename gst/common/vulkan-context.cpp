@@ -59,24 +59,6 @@ bool can_compute(GstVulkanQueue *queue)
            (physical->queue_family_props[queue->family].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
 }
 
-// A queue of `device` whose family can compute, one reference (nullptr: none). Each call of
-// gst_vulkan_device_get_queue (which foreach_queue makes) is a new GstVulkanQueue: the one kept
-// is shared through its context from then on.
-GstVulkanQueue *new_compute_queue(GstVulkanDevice *device)
-{
-    GstVulkanQueue *found = nullptr;
-    gst_vulkan_device_foreach_queue(
-        device,
-        [](GstVulkanDevice *, GstVulkanQueue *queue, gpointer data) -> gboolean {
-            if (!can_compute(queue))
-                return TRUE; // go on
-            *static_cast<GstVulkanQueue **>(data) = GST_VULKAN_QUEUE(gst_object_ref(queue));
-            return FALSE;
-        },
-        &found);
-    return found;
-}
-
 // What GStreamer's _vk_context_propagate does for what an element created: the context set on
 // the element itself (our set_context takes it) and posted, so that the bins keep it for any
 // element that asks them later (NEED_CONTEXT).
@@ -224,7 +206,7 @@ bool VulkanContextUse::create_device(GstElement *element)
 bool VulkanContextUse::create_queue(GstElement *element)
 {
     const Ref<GstObject> device = held(device_);
-    const Ref<GstObject> queue = adopt(new_compute_queue(device_of(device)));
+    const Ref<GstObject> queue = adopt(g2g::vulkan::new_compute_queue(device_of(device)));
     if (!queue) {
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
                    "no queue of the Vulkan device " + g2g::vulkan::Engine::describe(device_of(device)) +

@@ -68,21 +68,26 @@ std::shared_ptr<Engine> Engine::create(GstVulkanQueue *queue)
     return std::shared_ptr<Engine>(new Engine(queue));
 }
 
-Result<std::shared_ptr<Engine>> Engine::for_device(GstVulkanDevice *device)
+GstVulkanQueue *new_compute_queue(GstVulkanDevice *device)
 {
     GstVulkanQueue *found = nullptr;
     gst_vulkan_device_foreach_queue(
         device,
         [](GstVulkanDevice *, GstVulkanQueue *queue, gpointer data) -> gboolean {
-            auto **slot = static_cast<GstVulkanQueue **>(data);
             const VkQueueFamilyProperties &family =
                 queue->device->physical_device->queue_family_props[queue->family];
             if (!(family.queueFlags & VK_QUEUE_COMPUTE_BIT))
-                return TRUE;
-            *slot = GST_VULKAN_QUEUE(gst_object_ref(queue));
+                return TRUE; // go on
+            *static_cast<GstVulkanQueue **>(data) = GST_VULKAN_QUEUE(gst_object_ref(queue));
             return FALSE;
         },
         &found);
+    return found;
+}
+
+Result<std::shared_ptr<Engine>> Engine::for_device(GstVulkanDevice *device)
+{
+    GstVulkanQueue *found = new_compute_queue(device);
     if (!found)
         return Error(ErrorCode::UnsupportedDomain,
                      "Vulkan device " + describe(device) + " has no compute queue");

@@ -100,6 +100,11 @@ private:
     std::mutex lock_; // recording and submitting; never held while waiting on a fence
 };
 
+// A queue of `device` whose family can compute, one reference (nullptr: none). GStreamer 1.22
+// makes a new GstVulkanQueue (with its own submit lock) at each call of gst_vulkan_device_get_queue,
+// which this makes: the one kept must be shared (through its context) from then on.
+GstVulkanQueue *new_compute_queue(GstVulkanDevice *device);
+
 // The engine whose storage pool allocated `buffer`'s images, while it lives; nullptr otherwise.
 std::shared_ptr<Engine> engine_of(GstBuffer *buffer);
 
