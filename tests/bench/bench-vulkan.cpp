@@ -55,6 +55,7 @@
 
 #include "bench-util.h"
 #include "platform/vulkan/gst-vulkan.h"
+#include "platform/vulkan/vulkan-commands.h"
 #include "platform/vulkan/vulkan-engine.h"
 
 using g2g::bench::open_csv;
@@ -525,28 +526,6 @@ GstVulkanImageMemory *image_of(GstBuffer *buffer, guint index)
     return reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(buffer, index));
 }
 
-// A barrier taking `image` from the layout and access its memory tracks to `layout` / `access`
-// for transfers, as GStreamer's Vulkan elements record theirs; the tracked state is updated.
-VkImageMemoryBarrier transfer_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
-                                      VkPipelineStageFlags &src_stages)
-{
-    VkImageMemoryBarrier barrier{};
-    barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-    barrier.srcAccessMask = image->barrier.parent.access_flags;
-    barrier.dstAccessMask = access;
-    barrier.oldLayout = image->barrier.image_layout;
-    barrier.newLayout = layout;
-    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    barrier.image = image->image;
-    barrier.subresourceRange = image->barrier.subresource_range;
-    src_stages |= image->barrier.parent.pipeline_stages;
-    image->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TRANSFER_BIT;
-    image->barrier.parent.access_flags = access;
-    image->barrier.image_layout = layout;
-    return barrier;
-}
-
 // vkCmdCopyImage of every plane (one image each) of `source` into `destination`.
 void record_plane_copies(VkCommandBuffer cmd, GstBuffer *source, GstBuffer *destination)
 {
@@ -554,10 +533,13 @@ void record_plane_copies(VkCommandBuffer cmd, GstBuffer *source, GstBuffer *dest
     std::vector<VkImageMemoryBarrier> barriers;
     VkPipelineStageFlags src_stages = 0;
     for (guint p = 0; p < planes; ++p) {
-        barriers.push_back(transfer_barrier(image_of(source, p), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                            VK_ACCESS_TRANSFER_READ_BIT, src_stages));
-        barriers.push_back(transfer_barrier(image_of(destination, p), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                            VK_ACCESS_TRANSFER_WRITE_BIT, src_stages));
+        // Barriers from the state each memory records, as GStreamer's Vulkan elements record them.
+        barriers.push_back(g2g::vulkan::image_barrier(
+            image_of(source, p), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, src_stages));
+        barriers.push_back(g2g::vulkan::image_barrier(
+            image_of(destination, p), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, src_stages));
     }
     vkCmdPipelineBarrier(
         cmd, src_stages ? src_stages : VkPipelineStageFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),

@@ -74,8 +74,8 @@ Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool *
     return recording;
 }
 
-void Recording::transition(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
-                           VkPipelineStageFlags stage)
+VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
+                                   VkPipelineStageFlags stage, VkPipelineStageFlags &src_stages)
 {
     VkImageMemoryBarrier barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
@@ -86,11 +86,19 @@ void Recording::transition(GstVulkanImageMemory *image, VkImageLayout layout, Vk
     barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     barrier.image = image->image;
     barrier.subresourceRange = image->barrier.subresource_range;
-    vkCmdPipelineBarrier(cmd(), stages_or_top(image->barrier.parent.pipeline_stages), stage, 0, 0, nullptr, 0,
-                         nullptr, 1, &barrier);
+    src_stages |= image->barrier.parent.pipeline_stages;
     image->barrier.parent.pipeline_stages = stage;
     image->barrier.parent.access_flags = access;
     image->barrier.image_layout = layout;
+    return barrier;
+}
+
+void Recording::transition(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
+                           VkPipelineStageFlags stage)
+{
+    VkPipelineStageFlags waited = 0;
+    const VkImageMemoryBarrier barrier = image_barrier(image, layout, access, stage, waited);
+    vkCmdPipelineBarrier(cmd(), stages_or_top(waited), stage, 0, 0, nullptr, 0, nullptr, 1, &barrier);
 }
 
 void Recording::transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, VkPipelineStageFlags stage)

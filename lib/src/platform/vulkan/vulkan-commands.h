@@ -19,6 +19,11 @@ namespace g2g::vulkan {
 Error failure(const char *what, GError *error);
 Error failure(const char *what, VkResult result);
 
+// A barrier moving `image` on from the layout, access and stage its memory records to these, which
+// it then records (as GStreamer's Vulkan elements do); `src_stages` gathers the stages to wait for.
+VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
+                                   VkPipelineStageFlags stage, VkPipelineStageFlags &src_stages);
+
 class Recording {
 public:
     // A command buffer of `*pool` (made on `queue` the first time), begun.
