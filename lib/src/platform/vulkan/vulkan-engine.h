@@ -6,8 +6,11 @@
 //
 // lib/src/platform/vulkan/ holds:
 //   vulkan-memory         recognition of GStreamer's Vulkan images and host-visible buffers
+//   gst-vulkan            GStreamer's Vulkan headers with the C linkage some of 1.22's lack
 //   vulkan-engine         Engine (this header): the queue, its command pool, trash list, compute
-//                         pipeline and staging buffers
+//                         pipeline and staging buffers; vulkan-download: its download
+//   vulkan-commands       a recording (barriers from the memories' recorded state, a fenced
+//                         submission, the trash list) and the view's walks in texels
 //   vulkan-view-backend   the ViewBackend of VulkanTexture frames: the view geometry in texels
 //   vulkan-storage-pool   a buffer pool of images a compute shader may write (GStreamer 1.22's
 //                         image pool sets no storage usage)
