@@ -41,6 +41,30 @@ bool CudaContextUse::answer_query(GstElement *element, GstQuery *query)
            gst_cuda_handle_context_query(element, query, GST_CUDA_CONTEXT(context_));
 }
 
+bool CudaContextUse::find_upstream(GstElement *element)
+{
+    if (context_ || !g2g::cuda::available())
+        return context_ != nullptr;
+    GstQuery *query = gst_query_new_context("gst.cuda.context");
+    gst_element_foreach_sink_pad(
+        element,
+        [](GstElement *, GstPad *pad, gpointer data) -> gboolean {
+            return !gst_pad_peer_query(pad, static_cast<GstQuery *>(data)); // stop at the first answer
+        },
+        query);
+    GstContext *context = nullptr;
+    gst_query_parse_context(query, &context);
+    if (context)
+        gst_cuda_handle_set_context(element, context, kAnyDevice, slot(context_));
+    gst_query_unref(query);
+    return context_ != nullptr;
+}
+
+bool CudaContextUse::join(GstElement *element)
+{
+    return context_ || (g2g::cuda::available() && gst_cuda_ensure_element_context(element, kAnyDevice, slot(context_)));
+}
+
 bool CudaContextUse::ensure(GstElement *element)
 {
     if (context_)

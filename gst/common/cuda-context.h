@@ -23,6 +23,14 @@ public:
     // The pipeline's CUDA context (asked of the peers, then the application), or a new one.
     // False, with an element error, when CUDA cannot run here.
     bool ensure(GstElement *element);
+    // The pipeline's CUDA context (asked of the peers, then the application), or a new one, without
+    // an element error when there is none: for a caller that only asks which GPU it is on.
+    bool join(GstElement *element);
+    // The context an upstream peer of `element` holds (a CONTEXT query through its sink pads),
+    // taken without creating one: false when none answers.
+    bool find_upstream(GstElement *element);
+    // The context joined or ensured (a GstCudaContext), or nullptr.
+    gpointer context() const { return context_; }
     // decide_allocation for CUDA output caps: keeps downstream's CUDA pool of our context,
     // else puts a CUDA pool of ours first in `query`.
     bool decide_pool(GstElement *element, GstQuery *query);

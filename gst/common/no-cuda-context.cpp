@@ -15,6 +15,16 @@ bool CudaContextUse::answer_query(GstElement *, GstQuery *)
     return false;
 }
 
+bool CudaContextUse::find_upstream(GstElement *)
+{
+    return false;
+}
+
+bool CudaContextUse::join(GstElement *)
+{
+    return false;
+}
+
 bool CudaContextUse::ensure(GstElement *element)
 {
     post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,

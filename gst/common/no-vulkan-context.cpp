@@ -8,6 +8,10 @@
 
 namespace g2g::element {
 
+void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)>, bool)
+{
+}
+
 void VulkanContextUse::set_context(GstElement *, GstContext *)
 {
 }
@@ -52,6 +56,11 @@ Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *
 bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *)
 {
     return ensure(element);
+}
+
+std::shared_ptr<g2g::vulkan::Engine> VulkanContextUse::engine() const
+{
+    return {};
 }
 
 void VulkanContextUse::release()

@@ -4,6 +4,7 @@
 // to them the same way.
 #include "vulkan-context.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -128,15 +129,38 @@ void VulkanContextUse::set_context(GstElement *element, GstContext *context)
     }
 }
 
+void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted, bool at_join)
+{
+    gpu_wanted_ = std::move(gpu_wanted);
+    provider_ = true;
+    provide_at_join_ = at_join;
+}
+
 bool VulkanContextUse::answer_query(GstElement *element, GstQuery *query)
 {
     if (GST_QUERY_TYPE(query) != GST_QUERY_CONTEXT)
         return false;
-    // These only fill the query in: nothing here calls back into an element.
-    const std::lock_guard lock(lock_);
-    return gst_vulkan_handle_context_query(element, query, nullptr, instance_of(instance_),
-                                           device_of(device_)) ||
-           gst_vulkan_queue_handle_context_query(element, query, queue_of(queue_));
+    const auto answer = [&] {
+        // These only fill the query in: nothing here calls back into an element.
+        const std::lock_guard lock(lock_);
+        return gst_vulkan_handle_context_query(element, query, nullptr, instance_of(instance_),
+                                               device_of(device_)) ||
+               gst_vulkan_queue_handle_context_query(element, query, queue_of(queue_));
+    };
+    if (answer())
+        return true;
+    const char *type = nullptr;
+    gst_query_parse_context_type(query, &type);
+    const bool vulkan = g_strcmp0(type, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR) == 0 ||
+                        g_strcmp0(type, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR) == 0 ||
+                        g_strcmp0(type, GST_VULKAN_QUEUE_CONTEXT_TYPE_STR) == 0;
+    if (!provider_ || !vulkan || providing_.exchange(true))
+        return false;
+    init_debug();
+    GST_INFO_OBJECT(element, "no one has a Vulkan %s: creating the device g2g shares with CUDA", type);
+    const bool made = ensure_queue(element);
+    providing_ = false;
+    return made && answer();
 }
 
 void VulkanContextUse::join(GstElement *element)
@@ -149,6 +173,12 @@ void VulkanContextUse::join(GstElement *element)
         ask(element, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
     if (!holds(instance_))
         ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
+    // A provider's device must exist before the producer upstream opens its own (in its
+    // READY->PAUSED, after ours), so that it takes ours.
+    if (provide_at_join_ && !holds(queue_) && !providing_.exchange(true)) {
+        ensure_queue(element);
+        providing_ = false;
+    }
     const std::lock_guard lock(lock_);
     GST_INFO_OBJECT(element,
                     "joined instance %" GST_PTR_FORMAT ", device %" GST_PTR_FORMAT ", queue %" GST_PTR_FORMAT,
@@ -187,11 +217,26 @@ bool VulkanContextUse::create_device(GstElement *element)
         gst_context_unref(context);
     }
     const Ref<GstObject> instance = held(instance_);
+    if (!instance) {
+        post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(nullptr));
+        return false;
+    }
+    // As gst_vulkan_instance_create_device does (whose create-device signal lets an application
+    // hand its own device here), but with what sharing memory with CUDA needs enabled before the
+    // device opens (no-ops where the driver lacks them: the bridge then says so) and on the GPU
+    // asked for.
+    GstVulkanDevice *made = nullptr;
+    g_signal_emit_by_name(instance.get(), "create-device", &made);
+    if (!made)
+        made = gst_vulkan_device_new_with_index(instance_of(instance), device_index(element, instance_of(instance)));
+    const Ref<GstObject> device = adopt(made);
+    // Only before it opens: GStreamer would list an extension enabled on an open device as enabled.
+    for (const char *extension : {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
+        if (made->device == VK_NULL_HANDLE)
+            gst_vulkan_device_enable_extension(made, extension);
+    }
     GError *error = nullptr;
-    // The instance's create-device signal lets an application hand its own device here.
-    const Ref<GstObject> device =
-        adopt(instance ? gst_vulkan_instance_create_device(instance_of(instance), &error) : nullptr);
-    if (!device) {
+    if (!gst_vulkan_device_open(made, &error)) {
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
         g_clear_error(&error);
         return false;
@@ -220,14 +265,30 @@ bool VulkanContextUse::create_queue(GstElement *element)
     return true;
 }
 
-bool VulkanContextUse::ensure(GstElement *element)
+guint VulkanContextUse::device_index(GstElement *element, GstVulkanInstance *instance)
 {
-    init_debug();
-    {
-        const std::lock_guard lock(lock_);
-        if (engine_)
-            return true;
+    const std::optional<GpuUuid> wanted = gpu_wanted_ ? gpu_wanted_(element) : std::nullopt;
+    if (!wanted)
+        return 0;
+    for (guint i = 0; i < instance->n_physical_devices; ++i) {
+        VkPhysicalDeviceIDProperties ids{};
+        ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+        VkPhysicalDeviceProperties2 properties{};
+        properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+        properties.pNext = &ids;
+        vkGetPhysicalDeviceProperties2(instance->physical_devices[i], &properties);
+        if (std::equal(wanted->begin(), wanted->end(), ids.deviceUUID)) {
+            GST_INFO_OBJECT(element, "opening Vulkan device %u, '%s': the GPU of the pipeline's CUDA context", i,
+                            properties.properties.deviceName);
+            return i;
+        }
     }
+    GST_WARNING_OBJECT(element, "no Vulkan device is the GPU of the pipeline's CUDA context: opening the first");
+    return 0;
+}
+
+bool VulkanContextUse::ensure_queue(GstElement *element)
+{
     // What joined at READY->PAUSED may have been missing then: a producer upstream of us opens
     // its device in its own READY->PAUSED, after ours.
     if (!holds(queue_))
@@ -236,7 +297,18 @@ bool VulkanContextUse::ensure(GstElement *element)
         ask(element, GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
     if (!holds(device_) && !create_device(element))
         return false;
-    if (!holds(queue_) && !create_queue(element))
+    return holds(queue_) || create_queue(element);
+}
+
+bool VulkanContextUse::ensure(GstElement *element)
+{
+    init_debug();
+    {
+        const std::lock_guard lock(lock_);
+        if (engine_)
+            return true;
+    }
+    if (!ensure_queue(element))
         return false;
 
     Ref<GstObject> kept = held(queue_);
@@ -369,6 +441,12 @@ bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
     gst_structure_free(config);
     set_first_allocation_pool(query, pool.get(), size, min, 0);
     return true;
+}
+
+std::shared_ptr<g2g::vulkan::Engine> VulkanContextUse::engine() const
+{
+    const std::lock_guard lock(lock_);
+    return engine_;
 }
 
 void VulkanContextUse::release()

@@ -15,8 +15,16 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+// (GstVulkanInstance, without GStreamer's Vulkan headers in the elements.)
+struct _GstVulkanInstance;
+typedef struct _GstVulkanInstance GstVulkanInstance;
+
+#include <array>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include <g2g/error.h>
 #include <g2g/gst-ref.h>
@@ -27,6 +35,10 @@ class Engine;
 
 namespace g2g::element {
 
+// A GPU's identity as Vulkan (VkPhysicalDeviceIDProperties::deviceUUID) and CUDA
+// (cuDeviceGetUuid) both give it.
+using GpuUuid = std::array<guint8, 16>;
+
 class VulkanContextUse {
 public:
     VulkanContextUse() = default;
@@ -34,14 +46,24 @@ public:
     VulkanContextUse(const VulkanContextUse &) = delete;
     VulkanContextUse &operator=(const VulkanContextUse &) = delete;
 
+    // Makes this a provider, for an element whose Vulkan device must be opened by g2g (one that
+    // shares memory with CUDA needs VK_KHR_external_memory_fd, which no GStreamer 1.22 element
+    // enables, and GStreamer opens a device once): a Vulkan CONTEXT query that no peer or
+    // application answers is answered by creating the instance, device and queue (what ensure
+    // creates) instead of being refused, and with `at_join` join creates them too. The Vulkan
+    // elements around then take g2g's device, since they ask their peers before creating their own.
+    // `gpu_wanted`, when it names a GPU, picks the physical device of that UUID.
+    void provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted, bool at_join);
+
     // GstElementClass::set_context: an instance, device or queue the application, the pipeline or
     // a peer (through join's and ensure's queries) hands us. Taken until ensure made the engine;
     // from then on the engine's device and queue stay until release.
     void set_context(GstElement *element, GstContext *context);
-    // A CONTEXT query reaching one of the element's pads: answered with what we hold.
+    // A CONTEXT query reaching one of the element's pads: answered with what we hold (a provider
+    // creates it first when no one else has it).
     bool answer_query(GstElement *element, GstQuery *query);
     // READY->PAUSED: asks the peers, then the application (NEED_CONTEXT), for the instance, the
-    // device and the queue, creating nothing.
+    // device and the queue, creating nothing (but a provider at join).
     void join(GstElement *element);
     // VulkanImage caps negotiated: the engine on the pipeline's queue. What join did not find is
     // asked for again, else created (an instance, a device, a compute queue of it), and the
@@ -68,6 +90,8 @@ public:
     // unless something in that thread waits for the GPU first (vulkandownload does, every frame).
     // A download there must wait; anywhere else it need not (docs/design-notes.md).
     static bool upload_races(GstElement *element);
+    // The engine ensure made (nullptr before).
+    std::shared_ptr<g2g::vulkan::Engine> engine() const;
     // Drops the engine, the queue, the device and the instance (PAUSED->READY). The engine lives
     // on in the frames it wrote until downstream drops them.
     void release();
@@ -78,6 +102,18 @@ private:
     // What ensure creates when no one has it, its context posted; false with an element error.
     bool create_device(GstElement *element);
     bool create_queue(GstElement *element);
+    // The queue (and its device and instance): asked for, else created. False with an element error.
+    bool ensure_queue(GstElement *element);
+    // The physical device create_device opens: gpu_wanted_'s GPU, else the first.
+    guint device_index(GstElement *element, GstVulkanInstance *instance);
+
+    // Provider settings (provide), set before the element starts.
+    std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted_;
+    bool provider_ = false;
+    bool provide_at_join_ = false;
+    // A provider's creation asks the peers, whose own queries may come back here: they are not
+    // answered by creating again meanwhile.
+    std::atomic<bool> providing_ = false;
 
     // Guards the handles and the engine: set_context comes from the application's thread and
     // CONTEXT queries from the peers' threads, while the streaming thread ensures. A leaf lock:

@@ -17,6 +17,8 @@
 #include "tee-private.h"
 
 #include "common/object-lock.h"
+#include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
+#include "platform/platform.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -116,15 +118,20 @@ GstStructure *stats_of(const TeeCounters &counters)
         gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
         conversions += count;
     }
-    GstStructure *stats =
-        gst_structure_new("g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64,
-                          counters.shares, "copies", G_TYPE_UINT64, counters.copies, "bytes-copied",
-                          G_TYPE_UINT64, counters.bytes_copied, "conversions", G_TYPE_UINT64, conversions,
-                          "bytes-converted", G_TYPE_UINT64, counters.bytes_converted, nullptr);
-    GValue by_pair = G_VALUE_INIT;
-    g_value_init(&by_pair, GST_TYPE_STRUCTURE);
-    g_value_take_boxed(&by_pair, pairs);
-    gst_structure_take_value(stats, "conversions-by-pair", &by_pair);
+    GstStructure *elements = gst_structure_new_empty("converters");
+    for (const auto &[pair, description] : counters.converters)
+        gst_structure_set(elements, pair.c_str(), G_TYPE_STRING, description.c_str(), nullptr);
+    GstStructure *stats = gst_structure_new(
+        "g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64, counters.shares, "copies",
+        G_TYPE_UINT64, counters.copies, "bytes-copied", G_TYPE_UINT64, counters.bytes_copied, "conversions",
+        G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, counters.bytes_converted, "host-round-trips",
+        G_TYPE_UINT64, counters.host_round_trips, nullptr);
+    for (auto [name, structure] : {std::pair{"conversions-by-pair", pairs}, std::pair{"converters-by-pair", elements}}) {
+        GValue value = G_VALUE_INIT;
+        g_value_init(&value, GST_TYPE_STRUCTURE);
+        g_value_take_boxed(&value, structure);
+        gst_structure_take_value(stats, name, &value);
+    }
     return stats;
 }
 
@@ -312,6 +319,8 @@ static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateCh
     const GstStateChangeReturn ret =
         GST_ELEMENT_CLASS(g2g_tee_parent_class)->change_state(element, transition);
     if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+        self->priv->gpu.cuda.release();
+        self->priv->gpu.vulkan.release();
         // The stream is over (streaming has stopped): its conversions go, routes are decided
         // afresh for the next one.
         {
@@ -323,6 +332,16 @@ static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateCh
         state.routes_stale = true;
     }
     return ret;
+}
+
+// What the application or a bin hands the tee (a Vulkan device, a CUDA context): kept for the
+// branches that ask, and handed to the children (the conversions) as GstBin does.
+static void g2g_tee_set_context(GstElement *element, GstContext *context)
+{
+    g2g::tee::TeeGpu &gpu = G2G_TEE(element)->priv->gpu;
+    gpu.cuda.set_context(element, context);
+    gpu.vulkan.set_context(element, context);
+    GST_ELEMENT_CLASS(g2g_tee_parent_class)->set_context(element, context);
 }
 
 static void g2g_tee_dispose(GObject *object)
@@ -413,6 +432,7 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
     element_class->request_new_pad = g2g_tee_request_new_pad;
     element_class->release_pad = g2g_tee_release_pad;
     element_class->change_state = g2g_tee_change_state;
+    element_class->set_context = g2g_tee_set_context;
 
     gst_type_mark_as_plugin_api(pull_mode_get_type(), static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(fan_out_policy_get_type(), static_cast<GstPluginAPIFlags>(0));
@@ -423,6 +443,16 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
 static void g2g_tee_init(G2gTee *self)
 {
     self->priv = new TeePrivate();
+    if (g2g::platform::cuda_vulkan::built()) {
+        g2g::tee::TeeGpu *gpu = &self->priv->gpu;
+        gpu->vulkan.provide(
+            [gpu](GstElement *element) -> std::optional<g2g::element::GpuUuid> {
+                if (!gpu->cuda.find_upstream(element))
+                    return std::nullopt;
+                return g2g::cuda_vulkan::gpu_of_cuda_context(gpu->cuda.context());
+            },
+            false);
+    }
     self->sinkpad = gst_pad_new_from_static_template(&sink_template, "sink");
     gst_pad_set_chain_function(self->sinkpad, g2g::tee::sink_chain);
     gst_pad_set_event_function(self->sinkpad, g2g::tee::sink_event);

@@ -66,6 +66,15 @@ bool converts_to_system(K from)
     return converts[static_cast<std::size_t>(from)];
 }
 
+bool converts_on_device(K from, K to)
+{
+    for (const detail::DeviceRoute &route : detail::domain_info(from).device_routes) {
+        if (route.to == to && route.built() && has_elements(route.converter))
+            return true;
+    }
+    return false;
+}
+
 CapsRef in_domain(const GstCaps *caps, K kind)
 {
     const std::string features(caps_feature(kind));
@@ -83,10 +92,9 @@ CapsRef feedable(const GstCaps *peer_caps)
         return result;
     CapsRef converted = CapsRef::adopt(gst_caps_new_empty());
     for (K from : kAllMemoryDomainKinds) {
-        if (!converts_to_system(from))
-            continue;
         for (guint i = 0; i < gst_caps_get_size(peer_caps); ++i) {
-            if (domain_of(gst_caps_get_features(peer_caps, i)) != K::System)
+            const std::optional<K> to = domain_of(gst_caps_get_features(peer_caps, i));
+            if (!to || *to == from || !(*to == K::System ? converts_to_system(from) : converts_on_device(from, *to)))
                 continue;
             gst_caps_append_structure_full(
                 converted.get(), gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
@@ -109,6 +117,12 @@ CapsRef producible(const GstCaps *upstream_caps)
             gst_caps_append_structure_full(
                 converted.get(), gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
                 gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+        for (K to : kAllMemoryDomainKinds) {
+            if (kind && to != *kind && converts_on_device(*kind, to))
+                gst_caps_append_structure_full(converted.get(),
+                                               gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
+                                               gst_caps_features_from_string(std::string(caps_feature(to)).c_str()));
+        }
     }
     merge(result, std::move(converted));
     return result;

@@ -26,17 +26,21 @@ std::optional<MemoryDomainKind> domain_of(const GstCaps *caps);
 // here (SystemView by g2gmaterialize, VulkanTexture by g2gmaterialize, Cuda by cudadownload).
 bool converts_to_system(MemoryDomainKind from);
 
+// True when an element converts frames of `from` to `to` on the device itself (the domain table's
+// device routes: CUDA and Vulkan through g2gconvert) and exists here.
+bool converts_on_device(MemoryDomainKind from, MemoryDomainKind to);
 // A copy of `caps` whose every structure has the caps features of `kind`.
 CapsRef in_domain(const GstCaps *caps, MemoryDomainKind kind);
 
 // What a branch whose peer takes `peer_caps` can be fed through g2gtee: those caps, and after
-// them every system-memory structure again in each domain g2gtee converts to system memory
-// (ANY stays ANY).
+// them every system-memory structure again in each domain g2gtee converts to system memory, and
+// every structure of a device domain again in each domain converted to it on the device (ANY
+// stays ANY).
 CapsRef feedable(const GstCaps *peer_caps);
 
 // What g2gtee can give a branch when upstream can produce `upstream_caps`: those caps, and after
-// them every structure of a domain g2gtee converts to system memory, again in system memory
-// (ANY stays ANY).
+// them every structure of a domain g2gtee converts to system memory, again in system memory, and
+// again in each domain it converts to on the device (ANY stays ANY).
 CapsRef producible(const GstCaps *upstream_caps);
 
 // `caps` best first: structures some branch takes as they are (`direct`)

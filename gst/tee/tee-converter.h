@@ -5,6 +5,7 @@
 // frame is converted once however many branches take the result.
 #pragma once
 
+#include <g2g/converters.h>
 #include <g2g/error.h>
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
@@ -42,6 +43,8 @@ public:
     MemoryDomainKind to() const { return to_; }
     const std::string &description() const { return description_; } // "vulkandownload"
     const std::string &pair() const { return pair_; }               // "VulkanTexture-to-System"
+    // A download and an upload between two device domains ("cudadownload ! vulkanupload").
+    bool through_host() const { return converts_through_host(from_, to_); }
     GstPad *feeder() const { return feeder_.get(); }
     GstPad *collector() const { return collector_.get(); }
     GstElement *tee() const { return GST_ELEMENT(tee_); }

@@ -245,6 +245,8 @@ GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
     {
         const ObjectLock lock(self);
         ++state.counters.conversions[converter->pair()];
+        state.counters.converters[converter->pair()] = converter->description();
+        state.counters.host_round_trips += converter->through_host() ? 1 : 0;
         state.counters.bytes_converted += converted ? gst_buffer_get_size(buffer) : 0;
     }
     // Called from inside push_through_conversions' push: the branches are the snapshot's.

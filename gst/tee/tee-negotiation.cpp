@@ -20,6 +20,14 @@
 namespace g2g::tee {
 namespace {
 
+// A CONTEXT query no one along the pad's way answered: the tee's own Vulkan device, created if it
+// provides one (TeeGpu).
+gboolean answer_context(G2gTee *self, GstQuery *query)
+{
+    return self->priv->gpu.cuda.answer_query(GST_ELEMENT(self), query) ||
+           self->priv->gpu.vulkan.answer_query(GST_ELEMENT(self), query);
+}
+
 using element::ObjectLock;
 using K = MemoryDomainKind;
 
@@ -166,6 +174,8 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
         }
         return aggregate_allocation(parent, pads, allow_not_linked, query);
     }
+    case GST_QUERY_CONTEXT:
+        return gst_pad_query_default(pad, parent, query) || answer_context(self, query);
     default:
         return gst_pad_query_default(pad, parent, query);
     }
@@ -173,6 +183,8 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
 
 gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query)
 {
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT)
+        return gst_pad_query_default(pad, parent, query) || answer_context(G2G_TEE(parent), query);
     if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
         return gst_pad_query_default(pad, parent, query);
     // What upstream can produce, and those of its domains g2gtee converts, in system memory.
@@ -185,8 +197,10 @@ gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query)
 
 gboolean feeder_query(GstPad *pad, GstObject *, GstQuery *query)
 {
-    // The conversion asks upstream: caps, and contexts (its Vulkan device, its CUDA context).
-    return gst_pad_peer_query(sinkpad_of(pad), query);
+    // The conversion asks upstream: caps, and contexts (its Vulkan device, its CUDA context), which
+    // the tee answers when upstream has none.
+    return gst_pad_peer_query(sinkpad_of(pad), query) ||
+           (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && answer_context(G2G_TEE(converter_of(pad)->tee()), query));
 }
 
 gboolean collector_query(GstPad *pad, GstObject *, GstQuery *query)

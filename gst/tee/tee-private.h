@@ -11,6 +11,9 @@
 #include "tee-pad.h"
 #include "tee-snapshot.h"
 
+#include "common/cuda-context.h"
+#include "common/vulkan-context.h"
+
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
@@ -74,10 +77,13 @@ struct TeeSettings {
 // itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they wrote.
 struct TeeCounters {
     guint64 frames = 0;
+    // Conversions between two device domains through system memory (a download, then an upload).
+    guint64 host_round_trips = 0;
     guint64 shares = 0;
     guint64 copies = 0;
     guint64 bytes_copied = 0;
     std::map<std::string, guint64> conversions;
+    std::map<std::string, std::string> converters; // per pair, the element chain that converts
     guint64 bytes_converted = 0;
 };
 
@@ -117,9 +123,20 @@ struct TeeState {
     FlowTally tally;
 };
 
+// The Vulkan device g2gtee hands the Vulkan elements of its branches and of its conversions when
+// no one upstream has one (a provider, in a build with g2gconvert): the branches' elements ask for
+// it before the tee's own state change, and the device that a CUDA-to-Vulkan conversion writes
+// into must be one that g2g opened with the extension sharing needs. On the GPU of the CUDA
+// context upstream, if any. Their own locks (contexts come from other threads).
+struct TeeGpu {
+    g2g::element::CudaContextUse cuda;
+    g2g::element::VulkanContextUse vulkan;
+};
+
 struct TeePrivate {
     TeeSettings settings;
     TeeState state;
+    TeeGpu gpu;
 };
 
 } // namespace g2g::tee

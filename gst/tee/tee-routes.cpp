@@ -11,6 +11,7 @@
 #include <g2g/tensor-view-meta.h>
 
 #include "common/object-lock.h"
+#include "platform/platform.h"
 
 #include <algorithm>
 
@@ -59,6 +60,24 @@ bool names_views(GstPad *pad, GstCaps *caps)
     return false;
 }
 
+// True when the branch on `pad` names the memory of `target_caps` (another device domain) for
+// frames like them: only such a branch is converted to it on the device. One that takes ANY caps
+// is not: it gets the frames in their own domain, or none.
+bool names_domain(GstPad *pad, K target, const GstCaps *target_caps)
+{
+    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
+    if (!takes || gst_caps_is_any(takes.get()))
+        return false;
+    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
+        if (domain_of(gst_caps_get_features(takes.get(), i)) != target)
+            continue;
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes.get(), i));
+        if (gst_caps_can_intersect(one.get(), target_caps))
+            return true;
+    }
+    return false;
+}
+
 // Why no route reaches the branch on `pad` for frames of `caps`.
 std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
 {
@@ -86,7 +105,9 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     }
     std::string message = wrong_domain_error(category, accepted, upstream).message();
     if (!accepted.contains(K::System))
-        message += " (g2gtee converts frames into system memory only)";
+        message += platform::cuda_vulkan::built()
+                       ? " (g2gtee converts frames into system memory, and between Cuda and VulkanTexture on the GPU)"
+                       : " (g2gtee converts frames into system memory only)";
     return message;
 }
 
@@ -107,75 +128,114 @@ struct Decision {
     Route route = Route::Unresolved;
     Converter *converter = nullptr;
     std::string refusal;
+    K target = K::System; // where a converted branch's frames go
 };
 
+// The domains a device frame of `upstream` reaches on the device itself (CUDA to Vulkan and back,
+// through g2gconvert), as caps: each with `caps` in its memory.
+std::vector<std::pair<K, CapsRef>> device_targets(GstCaps *caps, K upstream)
+{
+    std::vector<std::pair<K, CapsRef>> targets;
+    for (K to : kAllMemoryDomainKinds) {
+        if (to != upstream && converts_on_device(upstream, to))
+            targets.emplace_back(to, in_domain(caps, to));
+    }
+    return targets;
+}
+
 // The route of each linked branch: the frame as it is, else the frame in system memory where
-// g2gtee converts it, else nothing. Views go as they are only to branches that name the view
-// feature; every other branch, whatever its caps (ANY included), gets the one dense frame
-// g2gmaterialize makes of each view for all of them. Caps of an unknown memory type go
-// everywhere as they are.
+// g2gtee converts it, else the frame in another device domain where it converts on the device,
+// else nothing. Views go as they are only to branches that name the view feature; every other
+// branch, whatever its caps (ANY included), gets the one dense frame g2gmaterialize makes of each
+// view for all of them (or, in another device domain, the one g2gconvert writes). Caps of an
+// unknown memory type go everywhere as they are.
 void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *caps, std::optional<K> upstream)
 {
     const bool views = carries_views(caps);
-    // A view over device memory (CUDA memory with the view feature) has no conversion here:
-    // cudadownload would copy the bytes under the view, not the view.
+    // A view over device memory (CUDA memory with the view feature) has no conversion to system
+    // memory here: cudadownload would copy the bytes under the view, not the view. g2gconvert
+    // writes views, so the device routes take them.
     const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream) &&
                              (!views || *upstream == K::SystemView);
     const CapsRef system_caps = convertible ? in_domain(caps, K::System) : CapsRef();
+    const std::vector<std::pair<K, CapsRef>> devices =
+        upstream ? device_targets(caps, *upstream) : std::vector<std::pair<K, CapsRef>>{};
     for (Decision &decision : decisions) {
         GstPad *pad = decision.pad.get();
-        if (!gst_pad_is_linked(pad))
+        if (!gst_pad_is_linked(pad)) {
             decision.route = Route::Unresolved;
-        else if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps))))
-            decision.route = Route::Direct;
-        else if (system_caps && branch_takes(pad, system_caps.get()))
-            decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
-        else {
-            decision.route = Route::Dropped;
-            decision.refusal = refusal(self, pad, caps, *upstream);
+            continue;
         }
+        if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps)))) {
+            decision.route = Route::Direct;
+            continue;
+        }
+        if (system_caps && branch_takes(pad, system_caps.get())) {
+            decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
+            decision.target = K::System;
+            continue;
+        }
+        const auto device = std::find_if(devices.begin(), devices.end(), [&](const std::pair<K, CapsRef> &target) {
+            return names_domain(pad, target.first, target.second.get()) && branch_takes(pad, target.second.get());
+        });
+        if (device != devices.end()) {
+            decision.route = Route::Converted;
+            decision.target = device->first;
+            continue;
+        }
+        decision.route = Route::Dropped;
+        decision.refusal = refusal(self, pad, caps, *upstream);
     }
 }
 
-// The conversion the converted branches share: the one running already, or a new one (`created`).
-// Where none can be made, those branches are dropped, saying why.
-Converter *conversion_for(G2gTee *self, std::vector<Decision> &decisions, K upstream, Converter *&created)
+// The conversions the converted branches share, one per target domain: the one running already,
+// or a new one (added to `created`). Where one cannot be made, its branches are dropped, saying why.
+std::vector<Converter *> conversions_for(G2gTee *self, std::vector<Decision> &decisions, K upstream,
+                                         std::vector<Converter *> &created)
 {
     TeeState &state = self->priv->state;
-    if (std::none_of(decisions.begin(), decisions.end(),
-                     [](const Decision &d) { return d.route == Route::Converted; }))
-        return nullptr;
-    Converter *converter = nullptr;
-    for (const auto &running : state.converters) {
-        if (running->from() == upstream && running->to() == K::System)
-            converter = running.get();
-    }
-    if (converter)
-        return converter;
-    auto made = Converter::create(GST_BIN(self), upstream, K::System, pad_functions());
-    if (made) {
-        created = made->get();
-        state.converters.push_back(std::move(*made));
-        return created;
-    }
-    for (Decision &decision : decisions) {
-        if (decision.route == Route::Converted) {
-            decision.route = Route::Dropped;
-            decision.refusal = std::string("branch ") + GST_OBJECT_NAME(decision.pad.get()) +
-                               " needs system memory: " + made.error().message();
-        }
-    }
-    return nullptr;
-}
-
-// Hands the converted branches `converter`; their names, for the copy-budget's message.
-std::string assign_conversion(std::vector<Decision> &decisions, Converter *converter)
-{
-    std::string converted_pads;
+    std::vector<Converter *> used;
     for (Decision &decision : decisions) {
         if (decision.route != Route::Converted)
             continue;
+        const K target = decision.target;
+        const auto matches = [&](const Converter *c) { return c->from() == upstream && c->to() == target; };
+        if (const auto known = std::find_if(used.begin(), used.end(), matches); known != used.end()) {
+            decision.converter = *known;
+            continue;
+        }
+        Converter *converter = nullptr;
+        for (const auto &running : state.converters) {
+            if (matches(running.get()))
+                converter = running.get();
+        }
+        if (!converter) {
+            auto made = Converter::create(GST_BIN(self), upstream, target, pad_functions());
+            if (!made) {
+                decision.route = Route::Dropped;
+                decision.refusal = std::string("branch ") + GST_OBJECT_NAME(decision.pad.get()) + " needs " +
+                                   (target == K::System ? std::string("system memory")
+                                                        : std::string(name(target)) + " frames") +
+                                   ": " + made.error().message();
+                continue;
+            }
+            converter = made->get();
+            created.push_back(converter);
+            state.converters.push_back(std::move(*made));
+        }
+        used.push_back(converter);
         decision.converter = converter;
+    }
+    return used;
+}
+
+// The names of the branches each conversion feeds, for the copy-budget's message.
+std::string converted_pads_of(const std::vector<Decision> &decisions, const Converter *converter)
+{
+    std::string converted_pads;
+    for (const Decision &decision : decisions) {
+        if (decision.route != Route::Converted || decision.converter != converter)
+            continue;
         converted_pads +=
             (converted_pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(decision.pad.get()));
     }
@@ -216,24 +276,28 @@ std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Deci
 }
 
 // The seed's copy policy: copies plus conversions per frame within copy-budget (-1: unlimited).
-std::optional<Refusal> check_copy_budget(gint budget, const Converter *converter,
-                                         const std::string &converted_pads)
+std::optional<Refusal> check_copy_budget(gint budget, const std::vector<Converter *> &converters,
+                                         const std::vector<Decision> &decisions)
 {
-    const gint conversions_per_frame = converter ? 1 : 0;
+    const gint conversions_per_frame = static_cast<gint>(converters.size());
     if (budget < 0 || conversions_per_frame <= budget)
         return std::nullopt;
-    const std::string from(name(converter->from()));
+    std::string which;
+    for (const Converter *converter : converters)
+        which += (which.empty() ? "" : "; ") + std::string(name(converter->from())) + " to " +
+                 std::string(name(converter->to())) + " by " + converter->description() + " for " +
+                 converted_pads_of(decisions, converter);
+    const std::string from(name(converters.front()->from()));
     return Refusal{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-                   "copy-budget " + std::to_string(budget) +
-                       " exceeded: " + std::to_string(conversions_per_frame) + " conversion per frame, " +
-                       from + " to " + std::string(name(converter->to())) + " by " +
-                       converter->description() + " for " + converted_pads,
+                   "copy-budget " + std::to_string(budget) + " exceeded: " + std::to_string(conversions_per_frame) +
+                       (conversions_per_frame == 1 ? " conversion" : " conversions") + " per frame, " + which,
                    "raise copy-budget, or give those branches a peer that takes " + from};
 }
 
 // Writes the decisions into the branch pads (those not released meanwhile). A branch whose route
 // changed starts from its new source's stream events, and a new conversion from the stream's.
-void apply(G2gTee *self, const std::vector<Decision> &decisions, Converter *created, bool in_caps_event)
+void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vector<Converter *> &created,
+           bool in_caps_event)
 {
     TeeState &state = self->priv->state;
     state.relabel_verified = false;
@@ -261,8 +325,8 @@ void apply(G2gTee *self, const std::vector<Decision> &decisions, Converter *crea
             copy_stream_events(self->sinkpad, pad,
                                {.store = true, .relabel = decision->route == Route::Relabelled});
     }
-    if (created)
-        copy_stream_events(self->sinkpad, created->feeder(), {.store = false, .before_caps = in_caps_event});
+    for (Converter *made : created)
+        copy_stream_events(self->sinkpad, made->feeder(), {.store = false, .before_caps = in_caps_event});
 }
 
 } // namespace
@@ -285,18 +349,19 @@ std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_e
     }
 
     route_branches(self, decisions, caps, upstream);
-    Converter *created = nullptr;
-    Converter *converter = upstream ? conversion_for(self, decisions, *upstream, created) : nullptr;
-    const std::string converted_pads = assign_conversion(decisions, converter);
+    std::vector<Converter *> created;
+    const std::vector<Converter *> used =
+        upstream ? conversions_for(self, decisions, *upstream, created) : std::vector<Converter *>{};
     if (auto refused = apply_fan_out_policy(self, decisions, policy, allow_not_linked))
         return refused;
-    if (auto refused = check_copy_budget(budget, converter, converted_pads))
+    if (auto refused = check_copy_budget(budget, used, decisions))
         return refused;
     apply(self, decisions, created, in_caps_event);
 
     // Conversions no branch needs any more stop.
-    std::erase_if(state.converters,
-                  [&](const std::unique_ptr<Converter> &running) { return running.get() != converter; });
+    std::erase_if(state.converters, [&](const std::unique_ptr<Converter> &running) {
+        return std::find(used.begin(), used.end(), running.get()) == used.end();
+    });
     return std::nullopt;
 }
 

@@ -12,23 +12,28 @@
 
 namespace g2g::caps {
 
-GstCaps *template_caps(bool views, bool dense)
+GstCaps *domain_caps(MemoryDomainKind kind, const std::string &formats, bool views, bool dense)
 {
     std::string text;
-    for (MemoryDomainKind kind : detail::view_domains()) {
-        const std::string formats = detail::format_list(*detail::view_backend(kind));
-        const std::string memory(memory_caps_feature(kind));
-        auto add = [&](const std::string &features) {
-            text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features +
-                    "), format=(string)" + formats +
-                    ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
-        };
-        if (views)
-            add(memory + ", " G2G_CAPS_FEATURE_META_TENSOR_VIEW);
-        if (dense)
-            add(memory);
-    }
+    const std::string memory(memory_caps_feature(kind));
+    auto add = [&](const std::string &features) {
+        text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features + "), format=(string)" + formats +
+                ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
+    };
+    if (views)
+        add(memory + ", " G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+    if (dense)
+        add(memory);
     return gst_caps_from_string(text.c_str());
+}
+
+GstCaps *template_caps(bool views, bool dense)
+{
+    GstCaps *caps = gst_caps_new_empty();
+    for (MemoryDomainKind kind : detail::view_domains())
+        caps = gst_caps_merge(caps,
+                              domain_caps(kind, detail::format_list(*detail::view_backend(kind)), views, dense));
+    return caps;
 }
 
 bool has_view_feature(GstCapsFeatures *features)

@@ -7,12 +7,16 @@
 
 #include <g2g/memory-domain-kind.h>
 
+#include <string>
+
 namespace g2g::caps {
 
 // The caps of a view element's pad, from the view backends this build has: for each domain a
 // view can live in (system memory; CUDA memory with the cuda feature) the formats its backend
 // materializes, with the view feature (`views`) and without it (`dense`), view first.
 GstCaps *template_caps(bool views, bool dense);
+// The same for one domain's memory and the formats `formats` ("{ RGBA, NV12 }").
+GstCaps *domain_caps(MemoryDomainKind kind, const std::string &formats, bool views, bool dense);
 
 // True when the structure's features carry meta:G2gTensorView.
 bool has_view_feature(GstCapsFeatures *features);

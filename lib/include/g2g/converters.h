@@ -13,9 +13,14 @@
 namespace g2g {
 
 // The gst-launch fragment that converts from -> to ("cudadownload", "g2gmaterialize",
-// "cudadownload ! vulkanupload"), or an empty string where GStreamer has no such element.
-// from == to is the empty string too.
+// "g2gconvert" for CUDA to Vulkan on the GPU where this build has it, "d3d11download !
+// vulkanupload"), or an empty string where GStreamer has no such element. from == to is the
+// empty string too.
 std::string converter_between(MemoryDomainKind from, MemoryDomainKind to);
+
+// True when converter_between(from, to) goes through system memory between two other domains
+// (a download, then an upload: a host round trip per frame).
+bool converts_through_host(MemoryDomainKind from, MemoryDomainKind to);
 
 // "<category> reads system memory but received a Cuda frame: insert cudadownload before it,
 // or let caps negotiation settle on system memory". category is the element's name; accepted

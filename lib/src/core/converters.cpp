@@ -10,10 +10,32 @@ namespace g2g {
 using K = MemoryDomainKind;
 using detail::domain_info;
 
+namespace {
+
+// The element that converts from -> to on the device, where this build has one.
+std::string_view device_route(K from, K to)
+{
+    for (const detail::DeviceRoute &route : domain_info(from).device_routes) {
+        if (route.to == to && route.built())
+            return route.converter;
+    }
+    return {};
+}
+
+} // namespace
+
+bool converts_through_host(K from, K to)
+{
+    return from != to && from != K::System && to != K::System && device_route(from, to).empty() &&
+           !converter_between(from, to).empty();
+}
+
 std::string converter_between(K from, K to)
 {
     if (from == to)
         return {};
+    if (std::string_view device = device_route(from, to); !device.empty())
+        return std::string(device);
     if (to == K::System)
         return std::string(domain_info(from).to_system);
     if (from == K::System)

@@ -17,6 +17,9 @@ constexpr std::string_view kSystemTypes[] = {"SystemMemory", "fd", "G2gVulkanDow
 constexpr std::string_view kDmaBufTypes[] = {"dmabuf"};
 constexpr std::string_view kVulkanImageTypes[] = {"VulkanImage"};
 constexpr std::string_view kCudaTypes[] = {"gst.cuda.memory"};
+// CUDA and Vulkan frames cross on the GPU through memory both share (platform/cuda-vulkan/).
+constexpr DeviceRoute kCudaRoutes[] = {{K::VulkanTexture, "g2gconvert", platform::cuda_vulkan::built}};
+constexpr DeviceRoute kVulkanRoutes[] = {{K::Cuda, "g2gconvert", platform::cuda_vulkan::built}};
 constexpr std::string_view kD3D11Types[] = {"G2gD3D11Texture"};
 constexpr std::string_view kCvPixelBufferTypes[] = {"G2gCvPixelBuffer"};
 constexpr std::string_view kWebGPUBufferTypes[] = {"G2gWebGPUBuffer"};
@@ -79,6 +82,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         // (vulkandownload 1.22 waits for the GPU in the streaming thread on every frame).
         .to_system = "g2gmaterialize",
         .from_system = "vulkanupload",
+        .device_routes = kVulkanRoutes,
         .preference = 3,
     },
     {
@@ -103,6 +107,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .host_read = HostRead::Download,
         .to_system = "cudadownload",
         .from_system = "cudaupload",
+        .device_routes = kCudaRoutes,
         .preference = 0,
     },
     {

@@ -36,6 +36,13 @@ enum class HostRead {
 // Returns the new memory (holding `frame` alive), or nullptr where it stays as it is.
 using MakeShareable = GstMemory *(*)(GstBuffer *frame, GstMemory *memory);
 
+// A conversion to another domain on the device itself, by an element of this build.
+struct DeviceRoute {
+    MemoryDomainKind to;
+    std::string_view converter; // the gst-launch fragment
+    bool (*built)();            // whether this build has it (platform hooks)
+};
+
 struct DomainInfo {
     MemoryDomainKind kind;
     std::string_view name; // the seed's
@@ -60,6 +67,9 @@ struct DomainInfo {
     // empty where GStreamer has no such element.
     std::string_view to_system = {};
     std::string_view from_system = {};
+    // Conversions to other device domains that stay on the device (no round trip through host
+    // memory); others go through system memory (to_system, then the target's from_system).
+    std::span<const DeviceRoute> device_routes = {};
     // Position in the GPU-first preference (0 is best): a frame that can stay on a device should.
     unsigned preference;
 };

@@ -9,6 +9,8 @@
 //   vulkan/    GstVulkanImageMemory and host-visible Vulkan buffers, the Vulkan view backend
 //              (a compute shader, shaders/, compiled by glslc and embedded), the fenced download
 //                                                                  none/no-vulkan.cpp without it
+//   cuda-vulkan/  CUDA frames to Vulkan images and back on the GPU, through memory both share
+//              (cuda-vulkan-bridge.h)                                none/no-cuda-vulkan.cpp
 //   dmabuf/    GstDmaBufMemory shared through a dup of its fd         none/no-dmabuf.cpp
 //   handles/   the opaque handles of platforms g2g never links (D3D11, CoreVideo, WebGPU, wgpu)
 #pragma once
@@ -38,6 +40,11 @@ bool is_host_visible_buffer(GstMemory *memory);
 // build without Vulkan.
 const detail::ViewBackend *view_backend();
 } // namespace vulkan
+
+namespace cuda_vulkan {
+// True in a build with the bridge (the cuda and the vulkan feature): g2gconvert exists.
+bool built();
+} // namespace cuda_vulkan
 
 namespace dmabuf {
 // A second GstDmaBufMemory over a dup of `memory`'s fd (no bytes move) that keeps `frame`

@@ -2,6 +2,10 @@
 // The one-line wrong-domain errors and the converters they name.
 #include <g2g/converters.h>
 
+#include <string>
+
+#include "platform/platform.h"
+
 #include <gtest/gtest.h>
 
 using g2g::DomainSet;
@@ -39,9 +43,14 @@ TEST(WrongDomainError, DeviceRequirementNamesTheUpload)
     EXPECT_EQ(
         g2g::wrong_domain_error("enc", {K::Cuda, K::VulkanTexture}, K::VulkanTexture).message().substr(0, 40),
         "enc requires Cuda or VulkanTexture but r");
-    // Device to device goes through system memory.
+    // CUDA to Vulkan stays on the GPU where this build has g2gconvert, else goes through system memory.
     EXPECT_EQ(g2g::wrong_domain_error("enc", {K::VulkanTexture}, K::Cuda).message(),
-              "enc requires VulkanTexture but received a Cuda frame: insert cudadownload ! vulkanupload "
+              std::string("enc requires VulkanTexture but received a Cuda frame: insert ") +
+                  (g2g::platform::cuda_vulkan::built() ? "g2gconvert" : "cudadownload ! vulkanupload") +
+                  " before it, or let caps negotiation settle on memory:VulkanImage");
+    // Other device pairs go through system memory.
+    EXPECT_EQ(g2g::wrong_domain_error("enc", {K::VulkanTexture}, K::D3D11Texture).message(),
+              "enc requires VulkanTexture but received a D3D11Texture frame: insert d3d11download ! vulkanupload "
               "before it, or let caps negotiation settle on memory:VulkanImage");
     EXPECT_EQ(g2g::wrong_domain_error("x", {}, K::System).message(),
               "x accepts no memory domain but received a System frame");
@@ -57,4 +66,12 @@ TEST(Converters, BetweenDomains)
     EXPECT_EQ(g2g::converter_between(K::SystemView, K::Cuda), "g2gmaterialize ! cudaupload");
     EXPECT_EQ(g2g::converter_between(K::Cuda, K::Cuda), "");
     EXPECT_EQ(g2g::converter_between(K::WebGPUBuffer, K::System), "");
+    const bool bridge = g2g::platform::cuda_vulkan::built();
+    EXPECT_EQ(g2g::converter_between(K::Cuda, K::VulkanTexture), bridge ? "g2gconvert" : "cudadownload ! vulkanupload");
+    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::Cuda), bridge ? "g2gconvert" : "g2gmaterialize ! cudaupload");
+    EXPECT_EQ(g2g::converts_through_host(K::Cuda, K::VulkanTexture), !bridge);
+    EXPECT_TRUE(g2g::converts_through_host(K::D3D11Texture, K::VulkanTexture));
+    EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::System));
+    EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::Cuda));
+    EXPECT_FALSE(g2g::converts_through_host(K::WebGPUBuffer, K::Cuda)); // no converter at all
 }

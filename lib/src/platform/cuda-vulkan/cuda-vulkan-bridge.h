@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CUDA-Vulkan bridge: CUDA frames (GstCudaMemory) become VulkanImage frames and back on the
+// GPU both run on, never through host memory. GStreamer 1.22 has no such path (cudadownload !
+// vulkanupload copies every frame down and up again).
+//
+// A frame crosses in memory both APIs address (SharedFrame): Vulkan allocates it exportable, CUDA
+// imports it. At most one pass on the GPU writes it, none when the frame is already there:
+//   CUDA -> Vulkan   one kernel writes the frame (or its view: rotated, cropped) into the shared
+//                    memory, then CUDA is synchronized; the Vulkan face goes on
+//   Vulkan -> CUDA   one image copy (or the view's compute shader) on the pipeline's queue, then
+//                    the queue is waited for; the CUDA face goes on
+//   a face of a frame g2g shares already   goes on as the other face, no pass at all
+// CUDA and Vulkan must be one GPU (their device UUIDs match); anything else is refused naming both.
+//
+// lib/src/platform/cuda-vulkan/ holds:
+//   cuda-vulkan-bridge   Bridge (this header)
+//   cuda-external        the CUDA driver's external-memory calls and device UUIDs, which GStreamer
+//                        1.22's CUDA loader does not load
+//   shared-frame         SharedFrame (linear images in one exportable allocation, imported into
+//                        CUDA) and the pool that reuses them
+//   cuda-shared-memory   a GstCudaMemory over memory g2g holds (1.22 cannot wrap a device pointer)
+// Built with both the cuda and the vulkan feature; none/no-cuda-vulkan.cpp otherwise.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+#include <g2g/gst-ref.h>
+
+namespace g2g::vulkan {
+class Engine;
+}
+
+namespace g2g::cuda_vulkan {
+
+class SharedFrame;
+class SharedFramePool;
+
+// The UUID of the GPU `cuda_context` (a GstCudaContext) works on; nullopt without one or without
+// the bridge. What a Vulkan device is matched with.
+std::optional<std::array<guint8, 16>> gpu_of_cuda_context(gpointer cuda_context);
+
+struct Conversion {
+    BufferRef frame;    // the frame in the other domain (no metadata of the source: the caller's)
+    bool written = false; // a pass on the GPU wrote it; false: the source's own shared memory
+};
+
+class Bridge {
+public:
+    // `cuda_context` (a GstCudaContext) and the engine's Vulkan device must be one GPU, and the
+    // device opened with VK_KHR_external_memory_fd. Refused otherwise, naming both devices.
+    static Result<std::shared_ptr<Bridge>> create(gpointer cuda_context, std::shared_ptr<vulkan::Engine> engine);
+    ~Bridge();
+
+    Bridge(const Bridge &) = delete;
+    Bridge &operator=(const Bridge &) = delete;
+
+    // `view` of the CUDA frame `source` as a dense VulkanImage frame (one linear image per plane,
+    // of the view's format and size). `dense`: the view is the frame's own identity view (no
+    // view meta), so a frame g2g shares already goes on without a pass.
+    Result<Conversion> to_vulkan(GstBuffer *source, const FrameView &view, bool dense);
+    // `view` of the VulkanImage frame `source` as a dense CUDA frame (one GstCudaMemory).
+    Result<Conversion> to_cuda(GstBuffer *source, const FrameView &view, bool dense);
+
+    // Shared frames allocated so far (each exported to CUDA once, then reused).
+    guint64 frames_allocated() const;
+    // "CUDA device 0 'NVIDIA H200' and Vulkan device 'NVIDIA H200' (VkDevice 0x...), GPU a25e9467-..."
+    const std::string &description() const { return description_; }
+
+private:
+    Bridge() = default;
+    // A Vulkan face of `frame` after CUDA wrote it, acquired for the pipeline's queue.
+    Result<BufferRef> vulkan_face_for_readers(SharedFrame &frame);
+
+    gpointer cuda_ = nullptr; // GstCudaContext, one reference
+    std::shared_ptr<vulkan::Engine> engine_;
+    std::shared_ptr<SharedFramePool> pool_;
+    std::string description_;
+};
+
+} // namespace g2g::cuda_vulkan
