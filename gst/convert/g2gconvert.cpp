@@ -180,7 +180,7 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
         state.to_vulkan ? state.bridge->to_vulkan(inbuf, view, dense) : state.bridge->to_cuda(inbuf, view, dense);
     if (!converted)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, converted.error());
-    (converted->written ? state.written : state.shared)++;
+    (converted->passes > 0 ? state.written : state.shared)++;
     GstBuffer *frame = converted->frame.release();
     // Flags, timestamps and the metas transform_meta keeps, as for a frame of a pool.
     GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(trans);

@@ -5,6 +5,8 @@
 
 #include <gst/gst.h>
 
+#include <cstdint>
+
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
 
@@ -26,5 +28,11 @@ bool is_device_frame(GstBuffer *buffer);
 // both devices.
 Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination,
                               bool wait = true);
+
+// The same into device memory that is not a GstCudaMemory (one allocation per plane, as memory
+// imported from Vulkan is): plane p of the dense frame goes to `planes[p]` (a CUdeviceptr) with
+// rows `strides[p]` bytes apart, written on `context` (a GstCudaContext of the source's device).
+Result<void> materialize_into_planes(const FrameView &view, GstBuffer *source, gpointer context,
+                                     const std::uint64_t planes[], const gint strides[], bool wait = true);
 
 } // namespace g2g::cuda

@@ -272,3 +272,94 @@ TEST(VulkanEngineRefusals, AViewOfAnotherDeviceIsRefusedNamingBoth)
 }
 
 } // namespace
+
+// The CUDA bridge's Vulkan half (platform/cuda-vulkan/): a frame copied into a buffer at the
+// planes' offsets and row pitches CUDA reads, the queue then drained. The buffer here is a
+// host-visible one, read back by the CPU, in place of the exported one CUDA imports.
+TEST(VulkanEngineExternalCopy, AFrameLandsInTheBufferAtTheLayoutsOffsetsAndPitches)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    for (const auto &[format, width, height] : {std::tuple{GST_VIDEO_FORMAT_NV12, 64, 48},
+                                                std::tuple{GST_VIDEO_FORMAT_RGBA, 37, 23},
+                                                std::tuple{GST_VIDEO_FORMAT_I420, 320, 2},
+                                                std::tuple{GST_VIDEO_FORMAT_Y444, 16, 9}}) {
+        const std::string what = std::string(gst_video_format_to_string(format)) + " " + std::to_string(width) + "x" +
+                                 std::to_string(height);
+        Uploaded frame = upload(format, width, height);
+        ASSERT_TRUE(frame.images && frame.system) << what;
+        auto engine = Engine::for_device(device_of(frame.images.get()));
+        ASSERT_TRUE(engine) << what;
+        // Rows padded to 256 bytes, planes one after another: what SharedBuffer lays out.
+        GstVideoInfo layout = frame.info;
+        gsize offset = 0;
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&layout); ++p) {
+            const gint row = GST_VIDEO_INFO_COMP_WIDTH(&layout, p) * GST_VIDEO_INFO_COMP_PSTRIDE(&layout, p);
+            GST_VIDEO_INFO_PLANE_STRIDE(&layout, p) = (row + 255) / 256 * 256;
+            GST_VIDEO_INFO_PLANE_OFFSET(&layout, p) = offset;
+            offset += static_cast<gsize>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, p)) *
+                      static_cast<gsize>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p));
+        }
+        GST_VIDEO_INFO_SIZE(&layout) = offset;
+        GstMemory *buffer = gst_vulkan_buffer_memory_alloc(
+            device_of(frame.images.get()), offset, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        ASSERT_TRUE(buffer) << what;
+        g2g::Result<void> copied = (*engine)->copy_to_external_buffer(
+            frame.images.get(), reinterpret_cast<GstVulkanBufferMemory *>(buffer)->buffer, layout);
+        ASSERT_TRUE(copied) << what << ": " << copied.error().message();
+        ASSERT_TRUE((*engine)->finish()) << what;
+        BufferRef read = BufferRef::adopt(gst_buffer_new());
+        gst_buffer_append_memory(read.get(), buffer);
+        gst_buffer_add_video_meta_full(read.get(), GST_VIDEO_FRAME_FLAG_NONE, format, width, height,
+                                       GST_VIDEO_INFO_N_PLANES(&layout), layout.offset, layout.stride);
+        // Sizes whose rows vulkanupload keeps (the design notes' row-length bug).
+        EXPECT_TRUE(uploads_faithfully(frame.info)) << what;
+        EXPECT_EQ(compare_frames(layout, read.get(), frame.info, frame.system.get()), "") << what;
+    }
+}
+
+TEST(VulkanEngineExternalCopy, AFrameOfOtherPlanesOrSizesIsRefused)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
+    ASSERT_TRUE(frame.images);
+    auto engine = Engine::for_device(device_of(frame.images.get()));
+    ASSERT_TRUE(engine);
+    GstMemory *buffer = gst_vulkan_buffer_memory_alloc(device_of(frame.images.get()), 1 << 16,
+                                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+    ASSERT_TRUE(buffer);
+    VkBuffer vk = reinterpret_cast<GstVulkanBufferMemory *>(buffer)->buffer;
+    const GstVideoInfo rgba = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    g2g::Result<void> planes = (*engine)->copy_to_external_buffer(frame.images.get(), vk, rgba);
+    ASSERT_FALSE(planes);
+    EXPECT_EQ(planes.error().message(), "the frame has 2 images but RGBA has 1 planes");
+    const GstVideoInfo bigger = video_info(GST_VIDEO_FORMAT_NV12, 64, 50);
+    g2g::Result<void> size = (*engine)->copy_to_external_buffer(frame.images.get(), vk, bigger);
+    ASSERT_FALSE(size);
+    EXPECT_EQ(size.error().message(), "plane 0 of the frame is 64x48 but NV12's is 64x50");
+    gst_memory_unref(buffer);
+}
+
+TEST(VulkanEngineExternalCopy, ReleasedImagesEndInTheGeneralLayoutRecordedInTheirMemories)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
+    ASSERT_TRUE(frame.images);
+    auto engine = Engine::for_device(device_of(frame.images.get()));
+    ASSERT_TRUE(engine);
+    ASSERT_TRUE((*engine)->release_to_external(frame.images.get()));
+    ASSERT_TRUE((*engine)->finish());
+    for (guint p = 0; p < 2; ++p) {
+        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(frame.images.get(), p));
+        EXPECT_EQ(image->barrier.image_layout, VK_IMAGE_LAYOUT_GENERAL);
+        EXPECT_EQ(image->barrier.parent.access_flags, 0u);
+    }
+    // The frame reads back the same after (g2g's download, which transitions from what was recorded).
+    g2g::Result<BufferRef> read = (*engine)->download(frame.images.get(), frame.info, true);
+    ASSERT_TRUE(read);
+    EXPECT_EQ(compare_frames(frame.info, read->get(), frame.info, frame.system.get()), "");
+}

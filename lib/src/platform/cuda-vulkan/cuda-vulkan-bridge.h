@@ -3,13 +3,15 @@
 // GPU both run on, never through host memory. GStreamer 1.22 has no such path (cudadownload !
 // vulkanupload copies every frame down and up again).
 //
-// A frame crosses in memory both APIs address (SharedFrame): Vulkan allocates it exportable, CUDA
-// imports it. At most one pass on the GPU writes it, none when the frame is already there:
-//   CUDA -> Vulkan   one kernel writes the frame (or its view: rotated, cropped) into the shared
-//                    memory, then CUDA is synchronized; the Vulkan face goes on
-//   Vulkan -> CUDA   one image copy (or the view's compute shader) on the pipeline's queue, then
-//                    the queue is waited for; the CUDA face goes on
-//   a face of a frame g2g shares already   goes on as the other face, no pass at all
+// A frame crosses in memory both APIs address (shared-frame.h): Vulkan allocates it exportable,
+// CUDA imports it. One pass on the GPU writes it, none when the frame is already there:
+//   CUDA -> Vulkan   one kernel writes the frame (or its view: rotated, cropped) into shared linear
+//                    images, CUDA is synchronized, the images are acquired from the external queue
+//                    family on the pipeline's queue; their Vulkan face goes on
+//   Vulkan -> CUDA   one copy of the images into a shared buffer at CUDA pitches on the pipeline's
+//                    queue, released to CUDA, the queue waited for; its CUDA face goes on. A view is
+//                    written by the compute shader first (two passes).
+//   a face of a one-plane frame g2g shares already   goes on as the other face, no pass at all
 // CUDA and Vulkan must be one GPU (their device UUIDs match); anything else is refused naming both.
 //
 // lib/src/platform/cuda-vulkan/ holds:
@@ -39,16 +41,17 @@ class Engine;
 
 namespace g2g::cuda_vulkan {
 
-class SharedFrame;
-class SharedFramePool;
+class SharedImages;
+class SharedBuffer;
+template <typename Frame> class SharedPool;
 
 // The UUID of the GPU `cuda_context` (a GstCudaContext) works on; nullopt without one or without
 // the bridge. What a Vulkan device is matched with.
 std::optional<std::array<guint8, 16>> gpu_of_cuda_context(gpointer cuda_context);
 
 struct Conversion {
-    BufferRef frame;    // the frame in the other domain (no metadata of the source: the caller's)
-    bool written = false; // a pass on the GPU wrote it; false: the source's own shared memory
+    BufferRef frame;  // the frame in the other domain (no metadata of the source: the caller's)
+    guint passes = 0; // passes on the GPU that wrote it; 0: the source's own shared memory
 };
 
 class Bridge {
@@ -70,17 +73,27 @@ public:
 
     // Shared frames allocated so far (each exported to CUDA once, then reused).
     guint64 frames_allocated() const;
+
+    // The error when `cuda` (GPU `cuda_uuid`) and `vulkan` (GPU `vulkan_uuid`) are not one GPU.
+    static std::optional<Error> different_gpus(const std::string &cuda, const std::array<guint8, 16> &cuda_uuid,
+                                               const std::string &vulkan, const std::array<guint8, 16> &vulkan_uuid);
     // "CUDA device 0 'NVIDIA H200' and Vulkan device 'NVIDIA H200' (VkDevice 0x...), GPU a25e9467-..."
     const std::string &description() const { return description_; }
 
 private:
     Bridge() = default;
     // A Vulkan face of `frame` after CUDA wrote it, acquired for the pipeline's queue.
-    Result<BufferRef> vulkan_face_for_readers(SharedFrame &frame);
+    Result<BufferRef> vulkan_face_for_readers(SharedImages &frame);
+    // The dense VulkanImage frame `dense` copied into a shared buffer and released to CUDA.
+    Result<BufferRef> copied_for_cuda(GstBuffer *dense, const GstVideoInfo &info);
 
     gpointer cuda_ = nullptr; // GstCudaContext, one reference
     std::shared_ptr<vulkan::Engine> engine_;
-    std::shared_ptr<SharedFramePool> pool_;
+    std::shared_ptr<SharedPool<SharedImages>> images_;
+    std::shared_ptr<SharedPool<SharedBuffer>> buffers_;
+    // Views of Vulkan frames are written here by the shader before their copy (the engine's pool).
+    Ref<GstBufferPool> staging_;
+    GstVideoInfo staging_info_{};
     std::string description_;
 };
 

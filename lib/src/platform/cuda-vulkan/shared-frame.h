@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// SharedFrame: one frame's bytes that CUDA and Vulkan both address. Vulkan allocates them (one
-// exportable allocation, VK_KHR_external_memory_fd, holding a linear image per plane) and CUDA
-// imports the allocation's fd (cuImportExternalMemory) and maps it as device memory, so the frame
-// is at once a VulkanImage frame (its Vulkan face: GstVulkanImageMemory per plane) and a CUDA frame
-// (its CUDA face: one GstCudaMemory with the images' row pitches and offsets). Whoever writes
-// one face makes its work complete before the other face is handed on (the bridge does).
+// Frames whose bytes CUDA and Vulkan both address. Vulkan allocates them exportable
+// (VK_KHR_external_memory_fd); CUDA imports each allocation's fd (cuImportExternalMemory) and
+// maps it as device memory. Every allocation is dedicated to its one image or buffer: on NVIDIA's
+// driver (580, H200) CUDA's writes into a non-dedicated allocation shared by several images
+// reached Vulkan's readers as zeros past each row's first 32 bytes, while a dedicated one read
+// back exactly (docs/design-notes.md).
 //
+//   SharedImages  one linear image per plane, each in its own allocation: the frame CUDA writes for
+//                 Vulkan (its Vulkan face, GstVulkanImageMemory per plane). A one-plane frame also has
+//                 a CUDA face (one GstCudaMemory over its allocation).
+//   SharedBuffer  one buffer holding every plane at CUDA pitches: the frame Vulkan writes (copies of
+//                 its images) for CUDA (its CUDA face, one GstCudaMemory).
 // Linear images: CUDA addresses memory by pitch, and a linear image's layout is the pitch the
-// driver reports (vkGetImageSubresourceLayout); an optimal image would need a CUDA array per
-// plane, which no GstCudaMemory can hold.
+// driver reports (vkGetImageSubresourceLayout).
 #pragma once
 
 #include <gst/cuda/cuda-gst.h>
@@ -16,7 +20,7 @@
 #include <gst/video/video.h>
 #include "platform/vulkan/gst-vulkan.h"
 
-#include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -26,83 +30,181 @@
 
 namespace g2g::cuda_vulkan {
 
-class SharedFrame : public std::enable_shared_from_this<SharedFrame> {
-public:
-    // The planes of `info` (format and size) as linear images of `device` in one exportable
-    // allocation (a dedicated one for a one-plane format whose driver prefers it), imported into
-    // `cuda`. Refused with the reason: formats without a Vulkan format per plane, images the driver
-    // cannot export, a driver that requires a dedicated allocation per plane of a multi-plane format.
-    // Faces need the frame owned by a std::shared_ptr (a pool's, which takes it back when the last
-    // face is freed).
-    static Result<std::unique_ptr<SharedFrame>> create(GstVulkanDevice *device, GstCudaContext *cuda,
-                                                       const GstVideoInfo &info);
-    ~SharedFrame(); // CUDA's mapping and import first, then the images and the allocation
+// One exportable allocation dedicated to one image or buffer, imported into CUDA and mapped.
+struct SharedAllocation {
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    CUexternalMemory imported = nullptr;
+    CUdeviceptr data = 0;
+};
 
-    SharedFrame(const SharedFrame &) = delete;
-    SharedFrame &operator=(const SharedFrame &) = delete;
+// What both frame kinds hold: their device and CUDA context, and their allocations.
+class SharedMemoryBase {
+public:
+    SharedMemoryBase(const SharedMemoryBase &) = delete;
+    SharedMemoryBase &operator=(const SharedMemoryBase &) = delete;
 
     const GstVideoInfo &info() const { return info_; }
-    // The bytes as CUDA sees them: info()'s format and size with the images' pitches and offsets.
-    const GstVideoInfo &cuda_layout() const { return cuda_layout_; }
     GstVulkanDevice *device() const { return device_; }
-    bool dedicated() const { return dedicated_; }
 
-    // A new VulkanImage frame of this frame's images (one GstVulkanImageMemory per plane), holding
-    // the frame until its memories are freed. Each plane's recorded layout, access and stage carry
-    // over from the last face freed, so the next reader's barrier starts where the last one left.
-    BufferRef vulkan_face();
-    // A new CUDA frame over the bytes (one GstCudaMemory laid out as cuda_layout()), holding the frame.
-    BufferRef cuda_face();
+protected:
+    SharedMemoryBase(GstVulkanDevice *device, GstCudaContext *cuda, const GstVideoInfo &info);
+    ~SharedMemoryBase(); // CUDA's mappings and imports, then the Vulkan allocations
 
-    // The frame behind a face's memory, or nullptr for any other memory.
-    static std::shared_ptr<SharedFrame> of_vulkan_memory(GstMemory *memory);
-    static std::shared_ptr<SharedFrame> of_cuda_memory(GstMemory *memory);
-
-private:
-    SharedFrame() = default;
-    struct FaceHold;
-    static void release_vulkan_plane(gpointer hold);
-    static void release_cuda(gpointer hold);
+    // Allocates `requirements` dedicated to `image` or `buffer`, exportable, and imports it into CUDA.
+    Result<SharedAllocation *> allocate(const VkMemoryRequirements &requirements, VkImage image, VkBuffer buffer);
 
     GstVulkanDevice *device_ = nullptr; // one reference
     GstCudaContext *cuda_ = nullptr;    // one reference
     GstVideoInfo info_{};
-    GstVideoInfo cuda_layout_{};
-    bool dedicated_ = false;
-    std::vector<VkImage> images_;
-    std::vector<VkFormat> formats_;
+    std::vector<SharedAllocation> allocations_;
+};
+
+class SharedImages : public SharedMemoryBase, public std::enable_shared_from_this<SharedImages> {
+public:
+    // Linear images of `info`'s planes (its format and size) of `device`, imported into `cuda`.
+    // Refused with the reason: a plane without a Vulkan format, images the driver cannot copy,
+    // sample or export in linear tiling. Faces need the frame owned by a std::shared_ptr.
+    static Result<std::unique_ptr<SharedImages>> create(GstVulkanDevice *device, GstCudaContext *cuda,
+                                                        const GstVideoInfo &info);
+    ~SharedImages();
+
+    // Where CUDA writes plane p: a device pointer (CUdeviceptr) and its row pitch.
+    void cuda_planes(std::uint64_t planes[], gint strides[]) const;
+
+    // A new VulkanImage frame of the images (one GstVulkanImageMemory per plane) holding this frame
+    // until its memories are freed. Each plane's recorded layout, access and stage carry over from
+    // the last face freed, so the next reader's barrier starts where the last one left.
+    BufferRef vulkan_face();
+    // A one-plane frame's bytes as a CUDA frame (one GstCudaMemory), holding this frame; an empty
+    // reference for more planes (their allocations are apart: no GstCudaMemory holds them).
+    BufferRef cuda_face();
+
+    // The frame behind a face's memory, or nullptr for any other memory.
+    static std::shared_ptr<SharedImages> of_vulkan_memory(GstMemory *memory);
+    static std::shared_ptr<SharedImages> of_cuda_memory(GstMemory *memory);
+
+private:
+    using SharedMemoryBase::SharedMemoryBase;
+    struct Plane {
+        VkImage image = VK_NULL_HANDLE;
+        VkFormat format = VK_FORMAT_UNDEFINED;
+        SharedAllocation *allocation = nullptr;
+        VkDeviceSize offset = 0; // of the image's bytes in its allocation
+        gint pitch = 0;
+    };
+    struct FaceHold;
+    static void release_vulkan_plane(gpointer hold);
+    static void release_cuda(gpointer hold);
+
+    std::vector<Plane> planes_;
     VkImageUsageFlags usage_ = 0;
-    VkDeviceMemory memory_ = VK_NULL_HANDLE;
-    CUexternalMemory imported_ = nullptr;
-    CUdeviceptr data_ = 0;
     // Per plane: the barrier state the last freed Vulkan face left.
     std::mutex lock_;
     std::vector<GstVulkanBarrierImageInfo> barriers_;
 };
 
-// Frames of one layout that no face holds, reused: importing an allocation into CUDA costs far
-// more than a frame's copy. Frames come back when their last face is freed, and are freed with
-// the pool (or when the layout changes).
-class SharedFramePool : public std::enable_shared_from_this<SharedFramePool> {
+class SharedBuffer : public SharedMemoryBase, public std::enable_shared_from_this<SharedBuffer> {
 public:
-    static std::shared_ptr<SharedFramePool> create(GstVulkanDevice *device, GstCudaContext *cuda);
-    ~SharedFramePool();
+    // A buffer of `device` holding `info`'s planes at CUDA-friendly pitches (256-byte rows and
+    // plane starts, which vkCmdCopyImageToBuffer's row lengths in texels and offsets allow),
+    // imported into `cuda`.
+    static Result<std::unique_ptr<SharedBuffer>> create(GstVulkanDevice *device, GstCudaContext *cuda,
+                                                        const GstVideoInfo &info);
+    ~SharedBuffer();
+
+    VkBuffer buffer() const { return buffer_; }
+    // The planes' pitches and offsets in the buffer.
+    const GstVideoInfo &layout() const { return layout_; }
+    // A new CUDA frame over the buffer (one GstCudaMemory laid out as layout()), holding this frame.
+    BufferRef cuda_face();
+
+private:
+    using SharedMemoryBase::SharedMemoryBase;
+    static void release(gpointer hold);
+
+    VkBuffer buffer_ = VK_NULL_HANDLE;
+    GstVideoInfo layout_{};
+};
+
+// Frames of one kind and layout that no face holds, reused: importing an allocation into CUDA
+// costs far more than a frame's copy. A frame comes back when its last face is freed; frames are
+// freed with the pool, or when the layout changes.
+template <typename Frame> class SharedPool : public std::enable_shared_from_this<SharedPool<Frame>> {
+public:
+    static std::shared_ptr<SharedPool> create(GstVulkanDevice *device, GstCudaContext *cuda)
+    {
+        return std::shared_ptr<SharedPool>(new SharedPool(device, cuda));
+    }
+    ~SharedPool()
+    {
+        free_.clear();
+        gst_object_unref(cuda_);
+        gst_object_unref(device_);
+    }
 
     // A frame of `info`'s format and size: a free one, or a new one.
-    Result<std::shared_ptr<SharedFrame>> acquire(const GstVideoInfo &info);
+    Result<std::shared_ptr<Frame>> acquire(const GstVideoInfo &info)
+    {
+        std::unique_ptr<Frame> frame;
+        std::vector<std::unique_ptr<Frame>> stale;
+        {
+            const std::lock_guard lock(lock_);
+            if (!free_.empty() && !same_frame(free_.back()->info(), info))
+                stale.swap(free_);
+            if (!free_.empty()) {
+                frame = std::move(free_.back());
+                free_.pop_back();
+            }
+        }
+        stale.clear(); // outside the lock: freeing imports takes time
+        if (!frame) {
+            Result<std::unique_ptr<Frame>> made = Frame::create(device_, cuda_, info);
+            if (!made)
+                return made.error();
+            ++allocated_;
+            frame = std::move(*made);
+        }
+        const std::weak_ptr<SharedPool> pool = this->weak_from_this();
+        return std::shared_ptr<Frame>(frame.release(), [pool](Frame *done) {
+            if (const std::shared_ptr<SharedPool> owner = pool.lock())
+                owner->give_back(done);
+            else
+                delete done;
+        });
+    }
 
-    // Frames made since the pool was (each an allocation exported to CUDA).
+    // Frames made since the pool was (each allocation exported to CUDA once).
     guint64 allocated() const { return allocated_; }
 
 private:
-    SharedFramePool() = default;
-    void give_back(SharedFrame *frame);
+    SharedPool(GstVulkanDevice *device, GstCudaContext *cuda)
+        : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device))),
+          cuda_(static_cast<GstCudaContext *>(gst_object_ref(cuda)))
+    {
+    }
 
-    GstVulkanDevice *device_ = nullptr;
-    GstCudaContext *cuda_ = nullptr;
+    static bool same_frame(const GstVideoInfo &a, const GstVideoInfo &b)
+    {
+        return GST_VIDEO_INFO_FORMAT(&a) == GST_VIDEO_INFO_FORMAT(&b) &&
+               GST_VIDEO_INFO_WIDTH(&a) == GST_VIDEO_INFO_WIDTH(&b) &&
+               GST_VIDEO_INFO_HEIGHT(&a) == GST_VIDEO_INFO_HEIGHT(&b);
+    }
+
+    void give_back(Frame *frame)
+    {
+        std::unique_ptr<Frame> returned(frame);
+        const std::lock_guard lock(lock_);
+        if (free_.empty() || same_frame(free_.back()->info(), frame->info()))
+            free_.push_back(std::move(returned));
+        // else: a frame of a layout the stream left, freed here
+    }
+
+    GstVulkanDevice *device_;
+    GstCudaContext *cuda_;
     std::mutex lock_;
-    std::vector<std::unique_ptr<SharedFrame>> free_;
-    guint64 allocated_ = 0;
+    std::vector<std::unique_ptr<Frame>> free_;
+    std::atomic<guint64> allocated_ = 0;
 };
 
 } // namespace g2g::cuda_vulkan

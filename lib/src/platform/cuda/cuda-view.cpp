@@ -136,21 +136,69 @@ bool is_device_frame(GstBuffer *buffer)
     return n > 0;
 }
 
-Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination, bool wait)
+namespace {
+
+// What both entry points check of the view and its source: a strided view of one CUDA memory,
+// inside it. The source memory on success.
+Result<GstMemory *> checked_source(const FrameView &view, GstBuffer *source)
 {
     if (!available())
-        return Error(ErrorCode::UnsupportedDomain,
-                     "the CUDA driver library is not available on this machine");
+        return Error(ErrorCode::UnsupportedDomain, "the CUDA driver library is not available on this machine");
     if (!view.strided())
         return refused("this view of " + std::string(gst_video_format_to_string(view.format())) +
                        " has no stride form; CUDA frames materialize only strided views");
     if (gst_buffer_n_memory(source) != 1 || !is_device_frame(source))
         return refused("the source is not one CUDA device memory");
-    if (gst_buffer_n_memory(destination) != 1 || !is_device_frame(destination))
-        return refused("the destination is not one CUDA device memory");
     if (Result<void> inside = view.check_bounds(source); !inside)
         return inside.error();
-    GstMemory *src_memory = gst_buffer_peek_memory(source, 0);
+    return gst_buffer_peek_memory(source, 0);
+}
+
+// One kernel per plane of `view` from `src` into plane p at planes[p] + offsets[p], rows strides[p]
+// apart, on `context` (pushed here); waited for with `wait`.
+Result<void> launch_planes(const FrameView &view, GstCudaContext *context, CUdeviceptr src,
+                           const CUdeviceptr planes[], const gsize offsets[], const gint strides[], bool wait)
+{
+    if (!gst_cuda_context_push(context))
+        return Error(ErrorCode::MapFailed, "cannot make the CUDA context current");
+    Result<void> result{};
+    Result<const Kernels *> kernels = kernels_of_current_context(context);
+    if (!kernels)
+        result = kernels.error();
+    for (unsigned p = 0; kernels && p < view.n_planes(); ++p) {
+        const PlaneView &plane = view.plane(p);
+        const PlaneCopy copy{plane.grid.origin,
+                             plane.grid.col,
+                             plane.grid.row,
+                             static_cast<long long>(offsets[p]),
+                             strides[p],
+                             plane.grid.width,
+                             plane.grid.height,
+                             plane.element_size};
+        if (CUresult r = launch(**kernels, copy, src, planes[p]); r != CUDA_SUCCESS) {
+            result = cuda_error("launching the materialize kernel", r);
+            break;
+        }
+    }
+    // GStreamer 1.22's CUDA memory carries no stream: the frame must be complete when the
+    // next element maps it.
+    if (CUresult r = wait ? CuStreamSynchronize(nullptr) : CUDA_SUCCESS; r != CUDA_SUCCESS && result)
+        result = cuda_error("waiting for the materialize kernel", r);
+    CUcontext popped = nullptr;
+    gst_cuda_context_pop(&popped);
+    return result;
+}
+
+} // namespace
+
+Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffer *destination, bool wait)
+{
+    Result<GstMemory *> checked = checked_source(view, source);
+    if (!checked)
+        return checked.error();
+    if (gst_buffer_n_memory(destination) != 1 || !is_device_frame(destination))
+        return refused("the destination is not one CUDA device memory");
+    GstMemory *src_memory = *checked;
     GstMemory *dst_memory = gst_buffer_peek_memory(destination, 0);
     GstCudaContext *src_context = GST_CUDA_MEMORY_CAST(src_memory)->context;
     GstCudaContext *dst_context = GST_CUDA_MEMORY_CAST(dst_memory)->context;
@@ -171,39 +219,37 @@ Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffe
         gst_memory_unmap(src_memory, &src_map);
         return Error(ErrorCode::MapFailed, "cannot map the destination CUDA memory");
     }
-    Result<void> result{};
-    if (!gst_cuda_context_push(dst_context)) {
-        result = Error(ErrorCode::MapFailed, "cannot make the CUDA context current");
-    } else {
-        Result<const Kernels *> kernels = kernels_of_current_context(dst_context);
-        if (!kernels)
-            result = kernels.error();
-        for (unsigned p = 0; kernels && p < view.n_planes(); ++p) {
-            const PlaneView &plane = view.plane(p);
-            const PlaneCopy copy{plane.grid.origin,
-                                 plane.grid.col,
-                                 plane.grid.row,
-                                 static_cast<long long>(GST_VIDEO_INFO_PLANE_OFFSET(&out, p)),
-                                 GST_VIDEO_INFO_PLANE_STRIDE(&out, p),
-                                 plane.grid.width,
-                                 plane.grid.height,
-                                 plane.element_size};
-            if (CUresult r = launch(**kernels, copy, reinterpret_cast<CUdeviceptr>(src_map.data),
-                                    reinterpret_cast<CUdeviceptr>(dst_map.data));
-                r != CUDA_SUCCESS) {
-                result = cuda_error("launching the materialize kernel", r);
-                break;
-            }
-        }
-        // GStreamer 1.22's CUDA memory carries no stream: the frame must be complete when the
-        // next element maps it.
-        if (CUresult r = wait ? CuStreamSynchronize(nullptr) : CUDA_SUCCESS; r != CUDA_SUCCESS && result)
-            result = cuda_error("waiting for the materialize kernel", r);
-        CUcontext popped = nullptr;
-        gst_cuda_context_pop(&popped);
-    }
+    CUdeviceptr planes[GST_VIDEO_MAX_PLANES];
+    for (CUdeviceptr &plane : planes)
+        plane = reinterpret_cast<CUdeviceptr>(dst_map.data);
+    const Result<void> result = launch_planes(view, dst_context, reinterpret_cast<CUdeviceptr>(src_map.data),
+                                              planes, out.offset, out.stride, wait);
     gst_memory_unmap(dst_memory, &dst_map);
     gst_memory_unmap(src_memory, &src_map);
+    return result;
+}
+
+Result<void> materialize_into_planes(const FrameView &view, GstBuffer *source, gpointer context,
+                                     const std::uint64_t planes[], const gint strides[], bool wait)
+{
+    Result<GstMemory *> checked = checked_source(view, source);
+    if (!checked)
+        return checked.error();
+    GstCudaContext *dst_context = GST_CUDA_CONTEXT(context);
+    GstCudaContext *src_context = GST_CUDA_MEMORY_CAST(*checked)->context;
+    if (src_context != dst_context && device_of(src_context) != device_of(dst_context))
+        return refused("the frame is on CUDA device " + std::to_string(device_of(src_context)) +
+                       " but the output is on CUDA device " + std::to_string(device_of(dst_context)));
+    GstMapInfo src_map;
+    if (!gst_memory_map(*checked, &src_map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
+        return Error(ErrorCode::MapFailed, "cannot map the source CUDA memory");
+    CUdeviceptr destinations[GST_VIDEO_MAX_PLANES] = {};
+    const gsize offsets[GST_VIDEO_MAX_PLANES] = {};
+    for (unsigned p = 0; p < view.n_planes(); ++p)
+        destinations[p] = static_cast<CUdeviceptr>(planes[p]);
+    const Result<void> result = launch_planes(view, dst_context, reinterpret_cast<CUdeviceptr>(src_map.data),
+                                              destinations, offsets, strides, wait);
+    gst_memory_unmap(*checked, &src_map);
     return result;
 }
 

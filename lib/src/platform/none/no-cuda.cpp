@@ -23,6 +23,11 @@ Result<void> materialize_into(const FrameView &, GstBuffer *, GstBuffer *, bool)
     return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
 }
 
+Result<void> materialize_into_planes(const FrameView &, GstBuffer *, gpointer, const std::uint64_t[], const gint[], bool)
+{
+    return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
+}
+
 } // namespace cuda
 
 namespace platform::cuda {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Engine::copy_frame and Engine::finish: a dense VulkanImage frame copied image to image on the
-// GPU (what the CUDA bridge does into the images it shares with CUDA), and the queue drained, so
-// another API may read what this queue's work wrote.
+// What the CUDA bridge asks of the engine: a dense VulkanImage frame copied into a buffer another
+// API shares, images released to that API, and the queue drained, so it may read what this
+// queue's work wrote.
 #include "vulkan-commands.h"
 #include "vulkan-engine.h"
 
@@ -18,60 +18,65 @@ GstVulkanImageMemory *image_at(GstBuffer *buffer, guint index)
 
 } // namespace
 
-Result<void> Engine::copy_frame(GstBuffer *source, GstBuffer *destination)
+Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout)
 {
     const guint planes = gst_buffer_n_memory(source);
-    if (planes == 0 || planes != gst_buffer_n_memory(destination))
-        return Error(ErrorCode::InvalidArgument, "the frames to copy have " + std::to_string(planes) + " and " +
-                                                     std::to_string(gst_buffer_n_memory(destination)) +
-                                                     " images");
+    if (planes != GST_VIDEO_INFO_N_PLANES(&layout))
+        return Error(ErrorCode::InvalidArgument, "the frame has " + std::to_string(planes) + " images but " +
+                                                     GST_VIDEO_INFO_NAME(&layout) + " has " +
+                                                     std::to_string(GST_VIDEO_INFO_N_PLANES(&layout)) + " planes");
     for (guint p = 0; p < planes; ++p) {
-        GstVulkanImageMemory *from = image_at(source, p), *to = image_at(destination, p);
-        if (!from || !to)
+        GstVulkanImageMemory *from = image_at(source, p);
+        if (!from)
             return Error(ErrorCode::InvalidArgument, "a frame to copy holds memory other than Vulkan images");
-        if (from->device->device != device_->device || to->device->device != device_->device)
+        if (from->device->device != device_->device)
             return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
                                                          describe(from->device) + " but the engine works on " +
                                                          describe(device_));
-        if (from->create_info.extent.width != to->create_info.extent.width ||
-            from->create_info.extent.height != to->create_info.extent.height ||
-            from->create_info.format != to->create_info.format)
+        if (from->create_info.extent.width != static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) ||
+            from->create_info.extent.height != static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)))
             return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + " of the frame to copy is " +
-                             std::to_string(from->create_info.extent.width) + "x" +
-                             std::to_string(from->create_info.extent.height) + " (VkFormat " +
-                             std::to_string(from->create_info.format) + ") but its destination is " +
-                             std::to_string(to->create_info.extent.width) + "x" +
-                             std::to_string(to->create_info.extent.height) + " (VkFormat " +
-                             std::to_string(to->create_info.format) + ")");
+                         "plane " + std::to_string(p) + " of the frame is " + std::to_string(from->create_info.extent.width) +
+                             "x" + std::to_string(from->create_info.extent.height) + " but " +
+                             GST_VIDEO_INFO_NAME(&layout) + "'s is " +
+                             std::to_string(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) + "x" +
+                             std::to_string(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)));
     }
     std::lock_guard<std::mutex> guard(lock_);
     Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
     if (!recording)
         return recording.error();
     for (guint p = 0; p < planes; ++p) {
-        GstVulkanImageMemory *from = image_at(source, p), *to = image_at(destination, p);
+        GstVulkanImageMemory *from = image_at(source, p);
         recording->transition(from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT);
-        recording->transition(to, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_TRANSFER_BIT);
-        VkImageCopy region{};
-        region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.extent = {from->create_info.extent.width, from->create_info.extent.height, 1};
-        vkCmdCopyImage(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to->image,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        VkBufferImageCopy region{};
+        region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
+        region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, p) /
+                                                      GST_VIDEO_INFO_COMP_PSTRIDE(&layout, p));
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = {from->create_info.extent.width, from->create_info.extent.height, 1};
+        vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region);
     }
+    // The buffer's memory is another API's next: released to it (the external queue family).
+    VkBufferMemoryBarrier release{};
+    release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
+    release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    release.srcQueueFamilyIndex = queue_->family;
+    release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    release.buffer = buffer;
+    release.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(recording->cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
+                         nullptr, 1, &release, 0, nullptr);
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
-    recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(destination)));
     Result<GstVulkanFence *> fence = recording->submit();
     if (!fence)
         return fence.error();
-    gst_vulkan_fence_unref(*fence); // the trash list keeps its own
+    gst_vulkan_fence_unref(*fence);
     return {};
 }
 
-Result<void> Engine::hand_over(GstBuffer *frame, External direction)
+Result<void> Engine::release_to_external(GstBuffer *frame)
 {
     const guint planes = gst_buffer_n_memory(frame);
     std::lock_guard<std::mutex> guard(lock_);
@@ -81,31 +86,24 @@ Result<void> Engine::hand_over(GstBuffer *frame, External direction)
     for (guint p = 0; p < planes; ++p) {
         GstVulkanImageMemory *image = image_at(frame, p);
         if (!image)
-            return Error(ErrorCode::InvalidArgument, "a frame to hand over holds memory other than Vulkan images");
-        const bool acquire = direction == External::Acquire;
+            return Error(ErrorCode::InvalidArgument, "a frame to release holds memory other than Vulkan images");
         VkImageMemoryBarrier barrier{};
         barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
-        // An acquire waits for nothing of this queue (the other API's writes are done: its caller
-        // synchronized) and makes them visible to everything after; a release makes this queue's
-        // writes available to the other API.
-        barrier.srcAccessMask = acquire ? 0 : image->barrier.parent.access_flags;
-        barrier.dstAccessMask = acquire ? VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT : 0;
+        barrier.srcAccessMask = image->barrier.parent.access_flags;
         barrier.oldLayout = image->barrier.image_layout;
         barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-        barrier.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : queue_->family;
-        barrier.dstQueueFamilyIndex = acquire ? queue_->family : VK_QUEUE_FAMILY_EXTERNAL;
+        barrier.srcQueueFamilyIndex = queue_->family;
+        barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
         barrier.image = image->image;
         barrier.subresourceRange = image->barrier.subresource_range;
-        const VkPipelineStageFlags from =
-            acquire || !image->barrier.parent.pipeline_stages
-                ? static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT)
-                : image->barrier.parent.pipeline_stages;
-        const VkPipelineStageFlags to =
-            acquire ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-        vkCmdPipelineBarrier(recording->cmd(), from, to, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+        const VkPipelineStageFlags from = image->barrier.parent.pipeline_stages
+                                              ? image->barrier.parent.pipeline_stages
+                                              : static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+        vkCmdPipelineBarrier(recording->cmd(), from, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0, nullptr,
+                             1, &barrier);
         image->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
-        image->barrier.parent.access_flags = barrier.dstAccessMask;
-        image->barrier.parent.pipeline_stages = to;
+        image->barrier.parent.access_flags = 0;
+        image->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
     }
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(frame)));
     Result<GstVulkanFence *> fence = recording->submit();

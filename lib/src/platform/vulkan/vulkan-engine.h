@@ -9,8 +9,8 @@
 //   gst-vulkan            GStreamer's Vulkan headers with the C linkage some of 1.22's lack
 //   vulkan-engine         Engine (this header): the queue, its command pool, trash list, compute
 //                         pipeline and staging buffers; vulkan-download: its download;
-//                         vulkan-copy: its image-to-image copy, the hand-over of images
-//                         shared with another API and the wait for the queue
+//                         vulkan-copy: its copies, the release of images to another API, the
+//                         wait for the queue
 //   vulkan-commands       a recording (barriers from the memories' recorded state, a fenced
 //                         submission, the trash list) and the view's walks in texels
 //   vulkan-view-backend   the ViewBackend of VulkanTexture frames: the view geometry in texels
@@ -70,16 +70,15 @@ public:
     // be refilled before its copy ran: docs/design-notes.md).
     Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info, bool wait = false);
 
-    // Copies the dense VulkanImage frame `source` into `destination` (the same planes: images of
-    // the same format and size), image to image on the GPU; returns without waiting (finish does).
-    Result<void> copy_frame(GstBuffer *source, GstBuffer *destination);
+    // Copies the dense VulkanImage frame `source` into `buffer` (memory another API shares, laid out
+    // as `layout`: its planes' offsets and strides, whole texels), and releases the buffer to that
+    // API (the external queue family). Returns without waiting (finish does).
+    Result<void> copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout);
 
-    // Ownership of a frame's images shared with another API (CUDA), as Vulkan's external memory
-    // requires: Acquire after the other API wrote them (its work complete), before any reader on
-    // this queue; Release after this queue wrote them, before the other API reads (finish waits).
-    // Each image ends in VK_IMAGE_LAYOUT_GENERAL, recorded in its memory. Returns without waiting.
-    enum class External { Acquire, Release };
-    Result<void> hand_over(GstBuffer *frame, External direction);
+    // Releases a frame's images, written on this queue, to another API that shares their memory
+    // (CUDA; the external queue family), before it reads them: each ends in
+    // VK_IMAGE_LAYOUT_GENERAL, recorded in its memory. Returns without waiting (finish does).
+    Result<void> release_to_external(GstBuffer *frame);
 
     // Waits until everything submitted to the engine's queue so far has run, by whoever recorded it
     // (GStreamer's elements share the queue): then another API may read what it wrote.
