@@ -62,7 +62,8 @@ bool CudaContextUse::find_upstream(GstElement *element)
 
 bool CudaContextUse::join(GstElement *element)
 {
-    return context_ || (g2g::cuda::available() && gst_cuda_ensure_element_context(element, kAnyDevice, slot(context_)));
+    return context_ ||
+           (g2g::cuda::available() && gst_cuda_ensure_element_context(element, kAnyDevice, slot(context_)));
 }
 
 bool CudaContextUse::ensure(GstElement *element)

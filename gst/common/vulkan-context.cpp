@@ -228,10 +228,12 @@ bool VulkanContextUse::create_device(GstElement *element)
     GstVulkanDevice *made = nullptr;
     g_signal_emit_by_name(instance.get(), "create-device", &made);
     if (!made)
-        made = gst_vulkan_device_new_with_index(instance_of(instance), device_index(element, instance_of(instance)));
+        made = gst_vulkan_device_new_with_index(instance_of(instance),
+                                                device_index(element, instance_of(instance)));
     const Ref<GstObject> device = adopt(made);
     // Only before it opens: GStreamer would list an extension enabled on an open device as enabled.
-    for (const char *extension : {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
+    for (const char *extension :
+         {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
         if (made->device == VK_NULL_HANDLE)
             gst_vulkan_device_enable_extension(made, extension);
     }
@@ -278,12 +280,13 @@ guint VulkanContextUse::device_index(GstElement *element, GstVulkanInstance *ins
         properties.pNext = &ids;
         vkGetPhysicalDeviceProperties2(instance->physical_devices[i], &properties);
         if (std::equal(wanted->begin(), wanted->end(), ids.deviceUUID)) {
-            GST_INFO_OBJECT(element, "opening Vulkan device %u, '%s': the GPU of the pipeline's CUDA context", i,
-                            properties.properties.deviceName);
+            GST_INFO_OBJECT(element, "opening Vulkan device %u, '%s': the GPU of the pipeline's CUDA context",
+                            i, properties.properties.deviceName);
             return i;
         }
     }
-    GST_WARNING_OBJECT(element, "no Vulkan device is the GPU of the pipeline's CUDA context: opening the first");
+    GST_WARNING_OBJECT(element,
+                       "no Vulkan device is the GPU of the pipeline's CUDA context: opening the first");
     return 0;
 }
 

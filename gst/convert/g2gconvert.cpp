@@ -82,8 +82,9 @@ static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection d
     g2g::CapsRef result;
     if (direction == GST_PAD_SINK) {
         // Each domain's frames (views or dense) leave dense in the other.
-        result = g2g::CapsRef::adopt(gst_caps_merge(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture),
-                                                    moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda)));
+        result = g2g::CapsRef::adopt(
+            gst_caps_merge(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture),
+                           moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda)));
     } else {
         const g2g::CapsRef from_cuda =
             g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
@@ -121,7 +122,8 @@ static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, G
 {
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = *self->state;
-    if (!gst_video_info_from_caps(&state.in_info, incaps) || !gst_video_info_from_caps(&state.out_info, outcaps))
+    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
+        !gst_video_info_from_caps(&state.out_info, outcaps))
         return FALSE;
     state.to_vulkan = g2g::detail::kind_of_caps(incaps) == MemoryDomainKind::Cuda;
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
@@ -161,13 +163,14 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     if (!state.to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
-    g2g::Result<g2g::FrameView> identity = carried ? g2g::Result<g2g::FrameView>(*carried)
-                                                   : g2g::FrameView::of_frame(inbuf, state.in_info);
+    g2g::Result<g2g::FrameView> identity =
+        carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(inbuf, state.in_info);
     if (!identity)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
     const g2g::FrameView &view = *identity;
     const GstVideoInfo &out = state.out_info;
-    if (view.format() != GST_VIDEO_INFO_FORMAT(&out) || view.width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(&out)) ||
+    if (view.format() != GST_VIDEO_INFO_FORMAT(&out) ||
+        view.width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(&out)) ||
         view.height() != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&out))) {
         g_autofree gchar *message = g_strdup_printf("the frame is %s %ux%u but the caps say %s %dx%d",
                                                     gst_video_format_to_string(view.format()), view.width(),
@@ -176,8 +179,9 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
     }
     const bool dense = carried == nullptr;
-    g2g::Result<g2g::cuda_vulkan::Conversion> converted =
-        state.to_vulkan ? state.bridge->to_vulkan(inbuf, view, dense) : state.bridge->to_cuda(inbuf, view, dense);
+    g2g::Result<g2g::cuda_vulkan::Conversion> converted = state.to_vulkan
+                                                              ? state.bridge->to_vulkan(inbuf, view, dense)
+                                                              : state.bridge->to_cuda(inbuf, view, dense);
     if (!converted)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, converted.error());
     (converted->passes > 0 ? state.written : state.shared)++;
@@ -242,10 +246,10 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
     object_class->get_property = g2g_convert_get_property;
 
     const auto counter = [&](guint id, const char *name, const char *nick, const char *blurb) {
-        g_object_class_install_property(object_class, id,
-                                        g_param_spec_uint64(name, nick, blurb, 0, G_MAXUINT64, 0,
-                                                            static_cast<GParamFlags>(G_PARAM_READABLE |
-                                                                                     G_PARAM_STATIC_STRINGS)));
+        g_object_class_install_property(
+            object_class, id,
+            g_param_spec_uint64(name, nick, blurb, 0, G_MAXUINT64, 0,
+                                static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
     };
     counter(PROP_FRAMES_WRITTEN, "frames-written", "Frames written",
             "Frames one pass on the GPU (a copy, a view's kernel or shader) wrote into shared memory");

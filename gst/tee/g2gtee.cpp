@@ -122,11 +122,12 @@ GstStructure *stats_of(const TeeCounters &counters)
     for (const auto &[pair, description] : counters.converters)
         gst_structure_set(elements, pair.c_str(), G_TYPE_STRING, description.c_str(), nullptr);
     GstStructure *stats = gst_structure_new(
-        "g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64, counters.shares, "copies",
-        G_TYPE_UINT64, counters.copies, "bytes-copied", G_TYPE_UINT64, counters.bytes_copied, "conversions",
-        G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, counters.bytes_converted, "host-round-trips",
-        G_TYPE_UINT64, counters.host_round_trips, nullptr);
-    for (auto [name, structure] : {std::pair{"conversions-by-pair", pairs}, std::pair{"converters-by-pair", elements}}) {
+        "g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64, counters.shares,
+        "copies", G_TYPE_UINT64, counters.copies, "bytes-copied", G_TYPE_UINT64, counters.bytes_copied,
+        "conversions", G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, counters.bytes_converted,
+        "host-round-trips", G_TYPE_UINT64, counters.host_round_trips, nullptr);
+    for (auto [name, structure] :
+         {std::pair{"conversions-by-pair", pairs}, std::pair{"converters-by-pair", elements}}) {
         GValue value = G_VALUE_INIT;
         g_value_init(&value, GST_TYPE_STRUCTURE);
         g_value_take_boxed(&value, structure);

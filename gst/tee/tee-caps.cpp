@@ -94,7 +94,8 @@ CapsRef feedable(const GstCaps *peer_caps)
     for (K from : kAllMemoryDomainKinds) {
         for (guint i = 0; i < gst_caps_get_size(peer_caps); ++i) {
             const std::optional<K> to = domain_of(gst_caps_get_features(peer_caps, i));
-            if (!to || *to == from || !(*to == K::System ? converts_to_system(from) : converts_on_device(from, *to)))
+            if (!to || *to == from ||
+                !(*to == K::System ? converts_to_system(from) : converts_on_device(from, *to)))
                 continue;
             gst_caps_append_structure_full(
                 converted.get(), gst_structure_copy(gst_caps_get_structure(peer_caps, i)),
@@ -119,9 +120,9 @@ CapsRef producible(const GstCaps *upstream_caps)
                 gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
         for (K to : kAllMemoryDomainKinds) {
             if (kind && to != *kind && converts_on_device(*kind, to))
-                gst_caps_append_structure_full(converted.get(),
-                                               gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
-                                               gst_caps_features_from_string(std::string(caps_feature(to)).c_str()));
+                gst_caps_append_structure_full(
+                    converted.get(), gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
+                    gst_caps_features_from_string(std::string(caps_feature(to)).c_str()));
         }
     }
     merge(result, std::move(converted));

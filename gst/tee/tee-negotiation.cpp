@@ -200,7 +200,8 @@ gboolean feeder_query(GstPad *pad, GstObject *, GstQuery *query)
     // The conversion asks upstream: caps, and contexts (its Vulkan device, its CUDA context), which
     // the tee answers when upstream has none.
     return gst_pad_peer_query(sinkpad_of(pad), query) ||
-           (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && answer_context(G2G_TEE(converter_of(pad)->tee()), query));
+           (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+            answer_context(G2G_TEE(converter_of(pad)->tee()), query));
 }
 
 gboolean collector_query(GstPad *pad, GstObject *, GstQuery *query)

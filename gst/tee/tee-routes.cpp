@@ -105,9 +105,9 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     }
     std::string message = wrong_domain_error(category, accepted, upstream).message();
     if (!accepted.contains(K::System))
-        message += platform::cuda_vulkan::built()
-                       ? " (g2gtee converts frames into system memory, and between Cuda and VulkanTexture on the GPU)"
-                       : " (g2gtee converts frames into system memory only)";
+        message += platform::cuda_vulkan::built() ? " (g2gtee converts frames into system memory, and "
+                                                    "between Cuda and VulkanTexture on the GPU)"
+                                                  : " (g2gtee converts frames into system memory only)";
     return message;
 }
 
@@ -175,9 +175,11 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
             decision.target = K::System;
             continue;
         }
-        const auto device = std::find_if(devices.begin(), devices.end(), [&](const std::pair<K, CapsRef> &target) {
-            return names_domain(pad, target.first, target.second.get()) && branch_takes(pad, target.second.get());
-        });
+        const auto device =
+            std::find_if(devices.begin(), devices.end(), [&](const std::pair<K, CapsRef> &target) {
+                return names_domain(pad, target.first, target.second.get()) &&
+                       branch_takes(pad, target.second.get());
+            });
         if (device != devices.end()) {
             decision.route = Route::Converted;
             decision.target = device->first;
@@ -289,7 +291,8 @@ std::optional<Refusal> check_copy_budget(gint budget, const std::vector<Converte
                  converted_pads_of(decisions, converter);
     const std::string from(name(converters.front()->from()));
     return Refusal{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-                   "copy-budget " + std::to_string(budget) + " exceeded: " + std::to_string(conversions_per_frame) +
+                   "copy-budget " + std::to_string(budget) +
+                       " exceeded: " + std::to_string(conversions_per_frame) +
                        (conversions_per_frame == 1 ? " conversion" : " conversions") + " per frame, " + which,
                    "raise copy-budget, or give those branches a peer that takes " + from};
 }

@@ -17,8 +17,8 @@ GstCaps *domain_caps(MemoryDomainKind kind, const std::string &formats, bool vie
     std::string text;
     const std::string memory(memory_caps_feature(kind));
     auto add = [&](const std::string &features) {
-        text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features + "), format=(string)" + formats +
-                ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
+        text += (text.empty() ? "" : "; ") + std::string("video/x-raw(") + features + "), format=(string)" +
+                formats + ", width=(int)[ 1, max ], height=(int)[ 1, max ], framerate=(fraction)[ 0, max ]";
     };
     if (views)
         add(memory + ", " G2G_CAPS_FEATURE_META_TENSOR_VIEW);
@@ -31,8 +31,8 @@ GstCaps *template_caps(bool views, bool dense)
 {
     GstCaps *caps = gst_caps_new_empty();
     for (MemoryDomainKind kind : detail::view_domains())
-        caps = gst_caps_merge(caps,
-                              domain_caps(kind, detail::format_list(*detail::view_backend(kind)), views, dense));
+        caps = gst_caps_merge(
+            caps, domain_caps(kind, detail::format_list(*detail::view_backend(kind)), views, dense));
     return caps;
 }
 

@@ -40,8 +40,8 @@ struct Options {
 GstBusSyncReply answer_cuda_context(GstBus *, GstMessage *message, gpointer context)
 {
     const gchar *type = nullptr;
-    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_NEED_CONTEXT && gst_message_parse_context_type(message, &type) &&
-        g_strcmp0(type, GST_CUDA_CONTEXT_TYPE) == 0) {
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_NEED_CONTEXT &&
+        gst_message_parse_context_type(message, &type) && g_strcmp0(type, GST_CUDA_CONTEXT_TYPE) == 0) {
         GstContext *answer = gst_context_new_cuda_context(GST_CUDA_CONTEXT(context));
         gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(message)), answer);
         gst_context_unref(answer);
@@ -125,12 +125,13 @@ double rate_of(const SinkClock &clock)
 }
 
 // Frames per second of `frame` pushed again and again through `middle` for `seconds`.
-double pushed_rate(const std::string &middle, GstBuffer *frame, const std::string &caps, GstCudaContext *context,
-                   double seconds)
+double pushed_rate(const std::string &middle, GstBuffer *frame, const std::string &caps,
+                   GstCudaContext *context, double seconds)
 {
-    GstElement *pipeline = launch("appsrc name=src format=time max-buffers=2 block=true caps=\"" + caps + "\" ! " +
-                                      middle + " ! fakesink name=sink sync=false signal-handoffs=true",
-                                  context);
+    GstElement *pipeline =
+        launch("appsrc name=src format=time max-buffers=2 block=true caps=\"" + caps + "\" ! " + middle +
+                   " ! fakesink name=sink sync=false signal-handoffs=true",
+               context);
     GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
     GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
     SinkClock clock;
@@ -177,7 +178,8 @@ double median(std::vector<double> values)
 }
 
 // Medians of alternating runs of ours and the peer's.
-template <typename Run> std::pair<double, double> paired_medians(const Run &ours, const Run &peer, int repeats)
+template <typename Run>
+std::pair<double, double> paired_medians(const Run &ours, const Run &peer, int repeats)
 {
     std::vector<double> a, b;
     for (int r = 0; r < repeats; ++r) {
@@ -214,9 +216,10 @@ int main(int argc, char **argv)
     }
     for (const char *needed : {"g2gconvert", "cudaupload", "cudadownload", "vulkanupload"}) {
         if (!g2g::bench::have_element(needed)) {
-            std::printf("no %s here: nothing to measure (needs an NVIDIA GPU with its Vulkan driver and a g2g built "
-                        "with CUDA and Vulkan)\n",
-                        needed);
+            std::printf(
+                "no %s here: nothing to measure (needs an NVIDIA GPU with its Vulkan driver and a g2g built "
+                "with CUDA and Vulkan)\n",
+                needed);
             return 0;
         }
     }
@@ -238,12 +241,14 @@ int main(int argc, char **argv)
     if (csv)
         std::fprintf(csv, "format,ours_fps,host_fps,ratio\n");
     for (const char *format : {"NV12", "RGBA"}) {
-        const std::string raw = std::string("video/x-raw,format=") + format + ",width=3840,height=2160,framerate=30/1";
+        const std::string raw =
+            std::string("video/x-raw,format=") + format + ",width=3840,height=2160,framerate=30/1";
         const std::string caps = std::string("video/x-raw(memory:CUDAMemory),format=") + format +
                                  ",width=3840,height=2160,framerate=30/1";
         GstBuffer *frame = cuda_frame(raw, context);
         const auto [ours, host] = paired_medians(
-            std::function<double()>([&] { return pushed_rate("g2gconvert", frame, caps, context, options.seconds); }),
+            std::function<double()>(
+                [&] { return pushed_rate("g2gconvert", frame, caps, context, options.seconds); }),
             std::function<double()>([&] {
                 return pushed_rate("cudadownload ! vulkanupload", frame, caps, context, options.seconds);
             }),
@@ -272,9 +277,11 @@ int main(int argc, char **argv)
             }
             const std::string decode = "filesrc location=" + path + " ! h264parse ! nvh264dec";
             const std::string sink = " ! fakesink name=sink sync=false signal-handoffs=true";
-            const auto [ours, alone] = paired_medians(
-                std::function<double()>([&] { return stream_rate(decode + " ! g2gconvert" + sink, context); }),
-                std::function<double()>([&] { return stream_rate(decode + sink, context); }), options.repeats);
+            const auto [ours, alone] =
+                paired_medians(std::function<double()>(
+                                   [&] { return stream_rate(decode + " ! g2gconvert" + sink, context); }),
+                               std::function<double()>([&] { return stream_rate(decode + sink, context); }),
+                               options.repeats);
             std::printf("%-28s %14.1f %14.1f %7.2fx\n", stream, ours, alone, ours / alone);
             if (decode_csv)
                 std::fprintf(decode_csv, "%s,%.2f,%.2f,%.3f\n", stream, ours, alone, ours / alone);

@@ -45,7 +45,7 @@ std::string skip_reason(bool needs_decoder)
 }
 
 #define SKIP_WITHOUT_GPU(needs_decoder)                                                                      \
-    if (const std::string why = skip_reason(needs_decoder); !why.empty())                                     \
+    if (const std::string why = skip_reason(needs_decoder); !why.empty())                                    \
     GTEST_SKIP() << why
 
 // Every frame of `ours` (appsink "sink") equals the same frame of `peer`, visible pixels.
@@ -74,8 +74,9 @@ constexpr const char *kFromVulkan = " ! video/x-raw(memory:VulkanImage) ! vulkan
 // g2g's own download of the images as they are: GStreamer 1.22's vulkandownload shifts the rows of
 // 8-bit planes whose width is not a multiple of 4 (docs/design-notes.md), so frames of such widths
 // are read this way.
-constexpr const char *kFromVulkanExactly = " ! video/x-raw(memory:VulkanImage) ! g2gmaterialize ! video/x-raw "
-                                           "! appsink name=sink sync=false";
+constexpr const char *kFromVulkanExactly =
+    " ! video/x-raw(memory:VulkanImage) ! g2gmaterialize ! video/x-raw "
+    "! appsink name=sink sync=false";
 constexpr const char *kFromCuda = " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw "
                                   "! appsink name=sink sync=false";
 
@@ -98,8 +99,8 @@ g2g::test::PipelineInspector read_counters(const char *name, Counters &into)
 
 std::string source_of(const char *format, const char *size, int frames = 5)
 {
-    return std::string("videotestsrc num-buffers=") + std::to_string(frames) + " pattern=ball ! video/x-raw,format=" +
-           format + "," + size;
+    return std::string("videotestsrc num-buffers=") + std::to_string(frames) +
+           " pattern=ball ! video/x-raw,format=" + format + "," + size;
 }
 
 } // namespace
@@ -112,11 +113,10 @@ TEST(CudaVulkan, DecodedFramesReachVulkanAsCudadownloadSeesThem)
         if (path.empty())
             GTEST_SKIP() << "sample stream " << stream << " not on this machine";
         Counters counters;
-        PipelineRun ours =
-            run_pipeline(decoded(path) + " ! g2gconvert name=convert" + kFromVulkan, {}, kLong,
-                         read_counters("convert", counters));
-        PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
-                                        {}, kLong);
+        PipelineRun ours = run_pipeline(decoded(path) + " ! g2gconvert name=convert" + kFromVulkan, {}, kLong,
+                                        read_counters("convert", counters));
+        PipelineRun peer = run_pipeline(
+            decoded(path) + " ! cudadownload ! video/x-raw ! appsink name=sink sync=false", {}, kLong);
         expect_same_frames(ours, peer, stream);
         // One pass per frame (nvh264dec's memory cannot be exported), none through the host.
         EXPECT_EQ(counters.written, ours.buffers.size()) << stream;
@@ -133,8 +133,8 @@ TEST(CudaVulkan, UploadedFramesReachCudaUnchanged)
         for (const char *size : {"width=1920,height=1080", "width=64,height=48", "width=8,height=2"}) {
             const std::string what = std::string(format) + " " + size;
             Counters counters;
-            PipelineRun ours = run_pipeline(source_of(format, size) + " ! vulkanupload ! g2gconvert name=convert" +
-                                                kFromCuda,
+            PipelineRun ours = run_pipeline(source_of(format, size) +
+                                                " ! vulkanupload ! g2gconvert name=convert" + kFromCuda,
                                             {}, kLong, read_counters("convert", counters));
             PipelineRun peer = run_pipeline(source_of(format, size) + " ! appsink name=sink");
             expect_same_frames(ours, peer, what);
@@ -164,13 +164,15 @@ TEST(CudaVulkan, RotatedCudaViewReachesVulkanWrittenByOneKernel)
     const std::string path = g2g::test::media_path(kStreams[0]);
     if (path.empty())
         GTEST_SKIP() << "sample stream " << kStreams[0] << " not on this machine";
-    for (const char *view : {"video-direction=90r", "video-direction=ur-ll left=17 top=9 right=31 bottom=5"}) {
+    for (const char *view :
+         {"video-direction=90r", "video-direction=ur-ll left=17 top=9 right=31 bottom=5"}) {
         Counters counters;
-        PipelineRun ours = run_pipeline(decoded(path) + " ! g2gview " + view +
-                                            " ! video/x-raw(memory:CUDAMemory, meta:G2gTensorView) ! g2gconvert "
-                                            "name=convert" +
-                                            kFromVulkanExactly,
-                                        {}, kLong, read_counters("convert", counters));
+        PipelineRun ours =
+            run_pipeline(decoded(path) + " ! g2gview " + view +
+                             " ! video/x-raw(memory:CUDAMemory, meta:G2gTensorView) ! g2gconvert "
+                             "name=convert" +
+                             kFromVulkanExactly,
+                         {}, kLong, read_counters("convert", counters));
         PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! video/x-raw ! g2gview " + view +
                                             " ! video/x-raw ! appsink name=sink sync=false",
                                         {}, kLong);
@@ -186,10 +188,11 @@ TEST(CudaVulkan, VulkanViewReachesCudaAsVideoflipWritesIt)
         for (const char *method : {"90r", "vert", "ul-lr"}) {
             const std::string what = std::string(format) + " " + method;
             const std::string source = source_of(format, "width=640,height=480");
-            PipelineRun ours = run_pipeline(source + " ! vulkanupload ! g2gview video-direction=" + method +
-                                            " ! video/x-raw(memory:VulkanImage, meta:G2gTensorView) ! g2gconvert" +
-                                            kFromCuda);
-            PipelineRun peer = run_pipeline(source + " ! videoflip video-direction=" + method + " ! appsink name=sink");
+            PipelineRun ours = run_pipeline(
+                source + " ! vulkanupload ! g2gview video-direction=" + method +
+                " ! video/x-raw(memory:VulkanImage, meta:G2gTensorView) ! g2gconvert" + kFromCuda);
+            PipelineRun peer =
+                run_pipeline(source + " ! videoflip video-direction=" + method + " ! appsink name=sink");
             expect_same_frames(ours, peer, what);
         }
     }
@@ -203,9 +206,9 @@ TEST(CudaVulkan, FramesG2gSharesAlreadyCrossBackWithoutAPass)
     SKIP_WITHOUT_GPU(false);
     struct Case {
         const char *format;
-        const char *upload;   // the first domain
-        const char *between;  // caps between the two converters
-        const char *to_host;  // the second converter's output, to the appsink
+        const char *upload;    // the first domain
+        const char *between;   // caps between the two converters
+        const char *to_host;   // the second converter's output, to the appsink
         guint64 second_shared; // frames the second converter handed on with no pass
     };
     const Case cases[] = {
@@ -218,13 +221,12 @@ TEST(CudaVulkan, FramesG2gSharesAlreadyCrossBackWithoutAPass)
         const std::string what = std::string(c.format) + " from " + c.upload;
         const std::string source = source_of(c.format, "width=640,height=480", 8);
         Counters first, second;
-        PipelineRun ours = run_pipeline(
-            source + " ! " + c.upload + " ! g2gconvert name=first ! " + c.between + " ! g2gconvert name=second" +
-                c.to_host,
-            {}, kLong, [&](GstBin *bin) {
-                read_counters("first", first)(bin);
-                read_counters("second", second)(bin);
-            });
+        PipelineRun ours = run_pipeline(source + " ! " + c.upload + " ! g2gconvert name=first ! " +
+                                            c.between + " ! g2gconvert name=second" + c.to_host,
+                                        {}, kLong, [&](GstBin *bin) {
+                                            read_counters("first", first)(bin);
+                                            read_counters("second", second)(bin);
+                                        });
         PipelineRun peer = run_pipeline(source + " ! appsink name=sink");
         expect_same_frames(ours, peer, what);
         EXPECT_EQ(first.written, 8u) << what;
@@ -241,16 +243,17 @@ TEST(CudaVulkan, DifferentGpusAreRefusedNamingBoth)
                                          0x5f, 0x27, 0x33, 0x3f, 0x13, 0xf7, 0xc1, 0x07};
     std::array<guint8, 16> other = h200;
     other[15] = 0x08;
-    EXPECT_FALSE(g2g::cuda_vulkan::Bridge::different_gpus("CUDA device 0 'NVIDIA H200'", h200,
-                                                           "Vulkan device 'NVIDIA H200' (VkDevice 0x1)", h200));
+    EXPECT_FALSE(g2g::cuda_vulkan::Bridge::different_gpus(
+        "CUDA device 0 'NVIDIA H200'", h200, "Vulkan device 'NVIDIA H200' (VkDevice 0x1)", h200));
     const std::optional<g2g::Error> refused = g2g::cuda_vulkan::Bridge::different_gpus(
         "CUDA device 0 'NVIDIA H200'", h200, "Vulkan device 'llvmpipe' (VkDevice 0x1)", other);
     ASSERT_TRUE(refused);
-    EXPECT_EQ(refused->message(),
-              "the CUDA device 0 'NVIDIA H200' (GPU a25e9467-420c-c8e9-5f27-333f13f7c107) and the Vulkan device "
-              "'llvmpipe' (VkDevice 0x1) (GPU a25e9467-420c-c8e9-5f27-333f13f7c108) are different GPUs: CUDA and "
-              "Vulkan share memory only on one GPU; give the pipeline the Vulkan device of that GPU (GstContext "
-              "gst.vulkan.device) or the CUDA context of the Vulkan device's GPU (gst.cuda.context)");
+    EXPECT_EQ(
+        refused->message(),
+        "the CUDA device 0 'NVIDIA H200' (GPU a25e9467-420c-c8e9-5f27-333f13f7c107) and the Vulkan device "
+        "'llvmpipe' (VkDevice 0x1) (GPU a25e9467-420c-c8e9-5f27-333f13f7c108) are different GPUs: CUDA and "
+        "Vulkan share memory only on one GPU; give the pipeline the Vulkan device of that GPU (GstContext "
+        "gst.vulkan.device) or the CUDA context of the Vulkan device's GPU (gst.cuda.context)");
 }
 
 TEST(CudaVulkan, SharedFramesAreReusedNotAllocatedPerFrame)
@@ -260,8 +263,8 @@ TEST(CudaVulkan, SharedFramesAreReusedNotAllocatedPerFrame)
     if (path.empty())
         GTEST_SKIP() << "sample stream " << kStreams[0] << " not on this machine";
     Counters counters;
-    PipelineRun run = run_pipeline(decoded(path) + " ! g2gconvert name=convert ! vulkandownload ! fakesink", {},
-                                   kLong, read_counters("convert", counters));
+    PipelineRun run = run_pipeline(decoded(path) + " ! g2gconvert name=convert ! vulkandownload ! fakesink",
+                                   {}, kLong, read_counters("convert", counters));
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(counters.written, 300u);
     EXPECT_GE(counters.allocated, 1u);
@@ -276,28 +279,30 @@ TEST(CudaVulkan, TeeFeedsCudaVulkanAndSystemBranchesWithoutAHostRoundTrip)
         GTEST_SKIP() << "sample stream " << kStreams[0] << " not on this machine";
     guint64 to_vulkan = 0, to_system = 0, round_trips = 99, frames = 0;
     std::string vulkan_converter;
-    PipelineRun ours = run_pipeline(
-        decoded(path) +
-            " ! g2gtee name=t"
-            " t. ! queue ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=cuda sync=false"
-            " t. ! queue ! video/x-raw(memory:VulkanImage) ! vulkandownload ! video/x-raw ! appsink name=vulkan sync=false"
-            " t. ! queue ! video/x-raw ! appsink name=sink sync=false",
-        {}, kLong, [&](GstBin *bin) {
-            GstElement *tee = gst_bin_get_by_name(bin, "t");
-            frames = g2g::test::tee_stat(tee, "frames");
-            to_vulkan = g2g::test::tee_conversions(tee, "Cuda-to-VulkanTexture");
-            to_system = g2g::test::tee_conversions(tee, "Cuda-to-System");
-            round_trips = g2g::test::tee_stat(tee, "host-round-trips");
-            GstStructure *stats = nullptr;
-            g_object_get(tee, "stats", &stats, nullptr);
-            const GstStructure *elements = gst_value_get_structure(gst_structure_get_value(stats, "converters-by-pair"));
-            if (const char *name = gst_structure_get_string(elements, "Cuda-to-VulkanTexture"))
-                vulkan_converter = name;
-            gst_structure_free(stats);
-            gst_object_unref(tee);
-        });
-    PipelineRun peer = run_pipeline(decoded(path) + " ! cudadownload ! video/x-raw ! appsink name=sink sync=false",
-                                    {}, kLong);
+    PipelineRun ours =
+        run_pipeline(decoded(path) + " ! g2gtee name=t"
+                                     " t. ! queue ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+                                     "video/x-raw ! appsink name=cuda sync=false"
+                                     " t. ! queue ! video/x-raw(memory:VulkanImage) ! vulkandownload ! "
+                                     "video/x-raw ! appsink name=vulkan sync=false"
+                                     " t. ! queue ! video/x-raw ! appsink name=sink sync=false",
+                     {}, kLong, [&](GstBin *bin) {
+                         GstElement *tee = gst_bin_get_by_name(bin, "t");
+                         frames = g2g::test::tee_stat(tee, "frames");
+                         to_vulkan = g2g::test::tee_conversions(tee, "Cuda-to-VulkanTexture");
+                         to_system = g2g::test::tee_conversions(tee, "Cuda-to-System");
+                         round_trips = g2g::test::tee_stat(tee, "host-round-trips");
+                         GstStructure *stats = nullptr;
+                         g_object_get(tee, "stats", &stats, nullptr);
+                         const GstStructure *elements =
+                             gst_value_get_structure(gst_structure_get_value(stats, "converters-by-pair"));
+                         if (const char *name = gst_structure_get_string(elements, "Cuda-to-VulkanTexture"))
+                             vulkan_converter = name;
+                         gst_structure_free(stats);
+                         gst_object_unref(tee);
+                     });
+    PipelineRun peer = run_pipeline(
+        decoded(path) + " ! cudadownload ! video/x-raw ! appsink name=sink sync=false", {}, kLong);
     for (const char *branch : {"cuda", "vulkan", "sink"})
         expect_same_frames(ours, peer, std::string("branch ") + branch, branch);
     EXPECT_EQ(frames, 300u);
@@ -313,9 +318,11 @@ TEST(CudaVulkan, TeeFeedsACudaBranchFromVulkanFrames)
     const std::string source = source_of("NV12", "width=640,height=480", 6);
     guint64 to_cuda = 0, round_trips = 99;
     PipelineRun ours = run_pipeline(
-        source + " ! vulkanupload ! g2gtee name=t"
-                 " t. ! queue ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=cuda"
-                 " t. ! queue ! video/x-raw(memory:VulkanImage) ! vulkandownload ! video/x-raw ! appsink name=sink",
+        source +
+            " ! vulkanupload ! g2gtee name=t"
+            " t. ! queue ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=cuda"
+            " t. ! queue ! video/x-raw(memory:VulkanImage) ! vulkandownload ! video/x-raw ! appsink "
+            "name=sink",
         {}, kLong, [&](GstBin *bin) {
             GstElement *tee = gst_bin_get_by_name(bin, "t");
             to_cuda = g2g::test::tee_conversions(tee, "VulkanTexture-to-Cuda");
@@ -335,19 +342,21 @@ TEST(CudaVulkan, DeviceOpenedWithoutTheSharingExtensionIsRefusedByName)
     // The application's device, opened by GStreamer without VK_KHR_external_memory_fd.
     g2g::test::SharedVulkanDevice device;
     PipelineRun run = run_pipeline(
-        source_of("NV12", "width=64,height=48", 2) + " ! vulkanupload ! g2gconvert name=convert" + kFromCuda, {},
-        kLong, {}, [&](GstBin *pipeline) { device.give_to(GST_ELEMENT(pipeline)); });
+        source_of("NV12", "width=64,height=48", 2) + " ! vulkanupload ! g2gconvert name=convert" + kFromCuda,
+        {}, kLong, {}, [&](GstBin *pipeline) { device.give_to(GST_ELEMENT(pipeline)); });
     EXPECT_EQ(run.error_source, "convert");
-    EXPECT_NE(run.error.find("was opened without VK_KHR_external_memory_fd, which sharing memory with CUDA needs"),
-              std::string::npos)
+    EXPECT_NE(
+        run.error.find("was opened without VK_KHR_external_memory_fd, which sharing memory with CUDA needs"),
+        std::string::npos)
         << run.error;
 }
 
 TEST(CudaVulkan, FormatsNeitherSideSharesAreRefusedInCaps)
 {
     SKIP_WITHOUT_GPU(false);
-    PipelineRun run = run_pipeline(source_of("YUY2", "width=64,height=48", 2) +
-                                   " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gconvert" + kFromVulkan);
+    PipelineRun run =
+        run_pipeline(source_of("YUY2", "width=64,height=48", 2) +
+                     " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gconvert" + kFromVulkan);
     // Refused in caps (YUY2 is in neither side's formats): the pipeline does not even link.
     EXPECT_NE(run.error.find("could not link cudaupload"), std::string::npos) << run.error;
     EXPECT_NE(run.error.find("to g2gconvert"), std::string::npos) << run.error;

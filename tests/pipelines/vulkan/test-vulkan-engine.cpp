@@ -280,12 +280,11 @@ TEST(VulkanEngineExternalCopy, AFrameLandsInTheBufferAtTheLayoutsOffsetsAndPitch
 {
     if (!have_vulkan_device())
         GTEST_SKIP() << "no Vulkan device on this machine";
-    for (const auto &[format, width, height] : {std::tuple{GST_VIDEO_FORMAT_NV12, 64, 48},
-                                                std::tuple{GST_VIDEO_FORMAT_RGBA, 37, 23},
-                                                std::tuple{GST_VIDEO_FORMAT_I420, 320, 2},
-                                                std::tuple{GST_VIDEO_FORMAT_Y444, 16, 9}}) {
-        const std::string what = std::string(gst_video_format_to_string(format)) + " " + std::to_string(width) + "x" +
-                                 std::to_string(height);
+    for (const auto &[format, width, height] :
+         {std::tuple{GST_VIDEO_FORMAT_NV12, 64, 48}, std::tuple{GST_VIDEO_FORMAT_RGBA, 37, 23},
+          std::tuple{GST_VIDEO_FORMAT_I420, 320, 2}, std::tuple{GST_VIDEO_FORMAT_Y444, 16, 9}}) {
+        const std::string what = std::string(gst_video_format_to_string(format)) + " " +
+                                 std::to_string(width) + "x" + std::to_string(height);
         Uploaded frame = upload(format, width, height);
         ASSERT_TRUE(frame.images && frame.system) << what;
         auto engine = Engine::for_device(device_of(frame.images.get()));
@@ -327,9 +326,9 @@ TEST(VulkanEngineExternalCopy, AFrameOfOtherPlanesOrSizesIsRefused)
     ASSERT_TRUE(frame.images);
     auto engine = Engine::for_device(device_of(frame.images.get()));
     ASSERT_TRUE(engine);
-    GstMemory *buffer = gst_vulkan_buffer_memory_alloc(device_of(frame.images.get()), 1 << 16,
-                                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+    GstMemory *buffer =
+        gst_vulkan_buffer_memory_alloc(device_of(frame.images.get()), 1 << 16,
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
     ASSERT_TRUE(buffer);
     VkBuffer vk = reinterpret_cast<GstVulkanBufferMemory *>(buffer)->buffer;
     const GstVideoInfo rgba = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);

@@ -49,9 +49,10 @@ TEST(WrongDomainError, DeviceRequirementNamesTheUpload)
                   (g2g::platform::cuda_vulkan::built() ? "g2gconvert" : "cudadownload ! vulkanupload") +
                   " before it, or let caps negotiation settle on memory:VulkanImage");
     // Other device pairs go through system memory.
-    EXPECT_EQ(g2g::wrong_domain_error("enc", {K::VulkanTexture}, K::D3D11Texture).message(),
-              "enc requires VulkanTexture but received a D3D11Texture frame: insert d3d11download ! vulkanupload "
-              "before it, or let caps negotiation settle on memory:VulkanImage");
+    EXPECT_EQ(
+        g2g::wrong_domain_error("enc", {K::VulkanTexture}, K::D3D11Texture).message(),
+        "enc requires VulkanTexture but received a D3D11Texture frame: insert d3d11download ! vulkanupload "
+        "before it, or let caps negotiation settle on memory:VulkanImage");
     EXPECT_EQ(g2g::wrong_domain_error("x", {}, K::System).message(),
               "x accepts no memory domain but received a System frame");
 }
@@ -67,8 +68,10 @@ TEST(Converters, BetweenDomains)
     EXPECT_EQ(g2g::converter_between(K::Cuda, K::Cuda), "");
     EXPECT_EQ(g2g::converter_between(K::WebGPUBuffer, K::System), "");
     const bool bridge = g2g::platform::cuda_vulkan::built();
-    EXPECT_EQ(g2g::converter_between(K::Cuda, K::VulkanTexture), bridge ? "g2gconvert" : "cudadownload ! vulkanupload");
-    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::Cuda), bridge ? "g2gconvert" : "g2gmaterialize ! cudaupload");
+    EXPECT_EQ(g2g::converter_between(K::Cuda, K::VulkanTexture),
+              bridge ? "g2gconvert" : "cudadownload ! vulkanupload");
+    EXPECT_EQ(g2g::converter_between(K::VulkanTexture, K::Cuda),
+              bridge ? "g2gconvert" : "g2gmaterialize ! cudaupload");
     EXPECT_EQ(g2g::converts_through_host(K::Cuda, K::VulkanTexture), !bridge);
     EXPECT_TRUE(g2g::converts_through_host(K::D3D11Texture, K::VulkanTexture));
     EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::System));

@@ -25,7 +25,8 @@ Error cuda_failure(const char *what, CUresult result)
 {
     const char *name = nullptr;
     CuGetErrorName(result, &name);
-    return Error(ErrorCode::MapFailed, std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
+    return Error(ErrorCode::MapFailed,
+                 std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
 }
 
 Result<const CudaExternal *> cuda_external()
@@ -47,7 +48,8 @@ Result<const CudaExternal *> cuda_external()
             {library && load(library, "cuImportExternalMemory", c.import_memory), "cuImportExternalMemory"},
             {library && load(library, "cuExternalMemoryGetMappedBuffer", c.mapped_buffer),
              "cuExternalMemoryGetMappedBuffer"},
-            {library && load(library, "cuDestroyExternalMemory", c.destroy_memory), "cuDestroyExternalMemory"},
+            {library && load(library, "cuDestroyExternalMemory", c.destroy_memory),
+             "cuDestroyExternalMemory"},
             {library && load(library, "cuDeviceGetUuid_v2", c.device_uuid), "cuDeviceGetUuid_v2"},
         };
         for (const auto &[ok, name] : found) {

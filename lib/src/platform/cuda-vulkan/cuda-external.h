@@ -19,7 +19,8 @@ using Uuid = std::array<std::uint8_t, 16>;
 
 struct CudaExternal {
     CUresult (*import_memory)(CUexternalMemory *, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *) = nullptr;
-    CUresult (*mapped_buffer)(CUdeviceptr *, CUexternalMemory, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *) = nullptr;
+    CUresult (*mapped_buffer)(CUdeviceptr *, CUexternalMemory,
+                              const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *) = nullptr;
     CUresult (*destroy_memory)(CUexternalMemory) = nullptr;
     CUresult (*device_uuid)(CUuuid *, CUdevice) = nullptr;
 };

@@ -123,7 +123,8 @@ struct G2gCudaSharedAllocatorClass {
 };
 GType g2g_cuda_shared_allocator_get_type();
 #define G2G_TYPE_CUDA_SHARED_ALLOCATOR (g2g_cuda_shared_allocator_get_type())
-#define G2G_IS_CUDA_SHARED_ALLOCATOR(object) (G_TYPE_CHECK_INSTANCE_TYPE((object), G2G_TYPE_CUDA_SHARED_ALLOCATOR))
+#define G2G_IS_CUDA_SHARED_ALLOCATOR(object)                                                                 \
+    (G_TYPE_CHECK_INSTANCE_TYPE((object), G2G_TYPE_CUDA_SHARED_ALLOCATOR))
 
 G_DEFINE_TYPE(G2gCudaSharedAllocator, g2g_cuda_shared_allocator, GST_TYPE_CUDA_ALLOCATOR)
 
@@ -184,8 +185,8 @@ GstMemory *wrap_cuda_memory(GstCudaContext *context, const GstVideoInfo &info, C
 {
     auto *memory = g_new0(SharedCudaMemory, 1);
     const gsize size = GST_VIDEO_INFO_SIZE(&info);
-    gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), shared_allocator(), nullptr, size,
-                    0, 0, size);
+    gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), shared_allocator(), nullptr,
+                    size, 0, 0, size);
     memory->cuda.context = static_cast<GstCudaContext *>(gst_object_ref(context));
     memory->cuda.info = info;
     memory->data = data;

@@ -42,7 +42,8 @@ GstCudaContext *context_of(gpointer context)
 
 bool same_frame(const GstVideoInfo &a, const FrameView &view)
 {
-    return GST_VIDEO_INFO_FORMAT(&a) == view.format() && GST_VIDEO_INFO_WIDTH(&a) == static_cast<gint>(view.width()) &&
+    return GST_VIDEO_INFO_FORMAT(&a) == view.format() &&
+           GST_VIDEO_INFO_WIDTH(&a) == static_cast<gint>(view.width()) &&
            GST_VIDEO_INFO_HEIGHT(&a) == static_cast<gint>(view.height());
 }
 
@@ -56,7 +57,8 @@ std::shared_ptr<SharedImages> shared_images_of(GstBuffer *frame)
             return {};
         shared = std::move(of);
     }
-    return shared && gst_buffer_n_memory(frame) == GST_VIDEO_INFO_N_PLANES(&shared->info()) ? shared : nullptr;
+    return shared && gst_buffer_n_memory(frame) == GST_VIDEO_INFO_N_PLANES(&shared->info()) ? shared
+                                                                                            : nullptr;
 }
 
 } // namespace
@@ -72,16 +74,18 @@ std::optional<std::array<guint8, 16>> gpu_of_cuda_context(gpointer cuda_context)
 }
 
 std::optional<Error> Bridge::different_gpus(const std::string &cuda, const std::array<guint8, 16> &cuda_uuid,
-                                            const std::string &vulkan, const std::array<guint8, 16> &vulkan_uuid)
+                                            const std::string &vulkan,
+                                            const std::array<guint8, 16> &vulkan_uuid)
 {
     if (cuda_uuid == vulkan_uuid)
         return std::nullopt;
-    return Error(ErrorCode::UnsupportedDomain,
-                 "the " + cuda + " (GPU " + uuid_text(cuda_uuid) + ") and the " + vulkan + " (GPU " +
-                     uuid_text(vulkan_uuid) +
-                     ") are different GPUs: CUDA and Vulkan share memory only on one GPU; give the pipeline the "
-                     "Vulkan device of that GPU (GstContext gst.vulkan.device) or the CUDA context of the Vulkan "
-                     "device's GPU (gst.cuda.context)");
+    return Error(
+        ErrorCode::UnsupportedDomain,
+        "the " + cuda + " (GPU " + uuid_text(cuda_uuid) + ") and the " + vulkan + " (GPU " +
+            uuid_text(vulkan_uuid) +
+            ") are different GPUs: CUDA and Vulkan share memory only on one GPU; give the pipeline the "
+            "Vulkan device of that GPU (GstContext gst.vulkan.device) or the CUDA context of the Vulkan "
+            "device's GPU (gst.cuda.context)");
 }
 
 Result<std::shared_ptr<Bridge>> Bridge::create(gpointer cuda_context, std::shared_ptr<vulkan::Engine> engine)
@@ -97,11 +101,12 @@ Result<std::shared_ptr<Bridge>> Bridge::create(gpointer cuda_context, std::share
     if (std::optional<Error> different = different_gpus(cuda_name, *cuda_uuid, vulkan_name, vulkan_uuid))
         return *different;
     if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
-        return Error(ErrorCode::UnsupportedDomain,
-                     "the " + vulkan_name + " was opened without " + VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME +
-                         ", which sharing memory with CUDA needs: let a g2g element (g2gconvert, g2gtee) open "
-                         "the pipeline's Vulkan device, or enable the extension on the device the application "
-                         "gives the pipeline");
+        return Error(
+            ErrorCode::UnsupportedDomain,
+            "the " + vulkan_name + " was opened without " + VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME +
+                ", which sharing memory with CUDA needs: let a g2g element (g2gconvert, g2gtee) open "
+                "the pipeline's Vulkan device, or enable the extension on the device the application "
+                "gives the pipeline");
     std::shared_ptr<Bridge> bridge(new Bridge());
     bridge->cuda_ = gst_object_ref(cuda);
     bridge->engine_ = std::move(engine);
@@ -142,7 +147,8 @@ Result<BufferRef> Bridge::vulkan_face_for_readers(SharedImages &frame)
 Result<Conversion> Bridge::to_vulkan(GstBuffer *source, const FrameView &view, bool dense)
 {
     if (dense && gst_buffer_n_memory(source) == 1) {
-        if (std::shared_ptr<SharedImages> shared = SharedImages::of_cuda_memory(gst_buffer_peek_memory(source, 0));
+        if (std::shared_ptr<SharedImages> shared =
+                SharedImages::of_cuda_memory(gst_buffer_peek_memory(source, 0));
             shared && same_frame(shared->info(), view)) {
             // CUDA's writer synchronized before handing the frame on (1.22's CUDA memory has no stream).
             Result<BufferRef> face = vulkan_face_for_readers(*shared);
@@ -158,7 +164,8 @@ Result<Conversion> Bridge::to_vulkan(GstBuffer *source, const FrameView &view, b
     gint strides[GST_VIDEO_MAX_PLANES] = {};
     (*frame)->cuda_planes(planes, strides);
     // One kernel on the frame's device, waited for: the Vulkan reader has no way to wait for CUDA.
-    if (Result<void> written = cuda::materialize_into_planes(view, source, cuda_, planes, strides, true); !written)
+    if (Result<void> written = cuda::materialize_into_planes(view, source, cuda_, planes, strides, true);
+        !written)
         return written.error();
     Result<BufferRef> face = vulkan_face_for_readers(**frame);
     if (!face)
@@ -171,7 +178,8 @@ Result<BufferRef> Bridge::copied_for_cuda(GstBuffer *dense, const GstVideoInfo &
     Result<std::shared_ptr<SharedBuffer>> frame = buffers_->acquire(info);
     if (!frame)
         return frame.error();
-    if (Result<void> copied = engine_->copy_to_external_buffer(dense, (*frame)->buffer(), (*frame)->layout()); !copied)
+    if (Result<void> copied = engine_->copy_to_external_buffer(dense, (*frame)->buffer(), (*frame)->layout());
+        !copied)
         return copied.error();
     // CUDA has no way to wait for Vulkan's fence here: the queue is drained first.
     if (Result<void> done = engine_->finish(); !done)
@@ -207,9 +215,10 @@ Result<Conversion> Bridge::to_cuda(GstBuffer *source, const FrameView &view, boo
         staging_ = Ref<GstBufferPool>::adopt(engine_->new_storage_pool());
         const CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&staging_info_));
         GstStructure *config = gst_buffer_pool_get_config(staging_.get());
-        gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&staging_info_)),
-                                          0, 0);
-        if (!gst_buffer_pool_set_config(staging_.get(), config) || !gst_buffer_pool_set_active(staging_.get(), TRUE)) {
+        gst_buffer_pool_config_set_params(config, caps.get(),
+                                          static_cast<guint>(GST_VIDEO_INFO_SIZE(&staging_info_)), 0, 0);
+        if (!gst_buffer_pool_set_config(staging_.get(), config) ||
+            !gst_buffer_pool_set_active(staging_.get(), TRUE)) {
             staging_.reset();
             return Error(ErrorCode::UnsupportedDomain, "the Vulkan device cannot write " +
                                                            std::string(GST_VIDEO_INFO_NAME(&staging_info_)) +

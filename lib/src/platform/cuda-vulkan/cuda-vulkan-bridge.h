@@ -58,7 +58,8 @@ class Bridge {
 public:
     // `cuda_context` (a GstCudaContext) and the engine's Vulkan device must be one GPU, and the
     // device opened with VK_KHR_external_memory_fd. Refused otherwise, naming both devices.
-    static Result<std::shared_ptr<Bridge>> create(gpointer cuda_context, std::shared_ptr<vulkan::Engine> engine);
+    static Result<std::shared_ptr<Bridge>> create(gpointer cuda_context,
+                                                  std::shared_ptr<vulkan::Engine> engine);
     ~Bridge();
 
     Bridge(const Bridge &) = delete;
@@ -75,8 +76,10 @@ public:
     guint64 frames_allocated() const;
 
     // The error when `cuda` (GPU `cuda_uuid`) and `vulkan` (GPU `vulkan_uuid`) are not one GPU.
-    static std::optional<Error> different_gpus(const std::string &cuda, const std::array<guint8, 16> &cuda_uuid,
-                                               const std::string &vulkan, const std::array<guint8, 16> &vulkan_uuid);
+    static std::optional<Error> different_gpus(const std::string &cuda,
+                                               const std::array<guint8, 16> &cuda_uuid,
+                                               const std::string &vulkan,
+                                               const std::array<guint8, 16> &vulkan_uuid);
     // "CUDA device 0 'NVIDIA H200' and Vulkan device 'NVIDIA H200' (VkDevice 0x...), GPU a25e9467-..."
     const std::string &description() const { return description_; }
 

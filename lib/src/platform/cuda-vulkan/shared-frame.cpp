@@ -40,7 +40,8 @@ gint memory_type(GstVulkanDevice *device, guint32 allowed)
 {
     const VkPhysicalDeviceMemoryProperties &properties = device->physical_device->memory_properties;
     for (guint32 i = 0; i < properties.memoryTypeCount; ++i) {
-        if ((allowed >> i & 1) && (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        if ((allowed >> i & 1) &&
+            (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
             return static_cast<gint>(i);
     }
     return -1;
@@ -81,7 +82,8 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
     if (!gst_vulkan_device_is_extension_enabled(device_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         return refused("the Vulkan device " + vulkan::Engine::describe(device_) + " was opened without " +
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ", which sharing memory with CUDA needs");
-    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(gst_vulkan_device_get_proc_address(device_, "vkGetMemoryFdKHR"));
+    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+        gst_vulkan_device_get_proc_address(device_, "vkGetMemoryFdKHR"));
     Result<const CudaExternal *> calls = cuda_external();
     if (!calls)
         return calls.error();
@@ -89,7 +91,8 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
         return refused("the Vulkan device " + vulkan::Engine::describe(device_) + " has no vkGetMemoryFdKHR");
     const gint type = memory_type(device_, requirements.memoryTypeBits);
     if (type < 0)
-        return refused("no device-local Vulkan memory type holds " + what + " on " + vulkan::Engine::describe(device_));
+        return refused("no device-local Vulkan memory type holds " + what + " on " +
+                       vulkan::Engine::describe(device_));
 
     SharedAllocation &allocation = allocations_.emplace_back();
     VkMemoryDedicatedAllocateInfo dedicated{};
@@ -138,7 +141,8 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
     } else {
         CUDA_EXTERNAL_MEMORY_BUFFER_DESC whole{};
         whole.size = allocation.size;
-        if (CUresult m = (*calls)->mapped_buffer(&allocation.data, allocation.imported, &whole); m != CUDA_SUCCESS) {
+        if (CUresult m = (*calls)->mapped_buffer(&allocation.data, allocation.imported, &whole);
+            m != CUDA_SUCCESS) {
             allocation.data = 0;
             result = cuda_failure("cuExternalMemoryGetMappedBuffer", m);
         }
@@ -176,12 +180,13 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
         VkFormatProperties features{};
         vkGetPhysicalDeviceFormatProperties(physical, plane.format, &features);
         const VkFormatFeatureFlags linear = features.linearTilingFeatures;
-        const VkFormatFeatureFlags needed =
-            VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+        const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+                                            VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
+                                            VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
         if ((linear & needed) != needed)
             return refused("the Vulkan device " + vulkan::Engine::describe(device) +
-                           " cannot copy and sample linear images of VkFormat " + std::to_string(plane.format) + " (" +
-                           which + "), which CUDA shares");
+                           " cannot copy and sample linear images of VkFormat " +
+                           std::to_string(plane.format) + " (" + which + "), which CUDA shares");
         VkImageUsageFlags usage =
             VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
         if (linear & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
@@ -204,11 +209,11 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
         properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
         properties.pNext = &external;
         if (VkResult r = vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties);
-            r != VK_SUCCESS ||
-            !(external.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+            r != VK_SUCCESS || !(external.externalMemoryProperties.externalMemoryFeatures &
+                                 VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
             return refused("the Vulkan device " + vulkan::Engine::describe(device) +
-                           " cannot export linear images of VkFormat " + std::to_string(plane.format) + " (" + which +
-                           ") to CUDA");
+                           " cannot export linear images of VkFormat " + std::to_string(plane.format) + " (" +
+                           which + ") to CUDA");
 
         VkExternalMemoryImageCreateInfo exported{};
         exported.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
@@ -289,10 +294,11 @@ BufferRef SharedImages::vulkan_face()
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     for (guint p = 0; p < planes_.size(); ++p) {
         auto *hold = new FaceHold{shared_from_this(), p, nullptr};
-        GstMemory *memory = gst_vulkan_image_memory_wrapped(
-            device_, planes_[p].image, planes_[p].format, static_cast<gsize>(GST_VIDEO_INFO_COMP_WIDTH(&info_, p)),
-            static_cast<gsize>(GST_VIDEO_INFO_COMP_HEIGHT(&info_, p)), VK_IMAGE_TILING_LINEAR, usage_, hold,
-            release_vulkan_plane);
+        GstMemory *memory =
+            gst_vulkan_image_memory_wrapped(device_, planes_[p].image, planes_[p].format,
+                                            static_cast<gsize>(GST_VIDEO_INFO_COMP_WIDTH(&info_, p)),
+                                            static_cast<gsize>(GST_VIDEO_INFO_COMP_HEIGHT(&info_, p)),
+                                            VK_IMAGE_TILING_LINEAR, usage_, hold, release_vulkan_plane);
         if (!memory) { // wrapped() calls no notify when it fails
             delete hold;
             return {};
@@ -317,11 +323,11 @@ BufferRef SharedImages::cuda_face()
     GST_VIDEO_INFO_SIZE(&layout) = static_cast<gsize>(planes_[0].allocation->size);
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     auto *hold = new FaceHold{shared_from_this(), 0, nullptr};
-    gst_buffer_append_memory(buffer.get(),
-                             wrap_cuda_memory(cuda_, layout, planes_[0].allocation->data, hold, release_cuda));
+    gst_buffer_append_memory(
+        buffer.get(), wrap_cuda_memory(cuda_, layout, planes_[0].allocation->data, hold, release_cuda));
     gst_buffer_add_video_meta_full(buffer.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&layout),
-                                   GST_VIDEO_INFO_WIDTH(&layout), GST_VIDEO_INFO_HEIGHT(&layout), 1, layout.offset,
-                                   layout.stride);
+                                   GST_VIDEO_INFO_WIDTH(&layout), GST_VIDEO_INFO_HEIGHT(&layout), 1,
+                                   layout.offset, layout.stride);
     return buffer;
 }
 
@@ -405,7 +411,8 @@ BufferRef SharedBuffer::cuda_face()
 {
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     auto *hold = new BufferHold{shared_from_this()};
-    gst_buffer_append_memory(buffer.get(), wrap_cuda_memory(cuda_, layout_, allocations_[0].data, hold, release));
+    gst_buffer_append_memory(buffer.get(),
+                             wrap_cuda_memory(cuda_, layout_, allocations_[0].data, hold, release));
     gst_buffer_add_video_meta_full(buffer.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&layout_),
                                    GST_VIDEO_INFO_WIDTH(&layout_), GST_VIDEO_INFO_HEIGHT(&layout_),
                                    GST_VIDEO_INFO_N_PLANES(&layout_), layout_.offset, layout_.stride);

@@ -52,7 +52,8 @@ protected:
     ~SharedMemoryBase(); // CUDA's mappings and imports, then the Vulkan allocations
 
     // Allocates `requirements` dedicated to `image` or `buffer`, exportable, and imports it into CUDA.
-    Result<SharedAllocation *> allocate(const VkMemoryRequirements &requirements, VkImage image, VkBuffer buffer);
+    Result<SharedAllocation *> allocate(const VkMemoryRequirements &requirements, VkImage image,
+                                        VkBuffer buffer);
 
     GstVulkanDevice *device_ = nullptr; // one reference
     GstCudaContext *cuda_ = nullptr;    // one reference

@@ -143,7 +143,8 @@ namespace {
 Result<GstMemory *> checked_source(const FrameView &view, GstBuffer *source)
 {
     if (!available())
-        return Error(ErrorCode::UnsupportedDomain, "the CUDA driver library is not available on this machine");
+        return Error(ErrorCode::UnsupportedDomain,
+                     "the CUDA driver library is not available on this machine");
     if (!view.strided())
         return refused("this view of " + std::string(gst_video_format_to_string(view.format())) +
                        " has no stride form; CUDA frames materialize only strided views");
@@ -167,14 +168,9 @@ Result<void> launch_planes(const FrameView &view, GstCudaContext *context, CUdev
         result = kernels.error();
     for (unsigned p = 0; kernels && p < view.n_planes(); ++p) {
         const PlaneView &plane = view.plane(p);
-        const PlaneCopy copy{plane.grid.origin,
-                             plane.grid.col,
-                             plane.grid.row,
-                             static_cast<long long>(offsets[p]),
-                             strides[p],
-                             plane.grid.width,
-                             plane.grid.height,
-                             plane.element_size};
+        const PlaneCopy copy{
+            plane.grid.origin, plane.grid.col,   plane.grid.row,    static_cast<long long>(offsets[p]),
+            strides[p],        plane.grid.width, plane.grid.height, plane.element_size};
         if (CUresult r = launch(**kernels, copy, src, planes[p]); r != CUDA_SUCCESS) {
             result = cuda_error("launching the materialize kernel", r);
             break;

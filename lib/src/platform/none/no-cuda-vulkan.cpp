@@ -36,8 +36,8 @@ Result<std::shared_ptr<Bridge>> Bridge::create(gpointer, std::shared_ptr<vulkan:
 
 Bridge::~Bridge() = default;
 
-std::optional<Error> Bridge::different_gpus(const std::string &, const std::array<guint8, 16> &, const std::string &,
-                                            const std::array<guint8, 16> &)
+std::optional<Error> Bridge::different_gpus(const std::string &, const std::array<guint8, 16> &,
+                                            const std::string &, const std::array<guint8, 16> &)
 {
     return not_built();
 }

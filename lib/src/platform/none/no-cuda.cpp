@@ -23,7 +23,8 @@ Result<void> materialize_into(const FrameView &, GstBuffer *, GstBuffer *, bool)
     return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
 }
 
-Result<void> materialize_into_planes(const FrameView &, GstBuffer *, gpointer, const std::uint64_t[], const gint[], bool)
+Result<void> materialize_into_planes(const FrameView &, GstBuffer *, gpointer, const std::uint64_t[],
+                                     const gint[], bool)
 {
     return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
 }

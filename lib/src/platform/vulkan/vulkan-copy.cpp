@@ -24,20 +24,22 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
     if (planes != GST_VIDEO_INFO_N_PLANES(&layout))
         return Error(ErrorCode::InvalidArgument, "the frame has " + std::to_string(planes) + " images but " +
                                                      GST_VIDEO_INFO_NAME(&layout) + " has " +
-                                                     std::to_string(GST_VIDEO_INFO_N_PLANES(&layout)) + " planes");
+                                                     std::to_string(GST_VIDEO_INFO_N_PLANES(&layout)) +
+                                                     " planes");
     for (guint p = 0; p < planes; ++p) {
         GstVulkanImageMemory *from = image_at(source, p);
         if (!from)
             return Error(ErrorCode::InvalidArgument, "a frame to copy holds memory other than Vulkan images");
         if (from->device->device != device_->device)
             return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
-                                                         describe(from->device) + " but the engine works on " +
-                                                         describe(device_));
+                                                         describe(from->device) +
+                                                         " but the engine works on " + describe(device_));
         if (from->create_info.extent.width != static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) ||
             from->create_info.extent.height != static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)))
             return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + " of the frame is " + std::to_string(from->create_info.extent.width) +
-                             "x" + std::to_string(from->create_info.extent.height) + " but " +
+                         "plane " + std::to_string(p) + " of the frame is " +
+                             std::to_string(from->create_info.extent.width) + "x" +
+                             std::to_string(from->create_info.extent.height) + " but " +
                              GST_VIDEO_INFO_NAME(&layout) + "'s is " +
                              std::to_string(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) + "x" +
                              std::to_string(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)));
@@ -56,7 +58,8 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
                                                       GST_VIDEO_INFO_COMP_PSTRIDE(&layout, p));
         region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.imageExtent = {from->create_info.extent.width, from->create_info.extent.height, 1};
-        vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region);
+        vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
+                               &region);
     }
     // The buffer's memory is another API's next: released to it (the external queue family).
     VkBufferMemoryBarrier release{};
@@ -66,8 +69,8 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
     release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
     release.buffer = buffer;
     release.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(recording->cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
-                         nullptr, 1, &release, 0, nullptr);
+    vkCmdPipelineBarrier(recording->cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 1, &release, 0, nullptr);
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
     Result<GstVulkanFence *> fence = recording->submit();
     if (!fence)
@@ -86,7 +89,8 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
     for (guint p = 0; p < planes; ++p) {
         GstVulkanImageMemory *image = image_at(frame, p);
         if (!image)
-            return Error(ErrorCode::InvalidArgument, "a frame to release holds memory other than Vulkan images");
+            return Error(ErrorCode::InvalidArgument,
+                         "a frame to release holds memory other than Vulkan images");
         VkImageMemoryBarrier barrier{};
         barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
         barrier.srcAccessMask = image->barrier.parent.access_flags;
@@ -96,11 +100,12 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
         barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
         barrier.image = image->image;
         barrier.subresourceRange = image->barrier.subresource_range;
-        const VkPipelineStageFlags from = image->barrier.parent.pipeline_stages
-                                              ? image->barrier.parent.pipeline_stages
-                                              : static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-        vkCmdPipelineBarrier(recording->cmd(), from, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0, nullptr,
-                             1, &barrier);
+        const VkPipelineStageFlags from =
+            image->barrier.parent.pipeline_stages
+                ? image->barrier.parent.pipeline_stages
+                : static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+        vkCmdPipelineBarrier(recording->cmd(), from, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0,
+                             nullptr, 1, &barrier);
         image->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
         image->barrier.parent.access_flags = 0;
         image->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
