@@ -5,7 +5,7 @@
 // pass: a rotated CUDA view reaches Vulkan materialized by one kernel. GStreamer alone goes through
 // the host (cudadownload ! vulkanupload).
 //
-//   gst-launch-1.0 filesrc location=ball.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkansink
+//   gst-launch-1.0 filesrc location=ball.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload ! fakesink
 //   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
 //   gst-launch-1.0 ... ! nvh264dec ! g2gview video-direction=90r ! g2gconvert ! vulkandownload ! ...
 //

@@ -351,6 +351,18 @@ TEST(CudaVulkan, DeviceOpenedWithoutTheSharingExtensionIsRefusedByName)
         << run.error;
 }
 
+TEST(CudaVulkan, WithoutTheCudaDriverTheErrorSaysSo)
+{
+    if (!g2g::test::have_element("g2gconvert"))
+        GTEST_SKIP() << "g2gconvert is not built here (it needs the cuda and the vulkan feature)";
+    if (g2g::test::have_cuda_device() || !g2g::test::have_vulkan_device())
+        GTEST_SKIP() << "for a machine with Vulkan but without CUDA";
+    PipelineRun run = run_pipeline(source_of("NV12", "width=64,height=48", 2) +
+                                   " ! vulkanupload ! g2gconvert name=convert ! fakesink");
+    EXPECT_EQ(run.error_source, "convert");
+    EXPECT_EQ(run.error, "CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine");
+}
+
 TEST(CudaVulkan, FormatsNeitherSideSharesAreRefusedInCaps)
 {
     SKIP_WITHOUT_GPU(false);
