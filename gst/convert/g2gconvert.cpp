@@ -5,8 +5,8 @@
 // pass: a rotated CUDA view reaches Vulkan materialized by one kernel. GStreamer alone goes through
 // the host (cudadownload ! vulkanupload).
 //
-//   gst-launch-1.0 filesrc location=ball.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload ! fakesink
-//   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
+//   gst-launch-1.0 filesrc location=ball.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload !
+//   fakesink gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
 //   gst-launch-1.0 ... ! nvh264dec ! g2gview video-direction=90r ! g2gconvert ! vulkandownload ! ...
 //
 // It always changes domain (CUDAMemory in, VulkanImage out, and the reverse); to stay in one, use
@@ -168,16 +168,9 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     if (!identity)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
     const g2g::FrameView &view = *identity;
-    const GstVideoInfo &out = state.out_info;
-    if (view.format() != GST_VIDEO_INFO_FORMAT(&out) ||
-        view.width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(&out)) ||
-        view.height() != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&out))) {
-        g_autofree gchar *message = g_strdup_printf("the frame is %s %ux%u but the caps say %s %dx%d",
-                                                    gst_video_format_to_string(view.format()), view.width(),
-                                                    view.height(), GST_VIDEO_INFO_NAME(&out),
-                                                    GST_VIDEO_INFO_WIDTH(&out), GST_VIDEO_INFO_HEIGHT(&out));
-        return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
-    }
+    if (GstFlowReturn fits = g2g::element::check_view_fits(element, view, &state.out_info);
+        fits != GST_FLOW_OK)
+        return fits;
     const bool dense = carried == nullptr;
     g2g::Result<g2g::cuda_vulkan::Conversion> converted = state.to_vulkan
                                                               ? state.bridge->to_vulkan(inbuf, view, dense)

@@ -199,15 +199,9 @@ static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffe
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
         return g2g::element::write_dense(GST_ELEMENT(self), *identity, inbuf, info, outbuf);
     }
-    if (view->format() != GST_VIDEO_INFO_FORMAT(info) ||
-        view->width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
-        view->height() != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info))) {
-        g_autofree gchar *message = g_strdup_printf("the frame's view is %s %ux%u but the caps say %s %dx%d",
-                                                    gst_video_format_to_string(view->format()), view->width(),
-                                                    view->height(), GST_VIDEO_INFO_NAME(info),
-                                                    GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
-        return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
-    }
+    if (GstFlowReturn fits = g2g::element::check_view_fits(GST_ELEMENT(self), *view, info);
+        fits != GST_FLOW_OK)
+        return fits;
     return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, info, outbuf);
 }
 

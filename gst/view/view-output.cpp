@@ -94,6 +94,19 @@ void ask_line_aligned_memory(GstQuery *query)
     align_first_allocation_param(query, params);
 }
 
+GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const GstVideoInfo *info)
+{
+    if (view.format() == GST_VIDEO_INFO_FORMAT(info) &&
+        view.width() == static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) &&
+        view.height() == static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info)))
+        return GST_FLOW_OK;
+    g_autofree gchar *message =
+        g_strdup_printf("the frame's view is %s %ux%u but the caps say %s %dx%d",
+                        gst_video_format_to_string(view.format()), view.width(), view.height(),
+                        GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
+    return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
+}
+
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
                           GstBuffer *output)
 {

@@ -42,6 +42,9 @@ bool decide_line_aligned_pool(GstQuery *query);
 // them.
 void ask_line_aligned_memory(GstQuery *query);
 
+// GST_FLOW_OK when `view` is a frame of `info`'s format and size; else an element error on
+// `element` ("the frame's view is ... but the caps say ...") and its flow return.
+GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const GstVideoInfo *info);
 // Materializes `view` of `input` into `output` laid out as `info`, by the backend of the output's
 // domain (a CUDA kernel for CUDA frames, the CPU otherwise); a failure is an element error on
 // `element`.

@@ -351,6 +351,58 @@ TEST(CudaVulkan, DeviceOpenedWithoutTheSharingExtensionIsRefusedByName)
         << run.error;
 }
 
+namespace {
+
+GstPadProbeReturn set_caps_after_four(GstPad *pad, GstPadProbeInfo *, gpointer count)
+{
+    if (++*static_cast<int *>(count) == 4) {
+        GstElement *filter = gst_pad_get_parent_element(pad);
+        GstCaps *caps = gst_caps_from_string("video/x-raw,format=NV12,width=320,height=240");
+        g_object_set(filter, "caps", caps, nullptr);
+        gst_caps_unref(caps);
+        gst_object_unref(filter);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+} // namespace
+
+// The size changes after 4 frames, upstream of the conversion, each way: every frame arrives
+// right, in its own size (the shared frames of the old size are dropped, new ones made).
+TEST(CudaVulkan, ASizeChangedMidStreamCrossesRight)
+{
+    SKIP_WITHOUT_GPU(false);
+    const std::string source = "videotestsrc num-buffers=10 pattern=ball ! capsfilter name=size "
+                               "caps=\"video/x-raw,format=NV12,width=640,height=480\"";
+    for (const char *chain :
+         {"cudaupload ! g2gconvert ! video/x-raw(memory:VulkanImage) ! g2gmaterialize ! video/x-raw",
+          "vulkanupload ! g2gconvert ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"}) {
+        int ours = 0;
+        PipelineRun run = run_pipeline(source + " ! tee name=t t. ! queue ! " + chain +
+                                           " ! appsink name=sink t. ! queue ! appsink name=sent",
+                                       {}, kLong, {}, [&](GstBin *pipeline) {
+                                           GstElement *filter = gst_bin_get_by_name(pipeline, "size");
+                                           GstPad *pad = gst_element_get_static_pad(filter, "src");
+                                           gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER,
+                                                             set_caps_after_four, &ours, nullptr);
+                                           gst_object_unref(pad);
+                                           gst_object_unref(filter);
+                                       });
+        ASSERT_EQ(run.error, "") << chain;
+        const auto &got = run.sinks.at("sink");
+        const auto &want = run.sinks.at("sent");
+        ASSERT_EQ(got.size(), 10u) << chain;
+        ASSERT_EQ(want.size(), 10u) << chain;
+        ASSERT_NE(run.frame_caps.at("sink").front(), run.frame_caps.at("sink").back())
+            << "the size never changed";
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_EQ(compare_frames(video_info_of_caps(run.frame_caps.at("sink")[i]), got[i].get(),
+                                     video_info_of_caps(run.frame_caps.at("sent")[i]), want[i].get()),
+                      "")
+                << chain << ", frame " << i;
+    }
+}
+
 TEST(CudaVulkan, WithoutTheCudaDriverTheErrorSaysSo)
 {
     if (!g2g::test::have_element("g2gconvert"))
@@ -360,7 +412,8 @@ TEST(CudaVulkan, WithoutTheCudaDriverTheErrorSaysSo)
     PipelineRun run = run_pipeline(source_of("NV12", "width=64,height=48", 2) +
                                    " ! vulkanupload ! g2gconvert name=convert ! fakesink");
     EXPECT_EQ(run.error_source, "convert");
-    EXPECT_EQ(run.error, "CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine");
+    EXPECT_EQ(run.error,
+              "CUDA frames need the NVIDIA driver's CUDA library, which does not load on this machine");
 }
 
 TEST(CudaVulkan, FormatsNeitherSideSharesAreRefusedInCaps)

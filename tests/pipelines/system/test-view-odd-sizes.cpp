@@ -238,7 +238,7 @@ bool peer_crops_odd_left_to_even_width(const std::string &format, Size size, con
 // tell apart (3-byte pixels; 8-bit semi-planar 4:2:0, 1- and 2-byte elements; 10-bit semi-planar,
 // 2- and 4-byte elements; packed 4:2:2), every method, crop, chain and size, checked against the
 // reference only. The plain build runs every format against the peers too.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(G2G_SANITIZED_BUILD)
 constexpr bool kAgainstPeers = false;
 const char *const *const kCaseFormats = kSanitizerFormats;
 constexpr std::size_t kCaseFormatCount = std::size(kSanitizerFormats);

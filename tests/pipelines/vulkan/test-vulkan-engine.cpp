@@ -342,6 +342,35 @@ TEST(VulkanEngineExternalCopy, AFrameOfOtherPlanesOrSizesIsRefused)
     gst_memory_unref(buffer);
 }
 
+// What GStreamer 1.22's vulkanupload hands on after a renegotiation to a smaller size: images of
+// its first caps' size. Their top-left corner is the frame.
+TEST(VulkanEngineExternalCopy, ImagesLargerThanTheFrameGiveTheirCorner)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    Uploaded frame = upload(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    ASSERT_TRUE(frame.images && frame.system);
+    auto engine = Engine::for_device(device_of(frame.images.get()));
+    ASSERT_TRUE(engine);
+    const GstVideoInfo corner = video_info(GST_VIDEO_FORMAT_RGBA, 40, 30); // stride 160
+    GstMemory *buffer = gst_vulkan_buffer_memory_alloc(
+        device_of(frame.images.get()), GST_VIDEO_INFO_SIZE(&corner), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    ASSERT_TRUE(buffer);
+    ASSERT_TRUE((*engine)->copy_to_external_buffer(
+        frame.images.get(), reinterpret_cast<GstVulkanBufferMemory *>(buffer)->buffer, corner));
+    ASSERT_TRUE((*engine)->finish());
+    GstMapInfo map;
+    ASSERT_TRUE(gst_memory_map(buffer, &map, GST_MAP_READ));
+    GstMapInfo source;
+    ASSERT_TRUE(gst_buffer_map(frame.system.get(), &source, GST_MAP_READ));
+    for (int y = 0; y < 30; ++y)
+        ASSERT_EQ(0, memcmp(map.data + y * 160, source.data + y * 256, 160)) << "row " << y;
+    gst_buffer_unmap(frame.system.get(), &source);
+    gst_memory_unmap(buffer, &map);
+    gst_memory_unref(buffer);
+}
+
 TEST(VulkanEngineExternalCopy, ReleasedImagesEndInTheGeneralLayoutRecordedInTheirMemories)
 {
     if (!have_vulkan_device())

@@ -61,6 +61,17 @@ std::shared_ptr<SharedImages> shared_images_of(GstBuffer *frame)
                                                                                             : nullptr;
 }
 
+// A face made of bytes another face still shows: GStreamer cannot see that the two memories alias
+// (each is one buffer's own), so neither may be written in place.
+BufferRef read_only(BufferRef face, GstBuffer *other)
+{
+    for (GstBuffer *buffer : {face.get(), other}) {
+        for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
+            GST_MINI_OBJECT_FLAG_SET(gst_buffer_peek_memory(buffer, i), GST_MEMORY_FLAG_READONLY);
+    }
+    return face;
+}
+
 } // namespace
 
 std::optional<std::array<guint8, 16>> gpu_of_cuda_context(gpointer cuda_context)
@@ -154,7 +165,7 @@ Result<Conversion> Bridge::to_vulkan(GstBuffer *source, const FrameView &view, b
             Result<BufferRef> face = vulkan_face_for_readers(*shared);
             if (!face)
                 return face.error();
-            return Conversion{std::move(*face), 0};
+            return Conversion{read_only(std::move(*face), source), 0};
         }
     }
     Result<std::shared_ptr<SharedImages>> frame = images_->acquire(view.info());
@@ -199,7 +210,7 @@ Result<Conversion> Bridge::to_cuda(GstBuffer *source, const FrameView &view, boo
                     return released.error();
                 if (Result<void> done = engine_->finish(); !done)
                     return done.error();
-                return Conversion{std::move(face), 0};
+                return Conversion{read_only(std::move(face), source), 0};
             }
         }
         Result<BufferRef> copied = copied_for_cuda(source, view.info());

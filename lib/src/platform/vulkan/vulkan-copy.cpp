@@ -34,8 +34,10 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
             return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
                                                          describe(from->device) +
                                                          " but the engine works on " + describe(device_));
-        if (from->create_info.extent.width != static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) ||
-            from->create_info.extent.height != static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)))
+        // Larger images are read from their corner: GStreamer 1.22's vulkanupload keeps its first
+        // caps' image pool, so after a renegotiation to a smaller size its frames are larger images.
+        if (from->create_info.extent.width < static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) ||
+            from->create_info.extent.height < static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)))
             return Error(ErrorCode::InvalidArgument,
                          "plane " + std::to_string(p) + " of the frame is " +
                              std::to_string(from->create_info.extent.width) + "x" +
@@ -57,7 +59,8 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
         region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, p) /
                                                       GST_VIDEO_INFO_COMP_PSTRIDE(&layout, p));
         region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {from->create_info.extent.width, from->create_info.extent.height, 1};
+        region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)),
+                              static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)), 1};
         vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
                                &region);
     }

@@ -72,7 +72,8 @@ public:
 
     // Copies the dense VulkanImage frame `source` into `buffer` (memory another API shares, laid out
     // as `layout`: its planes' offsets and strides, whole texels), and releases the buffer to that
-    // API (the external queue family). Returns without waiting (finish does).
+    // API (the external queue family). Images larger than their plane give their top-left corner;
+    // smaller ones are refused. Returns without waiting (finish does).
     Result<void> copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout);
 
     // Releases a frame's images, written on this queue, to another API that shares their memory
