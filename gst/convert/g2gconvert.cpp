@@ -5,8 +5,9 @@
 // pass: a rotated CUDA view reaches Vulkan materialized by one kernel. GStreamer alone goes through
 // the host (cudadownload ! vulkanupload).
 //
-//   gst-launch-1.0 filesrc location=ball.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload !
-//   fakesink gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
+//   gst-launch-1.0 filesrc location=in.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload
+//       ! fakesink
+//   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
 //   gst-launch-1.0 ... ! nvh264dec ! g2gview video-direction=90r ! g2gconvert ! vulkandownload ! ...
 //
 // It always changes domain (CUDAMemory in, VulkanImage out, and the reverse); to stay in one, use
