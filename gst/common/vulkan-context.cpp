@@ -223,7 +223,7 @@ bool VulkanContextUse::create_device(GstElement *element)
     }
     // As gst_vulkan_instance_create_device does (whose create-device signal lets an application
     // hand its own device here), but with what sharing memory with CUDA needs enabled before the
-    // device opens (no-ops where the driver lacks them: the bridge then says so) and on the GPU
+    // device opens (a no-op where the driver lacks it: the bridge then says so) and on the GPU
     // asked for.
     GstVulkanDevice *made = nullptr;
     g_signal_emit_by_name(instance.get(), "create-device", &made);
@@ -232,11 +232,8 @@ bool VulkanContextUse::create_device(GstElement *element)
                                                 device_index(element, instance_of(instance)));
     const Ref<GstObject> device = adopt(made);
     // Only before it opens: GStreamer would list an extension enabled on an open device as enabled.
-    for (const char *extension :
-         {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
-        if (made->device == VK_NULL_HANDLE)
-            gst_vulkan_device_enable_extension(made, extension);
-    }
+    if (made->device == VK_NULL_HANDLE)
+        gst_vulkan_device_enable_extension(made, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     GError *error = nullptr;
     if (!gst_vulkan_device_open(made, &error)) {
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, no_device(error));
