@@ -334,11 +334,12 @@ TEST(VulkanEngineExternalCopy, AFrameOfOtherPlanesOrSizesIsRefused)
     const GstVideoInfo rgba = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
     g2g::Result<void> planes = (*engine)->copy_to_external_buffer(frame.images.get(), vk, rgba);
     ASSERT_FALSE(planes);
-    EXPECT_EQ(planes.error().message(), "the frame has 2 images but RGBA has 1 planes");
+    EXPECT_EQ(planes.error().message(),
+              "the frame has 2 memories for RGBA's 1 planes (one Vulkan image each)");
     const GstVideoInfo bigger = video_info(GST_VIDEO_FORMAT_NV12, 64, 50);
     g2g::Result<void> size = (*engine)->copy_to_external_buffer(frame.images.get(), vk, bigger);
     ASSERT_FALSE(size);
-    EXPECT_EQ(size.error().message(), "plane 0 of the frame is 64x48 but NV12's is 64x50");
+    EXPECT_EQ(size.error().message(), "plane 0's Vulkan image is 64x48, smaller than NV12 64x50 needs");
     gst_memory_unref(buffer);
 }
 

@@ -20,32 +20,11 @@ GstVulkanImageMemory *image_at(GstBuffer *buffer, guint index)
 
 Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout)
 {
-    const guint planes = gst_buffer_n_memory(source);
-    if (planes != GST_VIDEO_INFO_N_PLANES(&layout))
-        return Error(ErrorCode::InvalidArgument, "the frame has " + std::to_string(planes) + " images but " +
-                                                     GST_VIDEO_INFO_NAME(&layout) + " has " +
-                                                     std::to_string(GST_VIDEO_INFO_N_PLANES(&layout)) +
-                                                     " planes");
-    for (guint p = 0; p < planes; ++p) {
-        GstVulkanImageMemory *from = image_at(source, p);
-        if (!from)
-            return Error(ErrorCode::InvalidArgument, "a frame to copy holds memory other than Vulkan images");
-        if (from->device->device != device_->device)
-            return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
-                                                         describe(from->device) +
-                                                         " but the engine works on " + describe(device_));
-        // Larger images are read from their corner: GStreamer 1.22's vulkanupload keeps its first
-        // caps' image pool, so after a renegotiation to a smaller size its frames are larger images.
-        if (from->create_info.extent.width < static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) ||
-            from->create_info.extent.height < static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)))
-            return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + " of the frame is " +
-                             std::to_string(from->create_info.extent.width) + "x" +
-                             std::to_string(from->create_info.extent.height) + " but " +
-                             GST_VIDEO_INFO_NAME(&layout) + "'s is " +
-                             std::to_string(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)) + "x" +
-                             std::to_string(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)));
-    }
+    // Larger images give their corner: GStreamer 1.22's vulkanupload keeps its first caps' image
+    // pool, so after a renegotiation to a smaller size its frames are larger images.
+    if (Result<void> fits = check_images(source, layout); !fits)
+        return fits;
+    const guint planes = GST_VIDEO_INFO_N_PLANES(&layout);
     std::lock_guard<std::mutex> guard(lock_);
     Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
     if (!recording)

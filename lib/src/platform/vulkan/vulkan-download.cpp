@@ -91,7 +91,7 @@ struct Engine::Staging {
     }
 };
 
-Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait)
+Result<void> Engine::check_images(GstBuffer *source, const GstVideoInfo &info) const
 {
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     if (gst_buffer_n_memory(source) != planes)
@@ -119,6 +119,14 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
                              GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) +
                              "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info)) + " needs");
     }
+    return {};
+}
+
+Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait)
+{
+    if (Result<void> fits = check_images(source, info); !fits)
+        return fits.error();
+    const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
 
     std::lock_guard<std::mutex> guard(lock_);
     if (!staging_)

@@ -104,6 +104,9 @@ private:
     struct Kernels;
     struct Staging;
     Result<const Kernels *> kernels();
+    // `source` holds one Vulkan image of this engine's device per plane of `info`, each at least
+    // the plane's size; else why not.
+    Result<void> check_images(GstBuffer *source, const GstVideoInfo &info) const;
     void retire_materializes(guint room);
 
     GstVulkanDevice *device_ = nullptr;
