@@ -68,11 +68,17 @@ bool converts_to_system(K from)
 
 bool converts_on_device(K from, K to)
 {
-    for (const detail::DeviceRoute &route : detail::domain_info(from).device_routes) {
-        if (route.to == to && route.built() && has_elements(route.converter))
-            return true;
-    }
-    return false;
+    // Looked up once per pair, as converts_to_system: caps queries ask it for every structure.
+    static const auto converts = [] {
+        std::array<std::array<bool, kMemoryDomainKindCount>, kMemoryDomainKindCount> made{};
+        for (const detail::DomainInfo &row : detail::domain_table()) {
+            for (const detail::DeviceRoute &route : row.device_routes)
+                made[static_cast<std::size_t>(row.kind)][static_cast<std::size_t>(route.to)] =
+                    route.built() && has_elements(route.converter);
+        }
+        return made;
+    }();
+    return converts[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)];
 }
 
 CapsRef in_domain(const GstCaps *caps, K kind)
