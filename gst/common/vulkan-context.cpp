@@ -4,7 +4,6 @@
 // to them the same way.
 #include "vulkan-context.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -270,15 +269,8 @@ guint VulkanContextUse::device_index(GstElement *element, GstVulkanInstance *ins
     if (!wanted)
         return 0;
     for (guint i = 0; i < instance->n_physical_devices; ++i) {
-        VkPhysicalDeviceIDProperties ids{};
-        ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-        VkPhysicalDeviceProperties2 properties{};
-        properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-        properties.pNext = &ids;
-        vkGetPhysicalDeviceProperties2(instance->physical_devices[i], &properties);
-        if (std::equal(wanted->begin(), wanted->end(), ids.deviceUUID)) {
-            GST_INFO_OBJECT(element, "opening Vulkan device %u, '%s': the GPU of the pipeline's CUDA context",
-                            i, properties.properties.deviceName);
+        if (g2g::vulkan::device_uuid(instance->physical_devices[i]) == *wanted) {
+            GST_INFO_OBJECT(element, "opening Vulkan device %u: the GPU of the pipeline's CUDA context", i);
             return i;
         }
     }

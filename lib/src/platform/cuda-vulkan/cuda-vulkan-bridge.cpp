@@ -21,20 +21,6 @@ namespace g2g::cuda_vulkan {
 
 namespace {
 
-Uuid uuid_of(GstVulkanDevice *device)
-{
-    VkPhysicalDeviceIDProperties ids{};
-    ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-    VkPhysicalDeviceProperties2 properties{};
-    properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    properties.pNext = &ids;
-    vkGetPhysicalDeviceProperties2(gst_vulkan_device_get_physical_device(device), &properties);
-    Uuid uuid{};
-    for (std::size_t i = 0; i < uuid.size(); ++i)
-        uuid[i] = ids.deviceUUID[i];
-    return uuid;
-}
-
 GstCudaContext *context_of(gpointer context)
 {
     return GST_CUDA_CONTEXT(context);
@@ -106,7 +92,7 @@ Result<std::shared_ptr<Bridge>> Bridge::create(gpointer cuda_context, std::share
     Result<Uuid> cuda_uuid = cuda_vulkan::uuid_of(cuda);
     if (!cuda_uuid)
         return cuda_uuid.error();
-    const Uuid vulkan_uuid = uuid_of(device);
+    const Uuid vulkan_uuid = vulkan::device_uuid(gst_vulkan_device_get_physical_device(device));
     const std::string cuda_name = describe(cuda);
     const std::string vulkan_name = "Vulkan device " + vulkan::Engine::describe(device);
     if (std::optional<Error> different = different_gpus(cuda_name, *cuda_uuid, vulkan_name, vulkan_uuid))

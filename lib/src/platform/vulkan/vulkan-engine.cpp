@@ -4,6 +4,8 @@
 // engine.
 #include "vulkan-engine.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "vulkan-commands.h"
@@ -326,6 +328,19 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
     in_flight_.emplace_back(*fence, static_cast<guint>(walks->size()));
     sets_in_flight_ += static_cast<guint>(walks->size());
     return {};
+}
+
+std::array<guint8, VK_UUID_SIZE> device_uuid(VkPhysicalDevice physical)
+{
+    VkPhysicalDeviceIDProperties ids{};
+    ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    VkPhysicalDeviceProperties2 properties{};
+    properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties.pNext = &ids;
+    vkGetPhysicalDeviceProperties2(physical, &properties);
+    std::array<guint8, VK_UUID_SIZE> uuid{};
+    std::copy(std::begin(ids.deviceUUID), std::end(ids.deviceUUID), uuid.begin());
+    return uuid;
 }
 
 } // namespace g2g::vulkan

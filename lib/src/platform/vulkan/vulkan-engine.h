@@ -27,6 +27,7 @@
 #include <gst/video/video.h>
 #include "platform/vulkan/gst-vulkan.h"
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -127,6 +128,10 @@ private:
 // makes a new GstVulkanQueue (with its own submit lock) at each call of gst_vulkan_device_get_queue,
 // which this makes: the one kept must be shared (through its context) from then on.
 GstVulkanQueue *new_compute_queue(GstVulkanDevice *device);
+
+// The UUID of `physical` (VkPhysicalDeviceIDProperties::deviceUUID), the GPU's identity that CUDA
+// gives too (cuDeviceGetUuid).
+std::array<guint8, VK_UUID_SIZE> device_uuid(VkPhysicalDevice physical);
 
 // The engine whose storage pool allocated `buffer`'s images, while it lives; nullptr otherwise.
 std::shared_ptr<Engine> engine_of(GstBuffer *buffer);
