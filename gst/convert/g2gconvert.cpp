@@ -52,9 +52,9 @@ struct ConvertState {
     bool to_vulkan = true; // CUDA in, VulkanImage out; else the reverse
     bool in_view = false;
     g2g::element::GpuContexts gpu;
-    std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge;
-    std::atomic<guint64> written = 0; // frames a pass on the GPU wrote
-    std::atomic<guint64> shared = 0;  // frames that went on as the other face of shared memory
+    std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge; // written under the object lock (get_property reads it)
+    std::atomic<guint64> written = 0;                 // frames a pass on the GPU wrote
+    std::atomic<guint64> shared = 0; // frames that went on as the other face of shared memory
 };
 
 } // namespace
@@ -114,7 +114,9 @@ static bool ensure_bridge(G2gConvert *self)
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, bridge.error());
         return false;
     }
+    GST_OBJECT_LOCK(self); // get_property reads it from the application's thread
     state.bridge = std::move(*bridge);
+    GST_OBJECT_UNLOCK(self);
     GST_INFO_OBJECT(self, "sharing frames between %s", state.bridge->description().c_str());
     return true;
 }
@@ -146,7 +148,11 @@ static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
 
 static gboolean g2g_convert_stop(GstBaseTransform *trans)
 {
-    G2G_CONVERT(trans)->state->bridge.reset(); // before the contexts go (PAUSED->READY)
+    // Before the contexts go (PAUSED->READY); freed outside the object lock get_property takes.
+    std::shared_ptr<g2g::cuda_vulkan::Bridge> gone;
+    GST_OBJECT_LOCK(trans);
+    gone.swap(G2G_CONVERT(trans)->state->bridge);
+    GST_OBJECT_UNLOCK(trans);
     return TRUE;
 }
 
