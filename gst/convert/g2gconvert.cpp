@@ -199,15 +199,6 @@ static GstFlowReturn g2g_convert_transform(GstBaseTransform *, GstBuffer *, GstB
     return GST_FLOW_OK; // prepare_output_buffer's frame is the output
 }
 
-static gboolean g2g_convert_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-                                           GstBuffer *inbuf)
-{
-    // Video, crop and view metas describe the input's geometry; the output's are the bridge's.
-    if (g2g::element::describes_geometry(meta->info->api))
-        return FALSE;
-    return GST_BASE_TRANSFORM_CLASS(g2g_convert_parent_class)->transform_meta(trans, outbuf, meta, inbuf);
-}
-
 // ---- GObject ----
 
 static void g2g_convert_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
@@ -279,7 +270,7 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
     transform_class->set_caps = g2g_convert_set_caps;
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->transform = g2g_convert_transform;
-    transform_class->transform_meta = g2g_convert_transform_meta;
+    transform_class->transform_meta = g2g::element::transform_meta_but_geometry;
     transform_class->passthrough_on_same_caps = FALSE;
     transform_class->decide_allocation = g2g_convert_decide_allocation;
     transform_class->prepare_output_buffer = g2g_convert_prepare_output_buffer;

@@ -258,15 +258,6 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
     return write_view(self, inbuf, outbuf);
 }
 
-static gboolean g2g_materialize_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-                                               GstBuffer *inbuf)
-{
-    // Video, crop and view metas describe the input geometry; the dense frame's are the pool's.
-    if (g2g::element::describes_geometry(meta->info->api))
-        return FALSE;
-    return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)->transform_meta(trans, outbuf, meta, inbuf);
-}
-
 // ---- GObject ----
 
 static void g2g_materialize_finalize(GObject *object)
@@ -302,7 +293,7 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     transform_class->set_caps = g2g_materialize_set_caps;
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->transform = g2g_materialize_transform;
-    transform_class->transform_meta = g2g_materialize_transform_meta;
+    transform_class->transform_meta = g2g::element::transform_meta_but_geometry;
     transform_class->passthrough_on_same_caps = FALSE;
     transform_class->decide_allocation = g2g_materialize_decide_allocation;
     transform_class->prepare_output_buffer = g2g_materialize_prepare_output_buffer;

@@ -494,15 +494,6 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     return GST_FLOW_OK;
 }
 
-static gboolean g2g_view_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-                                        GstBuffer *inbuf)
-{
-    // Video, crop and view metas describe the input geometry; the output's are made here.
-    if (g2g::element::describes_geometry(meta->info->api))
-        return FALSE;
-    return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->transform_meta(trans, outbuf, meta, inbuf);
-}
-
 // ---- Settings: the properties and the orientation tag ----
 
 // An image-orientation tag: video-direction=auto follows it from the next frame on (which
@@ -692,7 +683,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->submit_input_buffer = g2g_view_submit_input_buffer;
     transform_class->prepare_output_buffer = g2g_view_prepare_output_buffer;
     transform_class->transform = g2g_view_transform;
-    transform_class->transform_meta = g2g_view_transform_meta;
+    transform_class->transform_meta = g2g::element::transform_meta_but_geometry;
     transform_class->transform_size = g2g::element::frame_size_of_caps;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;

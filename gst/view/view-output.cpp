@@ -94,6 +94,15 @@ void ask_line_aligned_memory(GstQuery *query)
     align_first_allocation_param(query, params);
 }
 
+gboolean transform_meta_but_geometry(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
+                                     GstBuffer *inbuf)
+{
+    if (describes_geometry(meta->info->api))
+        return FALSE;
+    auto *base = static_cast<GstBaseTransformClass *>(g_type_class_peek(GST_TYPE_BASE_TRANSFORM));
+    return base->transform_meta(trans, outbuf, meta, inbuf);
+}
+
 GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const GstVideoInfo *info)
 {
     if (view.format() == GST_VIDEO_INFO_FORMAT(info) &&

@@ -42,6 +42,11 @@ bool decide_line_aligned_pool(GstQuery *query);
 // them.
 void ask_line_aligned_memory(GstQuery *query);
 
+// transform_meta of the elements that make their output's geometry (g2gview, g2gmaterialize,
+// g2gconvert; each a direct GstBaseTransform): video, crop and view metas describe the input's and
+// are dropped, the rest go as GstBaseTransform decides.
+gboolean transform_meta_but_geometry(GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
+                                     GstBuffer *inbuf);
 // GST_FLOW_OK when `view` is a frame of `info`'s format and size; else an element error on
 // `element` ("the frame's view is ... but the caps say ...") and its flow return.
 GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const GstVideoInfo *info);
