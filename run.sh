@@ -13,7 +13,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
-  libgtest-dev clang libclang-rt-dev glslc
+  libgtest-dev clang libclang-rt-dev glslc libdrm-dev
 )
 
 # System plugins the tests use (as peers and oracles).

@@ -8,6 +8,7 @@
 //   converters          what to insert between two domains; the wrong-domain error
 //   frame-view, tensor-view-meta   views: strides, orientations, crops; materialize
 //   cuda-view           CUDA frames' views materialized on the device
+//   dmabuf              DMA-BUF frames: DRM formats, planes, g2g's allocator and pool, wrap, export
 //   opaque-memory       the handles of platforms g2g never links, with their keep-alive
 //   error, gst-ref      Result / Error; owning handles for GStreamer references
 //   g2g.h               the C API
@@ -16,6 +17,7 @@
 #include <g2g/classify.h>
 #include <g2g/converters.h>
 #include <g2g/cuda-view.h>
+#include <g2g/dmabuf.h>
 #include <g2g/domain-set.h>
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
