@@ -60,4 +60,34 @@ gboolean g2g_buffer_get_memory_domain(GstBuffer *buffer, G2gMemoryDomainKind *ki
  * insert) for device memory. */
 GBytes *g2g_buffer_require_system_bytes(GstBuffer *buffer, const gchar *category, GError **error);
 
+/* DMA-BUF frames (the C++ side: g2g/dmabuf.h). One plane of a frame: its fd, the byte offset of
+ * its first row in that fd, and the bytes from one row to the next. */
+typedef struct {
+    gint fd;
+    gsize offset;
+    gint stride;
+} G2gDmaBufPlane;
+
+/* DRM_FORMAT_MOD_LINEAR (drm_fourcc.h): rows, as a CPU reads them. */
+#define G2G_DRM_FORMAT_MOD_LINEAR G_GUINT64_CONSTANT(0)
+
+/* A frame over @n_planes DMA-BUF planes (planes may share an fd) of DRM format @fourcc and
+ * @modifier, @width x @height pixels, with a GstVideoMeta. Each fd is dup'ed: the caller keeps
+ * and closes its own. A non-linear @modifier gives a frame no CPU maps. Returns NULL and sets
+ * @error (G2G_ERROR_INVALID_ARGUMENT) for an fd that is not open, a plane past its fd's end, a
+ * fourcc GStreamer has no format for, a modifier drm_fourcc.h does not know. Transfer full. */
+GstBuffer *g2g_dmabuf_wrap(guint32 fourcc, guint64 modifier, guint width, guint height, guint n_planes,
+                           const G2gDmaBufPlane *planes, GError **error);
+
+/* A DMA-BUF copy of @frame, a system frame (or a view of one) of raw video @caps: one copy into
+ * g2g's allocator (dma-heap, udmabuf or memfd, whichever this machine has). Transfer full; NULL
+ * and @error set when it cannot be done. */
+GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **error);
+
+/* The DRM format and planes of a DMA-BUF @frame: fills @fourcc, @modifier and the first
+ * returned-count entries of @planes (whose fds stay the frame's). Returns the plane count, or 0
+ * with @error set for a frame that is not DMA-BUF or has no known layout. */
+guint g2g_dmabuf_get_layout(GstBuffer *frame, guint32 *fourcc, guint64 *modifier, G2gDmaBufPlane planes[4],
+                            GError **error);
+
 G_END_DECLS

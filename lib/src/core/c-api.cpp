@@ -3,9 +3,11 @@
 #include <g2g/g2g.h>
 
 #include <g2g/classify.h>
+#include <g2g/dmabuf.h>
 #include <g2g/memory-domain.h>
 
 #include <array>
+#include <string>
 
 namespace {
 
@@ -104,3 +106,55 @@ GBytes *g2g_buffer_require_system_bytes(GstBuffer *buffer, const gchar *category
 }
 
 } // extern "C"
+
+GstBuffer *g2g_dmabuf_wrap(guint32 fourcc, guint64 modifier, guint width, guint height, guint n_planes,
+                           const G2gDmaBufPlane *planes, GError **error)
+{
+    if (!planes || n_planes == 0 || n_planes > GST_VIDEO_MAX_PLANES) {
+        set_error(error, g2g::Error(g2g::ErrorCode::InvalidArgument,
+                                    "g2g_dmabuf_wrap takes 1 to 4 planes, got " + std::to_string(n_planes)));
+        return nullptr;
+    }
+    g2g::dmabuf::FrameLayout layout{{fourcc, modifier}, width, height, {}};
+    for (guint p = 0; p < n_planes; ++p)
+        layout.planes.push_back({planes[p].fd, planes[p].offset, planes[p].stride});
+    g2g::Result<g2g::BufferRef> frame = g2g::dmabuf::wrap(layout);
+    if (!frame) {
+        set_error(error, frame.error());
+        return nullptr;
+    }
+    return frame->release();
+}
+
+GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **error)
+{
+    GstVideoInfo info;
+    if (!caps || !gst_video_info_from_caps(&info, caps)) {
+        set_error(error,
+                  g2g::Error(g2g::ErrorCode::InvalidArgument, "g2g_dmabuf_export needs raw video caps"));
+        return nullptr;
+    }
+    g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(frame, info);
+    if (!exported) {
+        set_error(error, exported.error());
+        return nullptr;
+    }
+    return exported->release();
+}
+
+guint g2g_dmabuf_get_layout(GstBuffer *frame, guint32 *fourcc, guint64 *modifier, G2gDmaBufPlane planes[4],
+                            GError **error)
+{
+    g2g::Result<g2g::dmabuf::FrameLayout> layout = g2g::dmabuf::layout_of(frame);
+    if (!layout) {
+        set_error(error, layout.error());
+        return 0;
+    }
+    if (fourcc)
+        *fourcc = layout->format.fourcc;
+    if (modifier)
+        *modifier = layout->format.modifier;
+    for (std::size_t p = 0; planes && p < layout->planes.size(); ++p)
+        planes[p] = {layout->planes[p].fd, layout->planes[p].offset, layout->planes[p].stride};
+    return static_cast<guint>(layout->planes.size());
+}

@@ -3,6 +3,7 @@
 
 #include <g2g/classify.h>
 #include <g2g/converters.h>
+#include <g2g/dmabuf.h>
 #include <g2g/tensor-view-meta.h>
 
 #include <string>
@@ -49,12 +50,22 @@ Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category
         if (std::optional<SystemBytes> bytes = SystemBytes::map(buffer_, true))
             return std::move(*bytes);
         if (detail::domain_info(kind_).host_read == detail::HostRead::InPlace)
-            return logged(Error(ErrorCode::MapFailed,
-                                std::string(category) + " could not map a " + std::string(name(kind_)) + " frame for reading"),
+            return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a " +
+                                                          std::string(name(kind_)) + " frame for reading"),
                           log_object);
         // A DMABuf that cannot be mapped needs an importer, like any device frame.
     }
-    return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+    Error refusal = wrong_domain_error(category, {MemoryDomainKind::System}, kind_);
+    if (kind_ == MemoryDomainKind::DmaBuf) {
+        // Say why where the frame says it: a tiled layout no mapping may read as rows.
+        if (Result<dmabuf::FrameLayout> layout = dmabuf::layout_of(buffer_.get());
+            layout && !layout->format.linear())
+            refusal =
+                Error(refusal.code(), refusal.message() + " (its DRM format " + layout->format.to_string() +
+                                          " is not linear: its bytes are tiles, not rows, and g2g never "
+                                          "reads them through a mapping)");
+    }
+    return logged(std::move(refusal), log_object);
 }
 
 Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category, GstObject *log_object) const

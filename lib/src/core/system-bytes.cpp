@@ -3,7 +3,25 @@
 
 #include <utility>
 
+#include "platform/platform.h"
+
 namespace g2g {
+namespace {
+
+// A DMA-BUF's CPU reads are bracketed (DMA_BUF_IOCTL_SYNC); other memory ignores these.
+void begin_reads(GstBuffer *buffer)
+{
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
+        platform::dmabuf::begin_cpu_read(gst_buffer_peek_memory(buffer, i));
+}
+
+void end_reads(GstBuffer *buffer)
+{
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
+        platform::dmabuf::end_cpu_read(gst_buffer_peek_memory(buffer, i));
+}
+
+} // namespace
 
 SystemBytes::SystemBytes(BufferRef buffer, const GstMapInfo &map, bool borrowed)
     : buffer_(std::move(buffer)), map_(map), borrowed_(borrowed)
@@ -35,8 +53,10 @@ SystemBytes::~SystemBytes()
 
 void SystemBytes::unmap()
 {
-    if (buffer_ && map_.memory)
+    if (buffer_ && map_.memory) {
         gst_buffer_unmap(buffer_.get(), &map_);
+        end_reads(buffer_.get());
+    }
     map_ = GST_MAP_INFO_INIT;
 }
 
@@ -45,8 +65,13 @@ std::optional<SystemBytes> SystemBytes::map(BufferRef buffer, bool borrowed)
     GstMapInfo map = GST_MAP_INFO_INIT;
     if (buffer && gst_buffer_n_memory(buffer.get()) == 0) // no bytes: an empty, valid slice
         return SystemBytes(std::move(buffer), map, borrowed);
-    if (!buffer || !gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
+    if (!buffer)
         return std::nullopt;
+    begin_reads(buffer.get());
+    if (!gst_buffer_map(buffer.get(), &map, GST_MAP_READ)) {
+        end_reads(buffer.get());
+        return std::nullopt;
+    }
     return SystemBytes(std::move(buffer), map, borrowed);
 }
 

@@ -11,7 +11,8 @@
 //                                                                  none/no-vulkan.cpp without it
 //   cuda-vulkan/  CUDA frames to Vulkan images and back on the GPU, through memory both share
 //              (cuda-vulkan-bridge.h)                                none/no-cuda-vulkan.cpp
-//   dmabuf/    GstDmaBufMemory shared through a dup of its fd         none/no-dmabuf.cpp
+//   dmabuf/    DMA-BUF frames: g2g's allocator and pool, DRM formats, wrap and export, sync
+//              brackets, sharing through a dup of the fd (dmabuf-memory.h)  none/no-dmabuf.cpp
 //   handles/   the opaque handles of platforms g2g never links (D3D11, CoreVideo, WebGPU, wgpu)
 #pragma once
 
@@ -50,6 +51,10 @@ namespace dmabuf {
 // A second GstDmaBufMemory over a dup of `memory`'s fd (no bytes move) that keeps `frame`
 // alive; nullptr in a build without the dmabuf feature (the memory then stays as it is).
 GstMemory *share_fd(GstBuffer *frame, GstMemory *memory);
+// Around a CPU's read of DMA-BUF memory of any allocator (DMA_BUF_IOCTL_SYNC where the fd has
+// it; g2g's own memory brackets its mappings itself); no-ops for other memory and without the feature.
+void begin_cpu_read(GstMemory *memory);
+void end_cpu_read(GstMemory *memory);
 } // namespace dmabuf
 
 } // namespace g2g::platform

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "dmabuf-memory.h"
 #include "platform/platform.h"
 
 namespace g2g::platform::dmabuf {
@@ -30,6 +31,12 @@ GstMemory *share_fd(GstBuffer *frame, GstMemory *memory)
         return nullptr;
     }
     gst_memory_resize(shareable, static_cast<gssize>(offset), size);
+    // What the frame's memory says of its bytes holds for the share: its DRM format, and that no
+    // CPU may map it (a tiled modifier, a device's memory).
+    if (std::optional<g2g::dmabuf::DrmFormat> format = g2g::dmabuf::detail::recorded_format(memory))
+        g2g::dmabuf::detail::record_format(shareable, *format);
+    if (GST_MEMORY_FLAG_IS_SET(memory, GST_MEMORY_FLAG_NOT_MAPPABLE))
+        GST_MINI_OBJECT_FLAG_SET(shareable, GST_MEMORY_FLAG_NOT_MAPPABLE);
     gst_mini_object_set_qdata(GST_MINI_OBJECT(shareable), source_frame_quark, gst_buffer_ref(frame),
                               reinterpret_cast<GDestroyNotify>(gst_buffer_unref));
     return shareable;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "plane-copy-private.h"
+#include "platform/platform.h"
 #include "view/frame-view-private.h"
 #include "view/view-backend.h"
 
@@ -21,8 +22,10 @@ public:
     ~MappedMemories()
     {
         for (guint i = 0; i < maps_.size(); ++i) {
-            if (maps_[i].memory)
+            if (maps_[i].memory) {
                 gst_memory_unmap(maps_[i].memory, &maps_[i]);
+                platform::dmabuf::end_cpu_read(maps_[i].memory);
+            }
         }
     }
     MappedMemories(const MappedMemories &) = delete;
@@ -32,9 +35,15 @@ public:
     {
         if (index >= maps_.size() || index >= gst_buffer_n_memory(buffer_))
             return nullptr;
-        if (!maps_[index].memory &&
-            !gst_memory_map(gst_buffer_peek_memory(buffer_, index), &maps_[index], GST_MAP_READ))
-            return nullptr;
+        if (!maps_[index].memory) {
+            // A DMA-BUF is read between DMA_BUF_IOCTL_SYNC brackets (where its fd has them).
+            GstMemory *memory = gst_buffer_peek_memory(buffer_, index);
+            platform::dmabuf::begin_cpu_read(memory);
+            if (!gst_memory_map(memory, &maps_[index], GST_MAP_READ)) {
+                platform::dmabuf::end_cpu_read(memory);
+                return nullptr;
+            }
+        }
         return maps_[index].data;
     }
 
