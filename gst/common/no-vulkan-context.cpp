@@ -8,7 +8,8 @@
 
 namespace g2g::element {
 
-void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)>, bool)
+void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)>,
+                               std::function<bool(GstElement *)>)
 {
 }
 

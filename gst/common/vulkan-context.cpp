@@ -128,11 +128,12 @@ void VulkanContextUse::set_context(GstElement *element, GstContext *context)
     }
 }
 
-void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted, bool at_join)
+void VulkanContextUse::provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted,
+                               std::function<bool(GstElement *)> at_join)
 {
     gpu_wanted_ = std::move(gpu_wanted);
     provider_ = true;
-    provide_at_join_ = at_join;
+    provide_at_join_ = std::move(at_join);
 }
 
 bool VulkanContextUse::answer_query(GstElement *element, GstQuery *query)
@@ -174,7 +175,7 @@ void VulkanContextUse::join(GstElement *element)
         ask(element, GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR);
     // A provider's device must exist before the producer upstream opens its own (in its
     // READY->PAUSED, after ours), so that it takes ours.
-    if (provide_at_join_ && !holds(queue_) && !providing_.exchange(true)) {
+    if (provide_at_join_ && !holds(queue_) && provide_at_join_(element) && !providing_.exchange(true)) {
         ensure_queue(element);
         providing_ = false;
     }

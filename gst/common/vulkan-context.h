@@ -50,10 +50,12 @@ public:
     // shares memory with CUDA needs VK_KHR_external_memory_fd, which no GStreamer 1.22 element
     // enables, and GStreamer opens a device once): a Vulkan CONTEXT query that no peer or
     // application answers is answered by creating the instance, device and queue (what ensure
-    // creates) instead of being refused, and with `at_join` join creates them too. The Vulkan
-    // elements around then take g2g's device, since they ask their peers before creating their own.
-    // `gpu_wanted`, when it names a GPU, picks the physical device of that UUID.
-    void provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted, bool at_join);
+    // creates) instead of being refused, and join creates them too where `at_join` (when given)
+    // says yes for the element then. The Vulkan elements around then take g2g's device, since they
+    // ask their peers before creating their own. `gpu_wanted`, when it names a GPU, picks the
+    // physical device of that UUID.
+    void provide(std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted,
+                 std::function<bool(GstElement *)> at_join = {});
 
     // GstElementClass::set_context: an instance, device or queue the application, the pipeline or
     // a peer (through join's and ensure's queries) hands us. Taken until ensure made the engine;
@@ -110,7 +112,7 @@ private:
     // Provider settings (provide), set before the element starts.
     std::function<std::optional<GpuUuid>(GstElement *)> gpu_wanted_;
     bool provider_ = false;
-    bool provide_at_join_ = false;
+    std::function<bool(GstElement *)> provide_at_join_;
     // A provider's creation asks the peers, whose own queries may come back here: they are not
     // answered by creating again meanwhile.
     std::atomic<bool> providing_ = false;

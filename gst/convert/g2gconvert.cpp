@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// g2gconvert: moves frames between CUDA and Vulkan on the GPU they share (the CUDA-Vulkan bridge,
-// lib/src/platform/cuda-vulkan/): one pass on the GPU per frame into memory both APIs address,
-// none for a frame already there. A view (meta:G2gTensorView) on the way is written by that one
-// pass: a rotated CUDA view reaches Vulkan materialized by one kernel. GStreamer alone goes through
-// the host (cudadownload ! vulkanupload).
+// g2gconvert: moves frames out of one GPU domain into another without the host.
+//   CUDA <-> Vulkan   on the GPU they share (the CUDA-Vulkan bridge, lib/src/platform/cuda-vulkan/):
+//                     one pass on the GPU per frame into memory both APIs address, none for a
+//                     frame already there. A view (meta:G2gTensorView) on the way is written by
+//                     that one pass: a rotated CUDA view reaches Vulkan materialized by one kernel.
+//                     GStreamer alone goes through the host (cudadownload ! vulkanupload).
+//   CUDA -> DMABuf    with no copy at all: the CUDA frame's device memory exported as a DMA-BUF
+//                     (lib/src/platform/cuda-dmabuf/), not mappable, linear, at the CUDA pitch; each
+//                     CUDA memory exported once. Dense frames only (a view: g2gmaterialize first).
 //
 //   gst-launch-1.0 filesrc location=in.h264 ! h264parse ! nvh264dec ! g2gconvert ! vulkandownload
 //       ! fakesink
 //   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gconvert ! cudadownload ! autovideosink
 //   gst-launch-1.0 ... ! nvh264dec ! g2gview video-direction=90r ! g2gconvert ! vulkandownload ! ...
+//   gst-launch-1.0 ... ! nvh264dec ! g2gconvert ! "video/x-raw(memory:DMABuf)" ! <a DMA-BUF importer>
 //
-// It always changes domain (CUDAMemory in, VulkanImage out, and the reverse); to stay in one, use
-// g2gmaterialize. It opens the pipeline's Vulkan device itself, on the CUDA context's GPU, with
-// the extension sharing needs (VK_KHR_external_memory_fd, which no GStreamer 1.22 element enables),
-// and hands it to the Vulkan elements around it through GstContext before they open their own.
-// Properties: frames-written, frames-shared, shared-frames-allocated (read-only counters).
+// Each direction exists where its platform part is built: the Vulkan ones with the cuda and the
+// vulkan feature, the DMABuf one with the cuda and the dmabuf feature (the pad templates say which).
+// It always changes domain; to stay in one, use g2gmaterialize. For the Vulkan directions it opens
+// the pipeline's Vulkan device itself, on the CUDA context's GPU, with the extension sharing needs
+// (VK_KHR_external_memory_fd, which no GStreamer 1.22 element enables), and hands it to the Vulkan
+// elements around it through GstContext before they open their own.
+// Properties: frames-written, frames-shared, shared-frames-allocated, dmabuf-exports (read-only
+// counters).
 #include "g2gconvert.h"
 
+#include <g2g/dmabuf.h>
 #include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
 #include <g2g/tensor-view-meta.h>
@@ -25,11 +34,15 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "common/context-glue.h"
 #include "common/element-error.h"
 #include "core/caps-domain.h"
+#include "platform/cuda-dmabuf/cuda-dmabuf.h"
 #include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
+#include "platform/platform.h"
 #include "view/view-backend.h"
 #include "view-caps.h"
 #include "view-output.h"
@@ -42,19 +55,41 @@ using g2g::element::post_error;
 
 namespace {
 
-enum { PROP_0, PROP_FRAMES_WRITTEN, PROP_FRAMES_SHARED, PROP_SHARED_FRAMES_ALLOCATED };
+enum { PROP_0, PROP_FRAMES_WRITTEN, PROP_FRAMES_SHARED, PROP_SHARED_FRAMES_ALLOCATED, PROP_DMABUF_EXPORTS };
+
+// Which way frames go, decided by the negotiated caps.
+enum class Route {
+    CudaToVulkan, // the bridge
+    VulkanToCuda, // the bridge
+    CudaToDmaBuf, // the CUDA frame's own memory exported
+};
+
+const char *route_name(Route route)
+{
+    switch (route) {
+    case Route::CudaToVulkan:
+        return "CUDA to Vulkan";
+    case Route::VulkanToCuda:
+        return "Vulkan to CUDA";
+    case Route::CudaToDmaBuf:
+        return "CUDA to DMA-BUF";
+    }
+    return "";
+}
 
 // Negotiated state (set_caps) and the GPU contexts (reached from other threads through
 // set_context and CONTEXT queries).
 struct ConvertState {
     GstVideoInfo in_info{};
     GstVideoInfo out_info{};
-    bool to_vulkan = true; // CUDA in, VulkanImage out; else the reverse
+    Route route = Route::CudaToVulkan;
     bool in_view = false;
     g2g::element::GpuContexts gpu;
     std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge; // written under the object lock (get_property reads it)
     std::atomic<guint64> written = 0;                 // frames a pass on the GPU wrote
-    std::atomic<guint64> shared = 0; // frames that went on as the other face of shared memory
+    // Frames that went on as another face of their own memory (shared memory, a DMA-BUF export).
+    std::atomic<guint64> shared = 0;
+    std::atomic<guint64> exports = 0; // CUDA memories exported as DMA-BUFs (each once)
 };
 
 } // namespace
@@ -68,11 +103,40 @@ G_DEFINE_TYPE(G2gConvert, g2g_convert, GST_TYPE_BASE_TRANSFORM)
 
 // ---- Negotiation ----
 
+// The directions this build has.
+static bool has_bridge()
+{
+    return g2g::platform::cuda_vulkan::built();
+}
+
+static bool has_dmabuf()
+{
+    return g2g::platform::cuda_dmabuf::built();
+}
+
 // The formats both a CUDA kernel and the Vulkan shader write (Vulkan's are the fewer).
-static std::string formats()
+static std::string bridge_formats()
 {
     const g2g::detail::ViewBackend *vulkan = g2g::detail::view_backend(MemoryDomainKind::VulkanTexture);
     return vulkan ? g2g::detail::format_list(*vulkan) : std::string("{ RGBA }");
+}
+
+// The dense CUDA structures of `caps` as memory:DMABuf ones, in GStreamer 1.22's form and 1.24's
+// DMA_DRM form.
+static GstCaps *cuda_as_dmabuf(GstCaps *caps)
+{
+    const g2g::CapsRef dense = g2g::CapsRef::adopt(gst_caps_copy(caps));
+    g2g::caps::keep_structures(dense.get(), false);
+    const g2g::CapsRef moved = g2g::CapsRef::adopt(
+        g2g::caps::moved_to(dense.get(), MemoryDomainKind::Cuda, MemoryDomainKind::DmaBuf));
+    return g2g::dmabuf::caps_with_dma_drm(moved.get()).release();
+}
+
+// The memory:DMABuf structures of `caps` (either form) as the dense CUDA ones they come from.
+static GstCaps *dmabuf_as_cuda(GstCaps *caps)
+{
+    const g2g::CapsRef plain = g2g::dmabuf::caps_from_dma_drm(caps);
+    return g2g::caps::moved_to(plain.get(), MemoryDomainKind::DmaBuf, MemoryDomainKind::Cuda);
 }
 
 static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
@@ -80,19 +144,28 @@ static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection d
 {
     using g2g::caps::moved_to;
     using g2g::caps::with_and_without_view;
-    g2g::CapsRef result;
+    g2g::CapsRef result = g2g::CapsRef::adopt(gst_caps_new_empty());
+    const auto add = [&](GstCaps *more) { result.reset(gst_caps_merge(result.release(), more)); };
     if (direction == GST_PAD_SINK) {
-        // Each domain's frames (views or dense) leave dense in the other.
-        result = g2g::CapsRef::adopt(
-            gst_caps_merge(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture),
-                           moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda)));
+        // Each domain's frames (views or dense) leave dense in the other; dense CUDA frames also
+        // as DMA-BUFs (after the bridge's: a peer that takes both gets Vulkan images, as before).
+        if (has_bridge()) {
+            add(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture));
+            add(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
+        }
+        if (has_dmabuf())
+            add(cuda_as_dmabuf(caps));
     } else {
-        const g2g::CapsRef from_cuda =
-            g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
-        const g2g::CapsRef from_vulkan =
-            g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture));
-        result = g2g::CapsRef::adopt(
-            gst_caps_merge(with_and_without_view(from_cuda.get()), with_and_without_view(from_vulkan.get())));
+        if (has_bridge()) {
+            const g2g::CapsRef from_cuda =
+                g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
+            const g2g::CapsRef from_vulkan =
+                g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture));
+            add(with_and_without_view(from_cuda.get()));
+            add(with_and_without_view(from_vulkan.get()));
+        }
+        if (has_dmabuf())
+            add(dmabuf_as_cuda(caps));
     }
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
@@ -121,18 +194,37 @@ static bool ensure_bridge(G2gConvert *self)
     return true;
 }
 
+// The route between two negotiated caps; nullopt for a pair no route joins.
+static std::optional<Route> route_between(GstCaps *incaps, GstCaps *outcaps)
+{
+    const std::optional<MemoryDomainKind> in = g2g::detail::kind_of_caps(incaps);
+    const std::optional<MemoryDomainKind> out = g2g::detail::kind_of_caps(outcaps);
+    if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::VulkanTexture)
+        return Route::CudaToVulkan;
+    if (in == MemoryDomainKind::VulkanTexture && out == MemoryDomainKind::Cuda)
+        return Route::VulkanToCuda;
+    if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::DmaBuf)
+        return Route::CudaToDmaBuf;
+    return std::nullopt;
+}
+
 static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = *self->state;
-    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
-        !gst_video_info_from_caps(&state.out_info, outcaps))
+    const std::optional<Route> route = route_between(incaps, outcaps);
+    if (!route)
         return FALSE;
-    state.to_vulkan = g2g::detail::kind_of_caps(incaps) == MemoryDomainKind::Cuda;
+    // DMA_DRM caps (1.24's form) name their format in drm-format, which 1.22's video info cannot read.
+    const g2g::CapsRef out = g2g::dmabuf::caps_from_dma_drm(outcaps);
+    if (!gst_video_info_from_caps(&state.in_info, incaps) || gst_caps_is_empty(out.get()) ||
+        !gst_video_info_from_caps(&state.out_info, out.get()))
+        return FALSE;
+    state.route = *route;
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    GST_INFO_OBJECT(self, "%s%s", state.to_vulkan ? "CUDA to Vulkan" : "Vulkan to CUDA",
-                    state.in_view ? ", views written dense" : "");
-    return ensure_bridge(self);
+    GST_INFO_OBJECT(self, "%s%s", route_name(state.route), state.in_view ? ", views written dense" : "");
+    // A DMA-BUF is the CUDA frame's own memory: no device of another API to join.
+    return state.route == Route::CudaToDmaBuf || ensure_bridge(self);
 }
 
 // The output is the bridge's own frame: no pool.
@@ -158,16 +250,48 @@ static gboolean g2g_convert_stop(GstBaseTransform *trans)
 
 // ---- Per frame ----
 
+// Flags, timestamps and the metas transform_meta keeps, as for a frame of a pool.
+static void copy_metadata(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *frame)
+{
+    GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(trans);
+    if (klass->copy_metadata && !klass->copy_metadata(trans, inbuf, frame))
+        GST_WARNING_OBJECT(trans, "could not copy the frame's metadata");
+}
+
+// The CUDA frame as a DMA-BUF of its own memory: no pass, no copy.
+static GstFlowReturn export_dmabuf(G2gConvert *self, GstBuffer *inbuf, GstBuffer **outbuf)
+{
+    ConvertState &state = *self->state;
+    GstElement *element = GST_ELEMENT(self);
+    if (g2g::tensor_view_of(inbuf))
+        return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                          "a CUDA frame with a view (meta:G2gTensorView) reached g2gconvert's memory:DMABuf "
+                          "output, which exports frames as they are: insert g2gmaterialize before it");
+    g2g::Result<g2g::cuda_dmabuf::Export> exported = g2g::cuda_dmabuf::export_frame(inbuf);
+    if (!exported)
+        return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, exported.error());
+    state.shared++;
+    if (exported->exported)
+        state.exports++;
+    GstBuffer *frame = exported->frame.release();
+    copy_metadata(GST_BASE_TRANSFORM(self), inbuf, frame);
+    *outbuf = frame;
+    return GST_FLOW_OK;
+}
+
 static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *inbuf,
                                                        GstBuffer **outbuf)
 {
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = *self->state;
     GstElement *element = GST_ELEMENT(self);
+    if (state.route == Route::CudaToDmaBuf)
+        return export_dmabuf(self, inbuf, outbuf);
     if (!state.bridge)
         return post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                           "a frame arrived before caps were negotiated");
-    if (!state.to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
+    const bool to_vulkan = state.route == Route::CudaToVulkan;
+    if (!to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
     g2g::Result<g2g::FrameView> identity =
@@ -179,17 +303,13 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
         fits != GST_FLOW_OK)
         return fits;
     const bool dense = carried == nullptr;
-    g2g::Result<g2g::cuda_vulkan::Conversion> converted = state.to_vulkan
-                                                              ? state.bridge->to_vulkan(inbuf, view, dense)
-                                                              : state.bridge->to_cuda(inbuf, view, dense);
+    g2g::Result<g2g::cuda_vulkan::Conversion> converted =
+        to_vulkan ? state.bridge->to_vulkan(inbuf, view, dense) : state.bridge->to_cuda(inbuf, view, dense);
     if (!converted)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, converted.error());
     (converted->passes > 0 ? state.written : state.shared)++;
     GstBuffer *frame = converted->frame.release();
-    // Flags, timestamps and the metas transform_meta keeps, as for a frame of a pool.
-    GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(trans);
-    if (klass->copy_metadata && !klass->copy_metadata(trans, inbuf, frame))
-        GST_WARNING_OBJECT(self, "could not copy the frame's metadata");
+    copy_metadata(trans, inbuf, frame);
     *outbuf = frame;
     return GST_FLOW_OK;
 }
@@ -210,6 +330,9 @@ static void g2g_convert_get_property(GObject *object, guint id, GValue *value, G
         break;
     case PROP_FRAMES_SHARED:
         g_value_set_uint64(value, state.shared);
+        break;
+    case PROP_DMABUF_EXPORTS:
+        g_value_set_uint64(value, state.exports);
         break;
     case PROP_SHARED_FRAMES_ALLOCATED: {
         GST_OBJECT_LOCK(object);
@@ -245,22 +368,40 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
     counter(PROP_FRAMES_WRITTEN, "frames-written", "Frames written",
             "Frames one pass on the GPU (a copy, a view's kernel or shader) wrote into shared memory");
     counter(PROP_FRAMES_SHARED, "frames-shared", "Frames shared",
-            "Frames already in memory CUDA and Vulkan share, handed on with no pass at all");
+            "Frames handed on with no pass at all: already in memory CUDA and Vulkan share, or CUDA frames "
+            "exported as DMA-BUFs of their own memory");
     counter(PROP_SHARED_FRAMES_ALLOCATED, "shared-frames-allocated", "Shared frames allocated",
             "Frames of memory shared by CUDA and Vulkan allocated so far (each exported once, then reused)");
+    counter(PROP_DMABUF_EXPORTS, "dmabuf-exports", "DMA-BUF exports",
+            "CUDA memories exported as DMA-BUF fds so far (each once: a pool's memory coming back is not "
+            "exported again)");
 
     gst_element_class_set_static_metadata(
-        element_class, "g2g CUDA-Vulkan converter", "Filter/Converter/Video/Hardware",
+        element_class, "g2g GPU domain converter", "Filter/Converter/Video/Hardware",
         "Moves frames between CUDA memory and Vulkan images on the GPU they share, with one pass on the "
-        "GPU (a view written by it) or none, never through host memory",
+        "GPU (a view written by it) or none, and offers CUDA frames as DMA-BUFs of their own memory with "
+        "no copy; never through host memory",
         "g2g developers");
-    const std::string list = formats();
-    const auto both = [&](bool views) {
-        return gst_caps_merge(g2g::caps::domain_caps(MemoryDomainKind::Cuda, list, views, true),
-                              g2g::caps::domain_caps(MemoryDomainKind::VulkanTexture, list, views, true));
+    // Each direction where this build has it.
+    g2g::CapsRef sink_caps = g2g::CapsRef::adopt(gst_caps_new_empty());
+    g2g::CapsRef src_caps = g2g::CapsRef::adopt(gst_caps_new_empty());
+    const auto add = [](g2g::CapsRef &into, GstCaps *more) {
+        into.reset(gst_caps_merge(into.release(), more));
     };
-    const g2g::CapsRef sink_caps = g2g::CapsRef::adopt(both(true));
-    const g2g::CapsRef src_caps = g2g::CapsRef::adopt(both(false));
+    if (has_bridge()) {
+        const std::string list = bridge_formats();
+        for (MemoryDomainKind kind : {MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture}) {
+            add(sink_caps, g2g::caps::domain_caps(kind, list, true, true));
+            add(src_caps, g2g::caps::domain_caps(kind, list, false, true));
+        }
+    }
+    if (has_dmabuf()) {
+        const std::string list = g2g::cuda_dmabuf::formats();
+        add(sink_caps, g2g::caps::domain_caps(MemoryDomainKind::Cuda, list, false, true));
+        const g2g::CapsRef dmabuf =
+            g2g::CapsRef::adopt(g2g::caps::domain_caps(MemoryDomainKind::DmaBuf, list, false, true));
+        add(src_caps, g2g::dmabuf::caps_with_dma_drm(dmabuf.get()).release());
+    }
     gst_element_class_add_pad_template(
         element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps.get()));
     gst_element_class_add_pad_template(
@@ -277,21 +418,41 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
     transform_class->stop = g2g_convert_stop;
     g2g::element::install_context_glue<gpu_of>(transform_class);
 
-    GST_DEBUG_CATEGORY_INIT(g2g_convert_debug, "g2gconvert", 0, "g2g CUDA-Vulkan converter");
+    GST_DEBUG_CATEGORY_INIT(g2g_convert_debug, "g2gconvert", 0, "g2g GPU domain converter");
+}
+
+// True when upstream of `element` may send VulkanImage frames (its caps name them, or are ANY).
+static bool upstream_may_send_vulkan_images(GstElement *element)
+{
+    const g2g::CapsRef upstream =
+        g2g::CapsRef::adopt(gst_pad_peer_query_caps(GST_BASE_TRANSFORM_SINK_PAD(element), nullptr));
+    if (!upstream || gst_caps_is_any(upstream.get()))
+        return true;
+    for (guint i = 0; i < gst_caps_get_size(upstream.get()); ++i) {
+        if (g2g::detail::kind_of_caps_features(gst_caps_get_features(upstream.get(), i)) ==
+            MemoryDomainKind::VulkanTexture)
+            return true;
+    }
+    return false;
 }
 
 static void g2g_convert_init(G2gConvert *self)
 {
     self->state = new ConvertState();
     ConvertState *state = self->state;
-    // The Vulkan device is opened by us (with the extension sharing needs) on the CUDA context's GPU.
+    if (!has_bridge())
+        return;
+    // The Vulkan device is opened by us (with the extension sharing needs) on the CUDA context's
+    // GPU: when asked for it, and at READY->PAUSED already when a Vulkan producer upstream would
+    // open its own after us. Not for CUDA producers: a CUDA to DMA-BUF stream opens no Vulkan
+    // device (and runs where there is none).
     state->gpu.vulkan.provide(
         [state](GstElement *element) -> std::optional<g2g::element::GpuUuid> {
             if (!state->gpu.cuda.join(element))
                 return std::nullopt;
             return g2g::cuda_vulkan::gpu_of_cuda_context(state->gpu.cuda.context());
         },
-        true);
+        upstream_may_send_vulkan_images);
 }
 
 gboolean g2g_convert_register(GstPlugin *plugin)

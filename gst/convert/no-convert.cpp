@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A build without the CUDA-Vulkan bridge (no cuda or no vulkan feature): no g2gconvert.
+// A build without CUDA, or with CUDA but neither Vulkan nor DMA-BUF support: no g2gconvert.
 #include "g2gconvert.h"
 
 gboolean g2g_convert_register(GstPlugin *)

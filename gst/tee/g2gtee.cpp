@@ -446,13 +446,11 @@ static void g2g_tee_init(G2gTee *self)
     self->priv = new TeePrivate();
     if (g2g::platform::cuda_vulkan::built()) {
         g2g::tee::TeeGpu *gpu = &self->priv->gpu;
-        gpu->vulkan.provide(
-            [gpu](GstElement *element) -> std::optional<g2g::element::GpuUuid> {
-                if (!gpu->cuda.find_upstream(element))
-                    return std::nullopt;
-                return g2g::cuda_vulkan::gpu_of_cuda_context(gpu->cuda.context());
-            },
-            false);
+        gpu->vulkan.provide([gpu](GstElement *element) -> std::optional<g2g::element::GpuUuid> {
+            if (!gpu->cuda.find_upstream(element))
+                return std::nullopt;
+            return g2g::cuda_vulkan::gpu_of_cuda_context(gpu->cuda.context());
+        });
     }
     self->sinkpad = gst_pad_new_from_static_template(&sink_template, "sink");
     gst_pad_set_chain_function(self->sinkpad, g2g::tee::sink_chain);

@@ -11,7 +11,7 @@
 #include <g2g/tensor-view-meta.h>
 
 #include "common/object-lock.h"
-#include "platform/platform.h"
+#include "core/domain-table.h"
 
 #include <algorithm>
 
@@ -78,6 +78,22 @@ bool names_domain(GstPad *pad, K target, const GstCaps *target_caps)
     return false;
 }
 
+// What g2gtee converts frames into, for a refusal: system memory, and the domain table's device
+// routes this build has ("Cuda to VulkanTexture, Cuda to DmaBuf, ...").
+std::string conversions()
+{
+    std::string routes;
+    for (const detail::DomainInfo &row : detail::domain_table()) {
+        for (const detail::DeviceRoute &route : row.device_routes) {
+            if (converts_on_device(row.kind, route.to))
+                routes += (routes.empty() ? "" : ", ") + std::string(name(row.kind)) + " to " +
+                          std::string(name(route.to));
+        }
+    }
+    return routes.empty() ? " (g2gtee converts frames into system memory only)"
+                          : " (g2gtee converts frames into system memory, and on the device " + routes + ")";
+}
+
 // Why no route reaches the branch on `pad` for frames of `caps`.
 std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
 {
@@ -105,9 +121,7 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     }
     std::string message = wrong_domain_error(category, accepted, upstream).message();
     if (!accepted.contains(K::System))
-        message += platform::cuda_vulkan::built() ? " (g2gtee converts frames into system memory, and "
-                                                    "between Cuda and VulkanTexture on the GPU)"
-                                                  : " (g2gtee converts frames into system memory only)";
+        message += conversions();
     return message;
 }
 

@@ -17,8 +17,10 @@ constexpr std::string_view kSystemTypes[] = {"SystemMemory", "fd", "G2gVulkanDow
 constexpr std::string_view kDmaBufTypes[] = {"dmabuf"};
 constexpr std::string_view kVulkanImageTypes[] = {"VulkanImage"};
 constexpr std::string_view kCudaTypes[] = {"gst.cuda.memory"};
-// CUDA and Vulkan frames cross on the GPU through memory both share (platform/cuda-vulkan/).
-constexpr DeviceRoute kCudaRoutes[] = {{K::VulkanTexture, "g2gconvert", platform::cuda_vulkan::built}};
+// CUDA and Vulkan frames cross on the GPU through memory both share (platform/cuda-vulkan/); CUDA
+// frames are DMA-BUFs of their own device memory, exported with no copy (platform/cuda-dmabuf/).
+constexpr DeviceRoute kCudaRoutes[] = {{K::VulkanTexture, "g2gconvert", platform::cuda_vulkan::built},
+                                       {K::DmaBuf, "g2gconvert", platform::cuda_dmabuf::built}};
 constexpr DeviceRoute kVulkanRoutes[] = {{K::Cuda, "g2gconvert", platform::cuda_vulkan::built}};
 constexpr std::string_view kD3D11Types[] = {"G2gD3D11Texture"};
 constexpr std::string_view kCvPixelBufferTypes[] = {"G2gCvPixelBuffer"};

@@ -43,9 +43,16 @@ const detail::ViewBackend *view_backend();
 } // namespace vulkan
 
 namespace cuda_vulkan {
-// True in a build with the bridge (the cuda and the vulkan feature): g2gconvert exists.
+// True in a build with the bridge (the cuda and the vulkan feature): g2gconvert converts between
+// CUDA and Vulkan.
 bool built();
 } // namespace cuda_vulkan
+
+namespace cuda_dmabuf {
+// True in a build with the cuda and the dmabuf feature: CUDA frames can be exported as DMA-BUFs
+// (g2gconvert's memory:DMABuf output).
+bool built();
+} // namespace cuda_dmabuf
 
 namespace dmabuf {
 // A second GstDmaBufMemory over a dup of `memory`'s fd (no bytes move) that keeps `frame`

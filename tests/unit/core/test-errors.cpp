@@ -77,4 +77,10 @@ TEST(Converters, BetweenDomains)
     EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::System));
     EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::Cuda));
     EXPECT_FALSE(g2g::converts_through_host(K::WebGPUBuffer, K::Cuda)); // no converter at all
+    // CUDA frames are DMA-BUFs of their own memory where the build exports them; no element of
+    // GStreamer 1.22 makes one of the other (DmaBuf has no from-system element).
+    const bool exports = g2g::platform::cuda_dmabuf::built();
+    EXPECT_EQ(g2g::converter_between(K::Cuda, K::DmaBuf), exports ? "g2gconvert" : "");
+    EXPECT_FALSE(g2g::converts_through_host(K::Cuda, K::DmaBuf));
+    EXPECT_EQ(g2g::converter_between(K::DmaBuf, K::Cuda), "glupload ! gldownload ! cudaupload");
 }

@@ -13,6 +13,8 @@
 
 #include <g2g/error.h>
 
+#include "platform/cuda/cuda-driver.h"
+
 namespace g2g::cuda_vulkan {
 
 using Uuid = std::array<std::uint8_t, 16>;
@@ -29,14 +31,18 @@ struct CudaExternal {
 // or that CUDA does not load here.
 Result<const CudaExternal *> cuda_external();
 
-// The UUID of the GPU `context` works on, and its name for messages ("CUDA device 0 'NVIDIA H200'").
+// The UUID of the GPU `context` works on.
 Result<Uuid> uuid_of(GstCudaContext *context);
-std::string describe(GstCudaContext *context);
+// Its name for messages ("CUDA device 0 'NVIDIA H200'").
+using cuda::describe;
 
 // "a25e9467-420c-c8e9-5f27-333f13f7c107", as nvidia-smi -L writes it.
 std::string uuid_text(const Uuid &uuid);
 
 // A CUDA result as an Error: "<what> failed: CUDA_ERROR_...".
-Error cuda_failure(const char *what, CUresult result);
+inline Error cuda_failure(const char *what, CUresult result)
+{
+    return cuda::failure(what, result);
+}
 
 } // namespace g2g::cuda_vulkan

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "platform/cuda/cuda-driver.h"
 #include "platform/platform.h"
 #include "view/frame-view-private.h"
 #include "view/view-backend.h"
@@ -41,14 +42,6 @@ struct Kernels {
     CUfunction gather = nullptr;
 };
 
-Error cuda_error(const char *what, CUresult result)
-{
-    const char *name = nullptr;
-    CuGetErrorName(result, &name);
-    return Error(ErrorCode::MapFailed,
-                 std::string(what) + " failed: " + (name ? name : "unknown CUDA error"));
-}
-
 // The kernels of `context` (current), loaded once per GstCudaContext and kept as its qdata:
 // a module lives and dies with its CUDA context, and a new context may reuse a destroyed one's
 // handle value, so the handle is no key.
@@ -61,7 +54,7 @@ Result<const Kernels *> kernels_of_current_context(GstCudaContext *context)
         return loaded;
     auto kernels = std::make_unique<Kernels>();
     if (CUresult r = CuModuleLoadData(&kernels->module, g2g_view_kernels_fatbin); r != CUDA_SUCCESS)
-        return cuda_error("loading g2g's CUDA kernels (built for sm_75 to sm_90 and PTX)", r);
+        return failure("loading g2g's CUDA kernels (built for sm_75 to sm_90 and PTX)", r);
     const std::pair<CUfunction *, const char *> names[] = {
         {&kernels->rows[1], "g2g_rows_1"},
         {&kernels->rows[2], "g2g_rows_2"},
@@ -74,7 +67,7 @@ Result<const Kernels *> kernels_of_current_context(GstCudaContext *context)
     for (const auto &[function, name] : names) {
         if (CUresult r = CuModuleGetFunction(function, kernels->module, name); r != CUDA_SUCCESS) {
             CuModuleUnload(kernels->module);
-            return cuda_error(name, r);
+            return failure(name, r);
         }
     }
     // The module goes with the context (GstCudaContext destroys the CUDA context before its
@@ -172,14 +165,14 @@ Result<void> launch_planes(const FrameView &view, GstCudaContext *context, CUdev
             plane.grid.origin, plane.grid.col,   plane.grid.row,    static_cast<long long>(offsets[p]),
             strides[p],        plane.grid.width, plane.grid.height, plane.element_size};
         if (CUresult r = launch(**kernels, copy, src, planes[p]); r != CUDA_SUCCESS) {
-            result = cuda_error("launching the materialize kernel", r);
+            result = failure("launching the materialize kernel", r);
             break;
         }
     }
     // GStreamer 1.22's CUDA memory carries no stream: the frame must be complete when the
     // next element maps it.
     if (CUresult r = wait ? CuStreamSynchronize(nullptr) : CUDA_SUCCESS; r != CUDA_SUCCESS && result)
-        result = cuda_error("waiting for the materialize kernel", r);
+        result = failure("waiting for the materialize kernel", r);
     CUcontext popped = nullptr;
     gst_cuda_context_pop(&popped);
     return result;
