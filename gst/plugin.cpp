@@ -4,6 +4,7 @@
 
 #include "g2g-config.h"
 #include "g2gconvert.h"
+#include "g2gdmabufupload.h"
 #include "g2gmaterialize.h"
 #include "g2gprobe.h"
 #include "g2gtee.h"
@@ -17,6 +18,7 @@ static gboolean plugin_init(GstPlugin *plugin)
     ok &= gst_element_register(plugin, "g2gmaterialize", GST_RANK_NONE, G2G_TYPE_MATERIALIZE);
     ok &= gst_element_register(plugin, "g2gtee", GST_RANK_NONE, G2G_TYPE_TEE);
     ok &= g2g_convert_register(plugin);
+    ok &= g2g_dmabuf_upload_register(plugin);
     return ok;
 }
 

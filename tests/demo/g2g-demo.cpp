@@ -257,6 +257,9 @@ int main(int argc, char **argv)
     const std::vector<Scene> scenes = {
         {"videotestsrc", "videotestsrc num-buffers=10 ! " + rgba + " ! g2gprobe name=probe ! fakesink",
          nullptr},
+        {"videotestsrc ! g2gdmabufupload",
+         "videotestsrc num-buffers=10 ! " + rgba + " ! g2gdmabufupload ! g2gprobe name=probe ! fakesink",
+         "g2gdmabufupload"},
         {"videotestsrc ! vulkanupload (lavapipe)",
          "videotestsrc num-buffers=10 ! " + rgba +
              " ! vulkanupload ! video/x-raw(memory:VulkanImage) ! g2gprobe name=probe ! vulkandownload ! "
@@ -323,6 +326,10 @@ int main(int argc, char **argv)
         const char *prefix;   // of the picture's file name
     };
     std::vector<ViewDomain> domains = {{"system memory", "", "", ""}};
+    // DMA-BUFs that map (g2g's allocator: dma-heap, udmabuf or memfd) are viewed in place as well.
+    if (have("g2gdmabufupload"))
+        domains.push_back({"DMA-BUFs (videotestsrc writes into g2gdmabufupload's pool)", " ! g2gdmabufupload",
+                           "", "dmabuf-"});
     if (have("vulkanupload"))
         domains.push_back({"Vulkan images (lavapipe or the GPU's driver)", " ! vulkanupload",
                            " ! vulkandownload", "vulkan-"});

@@ -46,6 +46,8 @@ struct DrmFormat {
 // (GST_VIDEO_FORMAT_UNKNOWN where GStreamer has none).
 std::uint32_t drm_fourcc_of(GstVideoFormat format);
 GstVideoFormat video_format_of(std::uint32_t fourcc);
+// Every video format with a DRM fourcc, the formats most producers and displays share first.
+std::vector<GstVideoFormat> drm_video_formats();
 
 // True when drm_fourcc.h names the modifier's vendor and the modifier is not DRM_FORMAT_MOD_INVALID.
 bool modifier_known(std::uint64_t modifier);

@@ -69,6 +69,8 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .make_shareable = platform::dmabuf::share_fd,
         // Only a DMABuf that cannot be mapped needs it; a mappable one is read in place.
         .to_system = "glupload ! gldownload",
+        // Into g2g's DMA-BUFs: written there by the producer (the pool it offers), or copied once.
+        .from_system = "g2gdmabufupload",
         .preference = 8,
     },
     {

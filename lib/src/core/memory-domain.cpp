@@ -14,10 +14,21 @@
 namespace g2g {
 namespace {
 
-// Frames whose memory a CPU maps as it is: System always, DmaBuf when its memory maps.
-bool maps_in_place(MemoryDomainKind kind)
+// How a CPU reads this frame. A view (meta:G2gTensorView) over memory the CPU maps (system memory,
+// a mappable DMA-BUF) is materialized: its bytes as they are would be misread. A view of system
+// memory classifies as SystemView; one of a DMA-BUF stays DmaBuf, and is read the same way.
+detail::HostRead host_read(MemoryDomainKind kind, GstBuffer *buffer)
 {
     const detail::HostRead read = detail::domain_info(kind).host_read;
+    if ((read == detail::HostRead::InPlace || read == detail::HostRead::WhenMappable) &&
+        tensor_view_of(buffer))
+        return detail::HostRead::Materialized;
+    return read;
+}
+
+// Frames whose memory a CPU maps as it is: System always, DmaBuf when its memory maps.
+bool maps_in_place(detail::HostRead read)
+{
     return read == detail::HostRead::InPlace || read == detail::HostRead::WhenMappable;
 }
 
@@ -45,11 +56,15 @@ Result<MemoryDomain> MemoryDomain::adopt(GstBuffer *buffer)
 
 Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category, GstObject *log_object) const
 {
-    // A SystemView's bytes are strided: handing them out as a dense slice would misread them.
-    if (maps_in_place(kind_)) {
+    // A view's bytes are strided: handing them out as a dense slice would misread them.
+    const detail::HostRead read = host_read(kind_, buffer_.get());
+    if (read == detail::HostRead::Materialized)
+        return logged(wrong_domain_error(category, {MemoryDomainKind::System}, MemoryDomainKind::SystemView),
+                      log_object);
+    if (maps_in_place(read)) {
         if (std::optional<SystemBytes> bytes = SystemBytes::map(buffer_, true))
             return std::move(*bytes);
-        if (detail::domain_info(kind_).host_read == detail::HostRead::InPlace)
+        if (read == detail::HostRead::InPlace)
             return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a " +
                                                           std::string(name(kind_)) + " frame for reading"),
                           log_object);
@@ -70,15 +85,15 @@ Result<SystemBytes> MemoryDomain::require_system_slice(std::string_view category
 
 Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category, GstObject *log_object) const
 {
-    if (detail::domain_info(kind_).host_read != detail::HostRead::Materialized)
+    if (host_read(kind_, buffer_.get()) != detail::HostRead::Materialized)
         return require_system_slice(category, log_object);
     // The one copy a strided chain pays: the view, materialized densely.
     Result<BufferRef> dense = tensor_view_of(buffer_.get())->materialize(buffer_.get());
     if (!dense)
-        return logged(Error(dense.error().code(),
-                            std::string(category) +
-                                " could not materialize a SystemView frame: " + dense.error().message()),
-                      log_object);
+        return logged(
+            Error(dense.error().code(), std::string(category) + " could not materialize a view of a " +
+                                            std::string(name(kind_)) + " frame: " + dense.error().message()),
+            log_object);
     if (std::optional<SystemBytes> bytes = SystemBytes::map(std::move(*dense), false))
         return std::move(*bytes);
     return logged(Error(ErrorCode::MapFailed, std::string(category) + " could not map a materialized frame"),
@@ -87,7 +102,7 @@ Result<SystemBytes> MemoryDomain::require_system_bytes(std::string_view category
 
 std::optional<SystemBytes> MemoryDomain::as_system_slice() const
 {
-    if (!maps_in_place(kind_))
+    if (!maps_in_place(host_read(kind_, buffer_.get())))
         return std::nullopt;
     return SystemBytes::map(buffer_, true);
 }
@@ -109,8 +124,12 @@ bool MemoryDomain::is_shareable() const
 Result<WritableSystemBytes> MemoryDomain::as_mut_system_slice(std::string_view category,
                                                               GstObject *log_object)
 {
-    if (!maps_in_place(kind_))
-        return logged(wrong_domain_error(category, {MemoryDomainKind::System}, kind_), log_object);
+    const detail::HostRead read = host_read(kind_, buffer_.get());
+    if (!maps_in_place(read))
+        return logged(
+            wrong_domain_error(category, {MemoryDomainKind::System},
+                               read == detail::HostRead::Materialized ? MemoryDomainKind::SystemView : kind_),
+            log_object);
     // Our own GstBuffer first (a shallow copy when another share holds it), then a write map:
     // GStreamer copies every memory another buffer can see, or that is read-only, into this
     // buffer alone. That is the copy-on-write; the other shares keep the original bytes.

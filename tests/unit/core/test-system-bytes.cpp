@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // require_system_slice / require_system_bytes / as_system_slice, and opaque device handles.
+#include <g2g/dmabuf.h>
 #include <g2g/memory-domain.h>
+#include <g2g/tensor-view-meta.h>
 #include <g2g/opaque-memory.h>
 
 #include <gtest/gtest.h>
@@ -84,6 +86,46 @@ TEST(SystemBytes, DeviceFrameIsALoudRefusalNamingTheDownload)
     EXPECT_EQ(bytes.error().message(), slice.error().message());
     EXPECT_FALSE(frame.as_system_slice().has_value());
     EXPECT_FALSE(frame.as_mut_system_slice("myfilter0").ok());
+}
+
+// A view of a mappable DMA-BUF (g2gview's output on g2g's DMA-BUF frames) classifies as DmaBuf,
+// but its bytes as they are are the unrotated frame: the CPU gets the view materialized, never
+// the raw slice.
+TEST(SystemBytes, AViewOfADmaBufIsMaterializedNeverSlicedRaw)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, 3, 2);
+    BufferRef system =
+        BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
+    GstMapInfo map;
+    ASSERT_TRUE(gst_buffer_map(system.get(), &map, GST_MAP_WRITE));
+    for (gsize i = 0; i < map.size; ++i)
+        map.data[i] = static_cast<guint8>(i);
+    gst_buffer_unmap(system.get(), &map);
+    g2g::Result<BufferRef> exported = g2g::dmabuf::export_frame(system.get(), info);
+    ASSERT_TRUE(exported) << exported.error().message();
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(exported->get(), info);
+    ASSERT_TRUE(view);
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    g2g::Result<BufferRef> expected = view->materialize(exported->get());
+    ASSERT_TRUE(expected);
+    attach_tensor_view(exported->get(), *view);
+
+    auto frame = MemoryDomain::from_buffer(exported->get());
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->kind(), K::DmaBuf);
+    EXPECT_FALSE(frame->as_system_slice().has_value());
+    auto slice = frame->require_system_slice("reader");
+    ASSERT_FALSE(slice);
+    EXPECT_NE(slice.error().message().find("SystemView frame: insert g2gmaterialize"), std::string::npos)
+        << slice.error().message();
+    auto bytes = frame->require_system_bytes("reader");
+    ASSERT_TRUE(bytes) << bytes.error().message();
+    EXPECT_FALSE(bytes->borrowed());
+    ASSERT_TRUE(gst_buffer_map(expected->get(), &map, GST_MAP_READ));
+    EXPECT_EQ(std::vector<guint8>(bytes->span().begin(), bytes->span().end()),
+              std::vector<guint8>(map.data, map.data + map.size));
+    gst_buffer_unmap(expected->get(), &map);
 }
 
 TEST(SystemBytes, RefusalIsLoggedUnderTheElement)

@@ -119,6 +119,15 @@ GstMemoryUnmapFunction fd_unmap = nullptr;
 
 gpointer map_synced(GstMemory *memory, GstMapInfo *info, gsize maxsize)
 {
+    // GStreamer leaves GST_MEMORY_FLAG_NOT_MAPPABLE to the allocator: a tiled modifier's or a
+    // device's bytes would map, and be misread as rows.
+    if (GST_MEMORY_IS_NOT_MAPPABLE(memory)) {
+        GST_CAT_WARNING(G2G_CAT, "refusing to map DMA-BUF fd %d: its memory is not mappable (%s)",
+                        gst_dmabuf_memory_get_fd(memory),
+                        detail::recorded_format(memory) ? detail::recorded_format(memory)->to_string().c_str()
+                                                        : "no DRM format recorded");
+        return nullptr;
+    }
     detail::begin_cpu_access(memory, info->flags);
     gpointer data = fd_map(memory, maxsize, info->flags);
     if (!data)

@@ -48,6 +48,11 @@ std::uint32_t drm_fourcc_of(GstVideoFormat)
     return 0;
 }
 
+std::vector<GstVideoFormat> drm_video_formats()
+{
+    return {};
+}
+
 GstVideoFormat video_format_of(std::uint32_t)
 {
     return GST_VIDEO_FORMAT_UNKNOWN;
