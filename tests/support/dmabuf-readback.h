@@ -58,8 +58,8 @@ std::map<std::string, std::string> fd_info(int fd);
 std::size_t open_fd_count();
 
 // Whether each Vulkan device here offers VK_EXT_external_memory_dma_buf, the extension a Vulkan
-// consumer imports a DMA-BUF with: "NVIDIA H200: not offered; llvmpipe: offered" ("no Vulkan" in a
-// build without it, "no Vulkan device" where none opens).
+// consumer imports a DMA-BUF with: "VK_EXT_external_memory_dma_buf: NVIDIA H200: not offered;
+// llvmpipe (...): not offered" ("this build has no Vulkan", "no Vulkan device" where none opens).
 std::string vulkan_dma_buf_import_support();
 
 } // namespace g2g::test
