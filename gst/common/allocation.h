@@ -16,4 +16,10 @@ std::optional<MemoryDomainKind> allocation_domain(GstQuery *query);
 // Makes `pool` the query's first allocation pool (replacing downstream's entry, if any).
 void set_first_allocation_pool(GstQuery *query, GstBufferPool *pool, guint size, guint min, guint max);
 
+// Asks `pad`'s peer the ALLOCATION `query` in `caps` instead of the query's own (a passthrough
+// whose two sides say the same frames in different caps: DMABuf caps restated between GStreamer
+// 1.22's form and 1.24's DMA_DRM), and adds its answer (params, pools, metas) to `query`. FALSE
+// when the peer does not answer.
+gboolean peer_allocation_in(GstPad *pad, GstCaps *caps, GstQuery *query);
+
 } // namespace g2g::element

@@ -2,13 +2,15 @@
 // g2gprobe: passes every frame through untouched and says which memory domain it lives in
 // (last-domain; with silent=false also a last-message line per frame, which gst-launch-1.0 -v
 // prints). With require set, a frame outside those domains is an element error that names the
-// converter to insert.
+// converter to insert. DMABuf caps link in either form on either side (GStreamer 1.22's
+// format=NV12, 1.24's DMA_DRM drm-format=NV12): the frames pass untouched whatever the caps say.
 //
 //   gst-launch-1.0 -v videotestsrc num-buffers=3 ! g2gprobe silent=false require=system ! fakesink
 #include "g2gprobe.h"
 
 #include <g2g/classify.h>
 #include <g2g/converters.h>
+#include <g2g/dmabuf.h>
 #include <g2g/domain-set.h>
 #include <g2g/g2g.h>
 
@@ -16,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/allocation.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
 
@@ -78,6 +81,33 @@ static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+// ---- Negotiation: the caps as they are, DMABuf caps in both forms ----
+
+// Each side takes what the other does, and DMABuf frames also in the other form (GStreamer 1.22's
+// format=NV12, 1.24's DMA_DRM drm-format=NV12): a probe between a producer of one form and a
+// consumer of the other links, and the frames pass untouched either way. Every other caps stay
+// the same, as GstBaseTransform's identity.
+static GstCaps *g2g_probe_transform_caps(GstBaseTransform *, GstPadDirection, GstCaps *caps, GstCaps *filter)
+{
+    g2g::CapsRef result = g2g::dmabuf::caps_with_dma_drm(caps);
+    if (filter)
+        result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
+    return result.release();
+}
+
+// Downstream answers for the frames it gets (passthrough), asked in the caps it negotiated: those
+// of the query, unless the probe restated DMABuf caps (a 1.22 peer cannot read DMA_DRM caps).
+static gboolean g2g_probe_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    const g2g::CapsRef out = g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+    if (decide_query || !caps || !out || gst_caps_is_equal(caps, out.get()))
+        return GST_BASE_TRANSFORM_CLASS(g2g_probe_parent_class)
+            ->propose_allocation(trans, decide_query, query);
+    return g2g::element::peer_allocation_in(GST_BASE_TRANSFORM_SRC_PAD(trans), out.get(), query);
+}
 
 // ---- Per frame: classify, report, check ----
 
@@ -232,7 +262,11 @@ static void g2g_probe_class_init(G2gProbeClass *klass)
 
     transform_class->transform_ip = g2g_probe_transform_ip;
     transform_class->start = g2g_probe_start;
-    transform_class->passthrough_on_same_caps = TRUE;
+    transform_class->transform_caps = g2g_probe_transform_caps;
+    transform_class->propose_allocation = g2g_probe_propose_allocation;
+    // Always passthrough (set in _init), also when the two sides restate DMABuf caps: the frame
+    // is never copied or written, whatever the caps say.
+    transform_class->passthrough_on_same_caps = FALSE;
 
     gst_type_mark_as_plugin_api(G2G_TYPE_MEMORY_DOMAIN_KINDS, static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(g2g_probe_debug, "g2gprobe", 0, "g2g memory-domain probe");

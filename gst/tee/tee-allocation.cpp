@@ -44,7 +44,7 @@ std::vector<Meta> metas_of(GstQuery *query)
 } // namespace
 
 gboolean aggregate_allocation(GstObject *owner, std::span<const PadRef> pads, bool allow_not_linked,
-                              GstQuery *query)
+                              GstQuery *query, std::span<const CapsRef> caps_of)
 {
     GstCaps *caps = nullptr;
     gboolean need_pool = FALSE;
@@ -55,13 +55,15 @@ gboolean aggregate_allocation(GstObject *owner, std::span<const PadRef> pads, bo
     GstAllocationParams params;
     gst_allocation_params_init(&params);
     guint size = 0, min_buffers = 0, answered = 0;
-    for (const PadRef &pad : pads) {
+    for (std::size_t index = 0; index < pads.size(); ++index) {
+        const PadRef &pad = pads[index];
         if (!gst_pad_is_linked(pad.get())) {
             if (!allow_not_linked)
                 return FALSE;
             continue;
         }
-        const Ref<GstQuery> branch = Ref<GstQuery>::adopt(gst_query_new_allocation(caps, need_pool));
+        GstCaps *asked = index < caps_of.size() && caps_of[index] ? caps_of[index].get() : caps;
+        const Ref<GstQuery> branch = Ref<GstQuery>::adopt(gst_query_new_allocation(asked, need_pool));
         if (!gst_pad_peer_query(pad.get(), branch.get()))
             return FALSE;
         ++answered;

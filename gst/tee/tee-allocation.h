@@ -15,8 +15,10 @@ namespace g2g::tee {
 // the metas every peer takes with the same parameters; one pool entry without a pool object (one
 // pool cannot serve every branch) of the largest size, the largest minimum plus one for the
 // buffer the fan-out holds while pushing, and no maximum. A peer that fails the query fails it;
-// an unlinked pad fails it too unless `allow_not_linked`.
+// an unlinked pad fails it too unless `allow_not_linked`. Each peer is asked with the query's caps,
+// or with `caps_of` the caps of the same index where there are those (a branch whose caps differ
+// from upstream's: relabelled, restated).
 gboolean aggregate_allocation(GstObject *owner, std::span<const PadRef> pads, bool allow_not_linked,
-                              GstQuery *query);
+                              GstQuery *query, std::span<const CapsRef> caps_of = {});
 
 } // namespace g2g::tee

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tee-caps.h"
 
+#include <g2g/dmabuf.h>
 #include <g2g/domain-set.h>
 #include <g2g/gst-ref.h>
 
@@ -83,12 +84,26 @@ bool converts_on_device(K from, K to)
 
 CapsRef in_domain(const GstCaps *caps, K kind)
 {
+    const CapsRef source =
+        kind == K::DmaBuf ? CapsRef::adopt(gst_caps_copy(caps)) : dmabuf::caps_from_dma_drm(caps);
     const std::string features(caps_feature(kind));
     CapsRef result = CapsRef::adopt(gst_caps_new_empty());
-    for (guint i = 0; i < gst_caps_get_size(caps); ++i)
-        gst_caps_append_structure_full(result.get(), gst_structure_copy(gst_caps_get_structure(caps, i)),
+    for (guint i = 0; i < gst_caps_get_size(source.get()); ++i)
+        gst_caps_append_structure_full(result.get(),
+                                       gst_structure_copy(gst_caps_get_structure(source.get(), i)),
                                        gst_caps_features_from_string(features.c_str()));
-    return result;
+    return kind == K::DmaBuf ? dmabuf::caps_with_dma_drm(result.get()) : result;
+}
+
+CapsRef restated(const GstCaps *caps)
+{
+    if (gst_caps_is_any(caps) || gst_caps_get_size(caps) != 1 || domain_of(caps) != K::DmaBuf)
+        return {};
+    // The caps and, after them, their twin if they have one.
+    const CapsRef both = dmabuf::caps_with_dma_drm(caps);
+    if (gst_caps_get_size(both.get()) < 2)
+        return {};
+    return CapsRef::adopt(gst_caps_copy_nth(both.get(), 1));
 }
 
 CapsRef feedable(const GstCaps *peer_caps)
@@ -109,26 +124,28 @@ CapsRef feedable(const GstCaps *peer_caps)
         }
     }
     merge(result, std::move(converted));
-    return result;
+    // Upstream may say DMABuf frames in either form: g2gtee restates them (Route::Restated).
+    return dmabuf::caps_with_dma_drm(result.get());
 }
 
 CapsRef producible(const GstCaps *upstream_caps)
 {
-    CapsRef result = CapsRef::adopt(gst_caps_copy(upstream_caps));
-    if (gst_caps_is_any(result.get()))
-        return result;
+    if (gst_caps_is_any(upstream_caps))
+        return CapsRef::adopt(gst_caps_copy(upstream_caps));
+    // A branch may take upstream's DMABuf frames in either form: g2gtee restates them.
+    CapsRef result = dmabuf::caps_with_dma_drm(upstream_caps);
     CapsRef converted = CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(upstream_caps); ++i) {
         const std::optional<K> kind = domain_of(gst_caps_get_features(upstream_caps, i));
-        if (kind && *kind != K::System && converts_to_system(*kind))
-            gst_caps_append_structure_full(
-                converted.get(), gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
-                gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
+        if (!kind)
+            continue;
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(upstream_caps, i));
+        // in_domain: a relabelled DMA_DRM structure is a system one in 1.22's form.
+        if (*kind != K::System && converts_to_system(*kind))
+            gst_caps_append(converted.get(), in_domain(one.get(), K::System).release());
         for (K to : kAllMemoryDomainKinds) {
-            if (kind && to != *kind && converts_on_device(*kind, to))
-                gst_caps_append_structure_full(
-                    converted.get(), gst_structure_copy(gst_caps_get_structure(upstream_caps, i)),
-                    gst_caps_features_from_string(std::string(caps_feature(to)).c_str()));
+            if (to != *kind && converts_on_device(*kind, to))
+                gst_caps_append(converted.get(), in_domain(one.get(), to).release());
         }
     }
     merge(result, std::move(converted));

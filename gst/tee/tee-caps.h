@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Caps arithmetic of g2gtee's per-branch domains: which memory domain a caps structure selects,
 // the same caps in another domain, and what a branch can be fed once g2gtee's own conversions
-// into system memory are counted in.
+// into system memory are counted in. memory:DMABuf caps come in GStreamer 1.22's form and 1.24's
+// DMA_DRM form (g2g/dmabuf.h): the tee answers in both and restates one as the other.
 #pragma once
 
 #include <g2g/gst-ref.h>
@@ -29,18 +30,26 @@ bool converts_to_system(MemoryDomainKind from);
 // True when an element converts frames of `from` to `to` on the device itself (the domain table's
 // device routes: CUDA and Vulkan through g2gconvert) and exists here.
 bool converts_on_device(MemoryDomainKind from, MemoryDomainKind to);
-// A copy of `caps` whose every structure has the caps features of `kind`.
+// A copy of `caps` whose every structure has the caps features of `kind`. DMA_DRM is
+// memory:DMABuf's alone: in another domain DMA_DRM structures take 1.22's form (those 1.22 cannot
+// say are left out), and in DmaBuf every structure comes in both forms.
 CapsRef in_domain(const GstCaps *caps, MemoryDomainKind kind);
+
+// The other form of fixed memory:DMABuf caps (Route::Restated's caps): 1.22's `format=NV12` for
+// DMA_DRM's `drm-format=NV12`, and the reverse. Null where there is none: other memory, a
+// non-linear modifier or a fourcc GStreamer has no format for (those travel only as they are).
+CapsRef restated(const GstCaps *caps);
 
 // What a branch whose peer takes `peer_caps` can be fed through g2gtee: those caps, and after
 // them every system-memory structure again in each domain g2gtee converts to system memory, and
-// every structure of a device domain again in each domain converted to it on the device (ANY
-// stays ANY).
+// every structure of a device domain again in each domain converted to it on the device, DMABuf
+// structures in both forms (ANY stays ANY).
 CapsRef feedable(const GstCaps *peer_caps);
 
-// What g2gtee can give a branch when upstream can produce `upstream_caps`: those caps, and after
-// them every structure of a domain g2gtee converts to system memory, again in system memory, and
-// again in each domain it converts to on the device (ANY stays ANY).
+// What g2gtee can give a branch when upstream can produce `upstream_caps`: those caps (DMABuf
+// structures in both forms), and after them every structure of a domain g2gtee converts to system
+// memory, again in system memory, and again in each domain it converts to on the device (ANY
+// stays ANY).
 CapsRef producible(const GstCaps *upstream_caps);
 
 // `caps` best first: structures some branch takes as they are (`direct`)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee's events: downstream events follow the frames' routes (a relabelled branch's caps in
-// system memory, a conversion's branches through the conversion, a dropped branch only what
-// ends or flushes its stream); upstream events of branches and conversions go upstream.
+// system memory, a restated branch's in the other DMABuf form, a conversion's branches through
+// the conversion, a dropped branch only what ends or flushes its stream); upstream events of
+// branches and conversions go upstream.
 #include "tee-private.h"
 
 #include "tee-caps.h"
@@ -13,15 +14,16 @@ namespace {
 
 using EventRef = Ref<GstEvent>;
 
-// The event as a relabelled branch gets it: a mappable DMABuf read in place is system memory
-// to the branch, so its caps say so; any other event is the same.
-EventRef relabelled(GstEvent *event)
+// The event as a branch of `route` gets it: a mappable DMABuf read in place is system memory to
+// a relabelled branch, and a restated branch reads DMABuf caps in its form, so their caps say so;
+// any other event is the same.
+EventRef event_for(Route route, GstEvent *event)
 {
-    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
+    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS || (route != Route::Relabelled && route != Route::Restated))
         return EventRef::borrow(event);
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
-    return EventRef::adopt(gst_event_new_caps(in_domain(caps, MemoryDomainKind::System).get()));
+    return EventRef::adopt(gst_event_new_caps(caps_for_route(route, caps).get()));
 }
 
 // GST_EVENT_IS_SERIALIZED, without its enum arithmetic (deprecated in C++20).
@@ -38,7 +40,7 @@ gboolean copy_stream_event(GstPad *, GstEvent **event, gpointer user_data)
         return FALSE;
     if (caps && how.skip_caps)
         return TRUE;
-    EventRef copy = how.relabel ? relabelled(*event) : EventRef::borrow(*event);
+    EventRef copy = event_for(how.route, *event);
     if (how.store)
         gst_pad_store_sticky_event(to, copy.get());
     else
@@ -72,8 +74,8 @@ bool route_caps(G2gTee *self, GstEvent *event)
     return !state.refusal;
 }
 
-// Branches fed as they are, each conversion once, relabelled branches, and dropped branches
-// only what ends or flushes their stream.
+// Branches fed as they are, restated branches, each conversion once, relabelled branches, and
+// dropped branches only what ends or flushes their stream.
 gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
 {
     const HeldRoutes held = routes.take(self, Gaps::Leave);
@@ -83,10 +85,12 @@ gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
         self->priv->state.routes_stale = true;
     bool dispatched = false;
     gboolean result = push_event_to(routes.direct, event, dispatched);
+    if (!routes.restated.empty())
+        result |= push_event_to(routes.restated, event_for(Route::Restated, event).get(), dispatched);
     for (const Conversion &conversion : routes.conversions())
         result |= push_event_to({&conversion.feeder, 1}, event, dispatched);
     if (!routes.relabelled.empty())
-        result |= push_event_to(routes.relabelled, relabelled(event).get(), dispatched);
+        result |= push_event_to(routes.relabelled, event_for(Route::Relabelled, event).get(), dispatched);
     const GstEventType type = GST_EVENT_TYPE(event);
     if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_START || type == GST_EVENT_FLUSH_STOP)
         push_event_to(routes.dropped, event, dispatched);
@@ -94,6 +98,17 @@ gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
 }
 
 } // namespace
+
+CapsRef caps_for_route(Route route, GstCaps *caps)
+{
+    CapsRef other;
+    if (route == Route::Relabelled)
+        other = in_domain(caps, MemoryDomainKind::System);
+    else if (route == Route::Restated)
+        other = restated(caps);
+    // A branch has its route for caps that have that form; any others (none) go as they are.
+    return other && !gst_caps_is_empty(other.get()) ? other : CapsRef::borrow(caps);
+}
 
 void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how)
 {

@@ -226,6 +226,7 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     FlowTally &tally = state.tally;
     tally = {};
     push_to_all(self, routes.direct, frame.get(), tally);
+    push_to_all(self, routes.restated, frame.get(), tally);
     const bool relabelled = push_to_relabelled(self, routes, frame.get(), tally);
     push_through_conversions(routes, frame.get(), tally);
     account(self, tally, relabelled);

@@ -7,6 +7,7 @@
 #include "tee-allocation.h"
 #include "tee-caps.h"
 
+#include <g2g/dmabuf.h>
 #include <g2g/domain-set.h>
 
 #include <gst/video/video.h>
@@ -136,8 +137,10 @@ void answer_sink_caps(G2gTee *self, GstQuery *query)
             }
             for (guint i = 0; i < gst_caps_get_size(peer.get()); ++i) {
                 const std::optional<K> kind = domain_of(gst_caps_get_features(peer.get(), i));
-                if (kind && !agreed_domains.contains(*kind))
-                    merge(result, CapsRef::adopt(gst_caps_copy_nth(peer.get(), i)));
+                if (kind && !agreed_domains.contains(*kind)) {
+                    const CapsRef lost = CapsRef::adopt(gst_caps_copy_nth(peer.get(), i));
+                    merge(result, dmabuf::caps_with_dma_drm(lost.get())); // DMABuf in both forms
+                }
             }
         }
     }
@@ -156,6 +159,7 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
     case GST_QUERY_ALLOCATION: {
         // Branches fed the frame as it is, and the conversions (whose first element answers).
         std::vector<PadRef> pads;
+        std::vector<Route> routes;
         bool allow_not_linked;
         {
             const ObjectLock lock(self);
@@ -167,12 +171,21 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
                 else if (branch->route != Route::Dropped)
                     target = branch_pad.get();
                 if (target && std::none_of(pads.begin(), pads.end(),
-                                           [&](const PadRef &known) { return known.get() == target; }))
+                                           [&](const PadRef &known) { return known.get() == target; })) {
                     pads.push_back(PadRef::borrow(target));
+                    routes.push_back(branch->route);
+                }
             }
             allow_not_linked = self->priv->settings.allow_not_linked;
         }
-        return aggregate_allocation(parent, pads, allow_not_linked, query);
+        // Each branch asked in the caps it negotiated (a relabelled one in system memory, a
+        // restated one in its DMABuf form), as a tee's branch would be asked by its own upstream.
+        GstCaps *caps = nullptr;
+        gst_query_parse_allocation(query, &caps, nullptr);
+        std::vector<CapsRef> caps_of;
+        for (Route route : routes)
+            caps_of.push_back(caps ? caps_for_route(route, caps) : CapsRef());
+        return aggregate_allocation(parent, pads, allow_not_linked, query, caps_of);
     }
     case GST_QUERY_CONTEXT:
         return gst_pad_query_default(pad, parent, query) || answer_context(self, query);

@@ -15,6 +15,9 @@ enum class Route {
                 // tee does; after them nothing while unlinked, and decided before it is fed once
                 // linked (tee-snapshot.h)
     Direct,     // takes the upstream domain: the shared frame
+    Restated,   // takes upstream's DMABuf frames in the other caps form (GStreamer 1.22's format=NV12
+                // for 1.24's DMA_DRM drm-format=NV12, or the reverse): the shared frame, its caps
+                // restated
     Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
     Converted,  // takes a domain a Converter produces: the converter's shared output
     Dropped,    // nothing reaches its domain and fan-out-policy is drop-branch

@@ -114,6 +114,21 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
         const std::optional<K> kind = domain_of(gst_caps_get_features(takes.get(), i));
         accepted = kind ? accepted.insert(*kind) : DomainSet::all();
     }
+    // DMA_DRM frames with no 1.22 form (caps_from_dma_drm drops them) go only to branches that
+    // take them as they are.
+    const GstStructure *structure = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : nullptr;
+    if (upstream == K::DmaBuf && structure &&
+        (accepted.contains(K::System) || accepted.contains(K::DmaBuf)) &&
+        g_strcmp0(gst_structure_get_string(structure, "format"), "DMA_DRM") == 0 &&
+        gst_caps_is_empty(in_domain(caps, K::System).get())) {
+        const gchar *drm_format = gst_structure_get_string(structure, "drm-format");
+        return std::string(category) +
+               " refuses DMA_DRM frames of drm-format=" + (drm_format ? drm_format : "(none)") +
+               ", which GStreamer 1.22's caps cannot say (a non-linear modifier, a fourcc GStreamer has no "
+               "video format for, or a drm-format that does not parse), so g2gtee can neither restate them "
+               "as 1.22's memory:DMABuf caps nor relabel them as system memory: give that branch a peer "
+               "that takes these DMA_DRM caps, or have upstream produce a linear layout";
+    }
     if (gst_caps_is_any(takes.get()) || accepted.contains(upstream)) {
         g_autofree gchar *wanted = gst_caps_to_string(caps);
         return std::string(category) + " takes " + std::string(name(upstream)) +
@@ -157,8 +172,9 @@ std::vector<std::pair<K, CapsRef>> device_targets(GstCaps *caps, K upstream)
     return targets;
 }
 
-// The route of each linked branch: the frame as it is, else the frame in system memory where
-// g2gtee converts it, else the frame in another device domain where it converts on the device,
+// The route of each linked branch: the frame as it is, else a DMABuf frame as it is with its caps
+// restated in the other form (1.22's or DMA_DRM), else the frame in system memory where g2gtee
+// converts it, else the frame in another device domain where it converts on the device,
 // else nothing. Views go as they are only to branches that name the view feature; every other
 // branch, whatever its caps (ANY included), gets the one dense frame g2gmaterialize makes of each
 // view for all of them (or, in another device domain, the one g2gconvert writes). Caps of an
@@ -171,7 +187,11 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
     // writes views, so the device routes take them.
     const bool convertible = upstream && *upstream != K::System && converts_to_system(*upstream) &&
                              (!views || *upstream == K::SystemView);
-    const CapsRef system_caps = convertible ? in_domain(caps, K::System) : CapsRef();
+    CapsRef system_caps = convertible ? in_domain(caps, K::System) : CapsRef();
+    // DMA_DRM frames 1.22 has no format for (a non-linear modifier) are no system frames.
+    if (system_caps && gst_caps_is_empty(system_caps.get()))
+        system_caps.reset();
+    const CapsRef other_form = upstream == K::DmaBuf && !views ? restated(caps) : CapsRef();
     const std::vector<std::pair<K, CapsRef>> devices =
         upstream ? device_targets(caps, *upstream) : std::vector<std::pair<K, CapsRef>>{};
     for (Decision &decision : decisions) {
@@ -182,6 +202,10 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
         }
         if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps)))) {
             decision.route = Route::Direct;
+            continue;
+        }
+        if (other_form && branch_takes(pad, other_form.get())) {
+            decision.route = Route::Restated;
             continue;
         }
         if (system_caps && branch_takes(pad, system_caps.get())) {
@@ -339,8 +363,7 @@ void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vect
         if (decision->route == Route::Converted)
             copy_stream_events(decision->converter->collector(), pad, {.store = true});
         else if (decision->route != Route::Dropped)
-            copy_stream_events(self->sinkpad, pad,
-                               {.store = true, .relabel = decision->route == Route::Relabelled});
+            copy_stream_events(self->sinkpad, pad, {.store = true, .route = decision->route});
     }
     for (Converter *made : created)
         copy_stream_events(self->sinkpad, made->feeder(), {.store = false, .before_caps = in_caps_event});

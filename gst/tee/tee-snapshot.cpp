@@ -44,6 +44,9 @@ void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
         case Route::Direct:
             direct.push_back(pad);
             break;
+        case Route::Restated:
+            restated.push_back(pad);
+            break;
         case Route::Relabelled:
             relabelled.push_back(pad);
             break;
@@ -91,6 +94,7 @@ Conversion *RouteSnapshot::conversion_of(const Converter *converter)
 void RouteSnapshot::clear()
 {
     direct.clear();
+    restated.clear();
     relabelled.clear();
     dropped.clear();
     gapping.clear();

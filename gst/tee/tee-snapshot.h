@@ -52,6 +52,7 @@ private:
 
 struct RouteSnapshot {
     std::vector<PadRef> direct;     // Direct branches (and all of them before caps): the frame as it is
+    std::vector<PadRef> restated;   // Restated branches: the frame as it is, caps in the other form
     std::vector<PadRef> relabelled; // Relabelled branches: the frame as it is, caps in system memory
     std::vector<PadRef> dropped;    // Dropped branches: only what ends or flushes their stream
     std::vector<PadRef> gapping;    // dropped since the last frame: owed the stream and a gap

@@ -212,6 +212,19 @@ def caps_seeds():
     write("caps", "tee-cuda-only-branch", caps_seed("g2gtee", fixed, down="video/x-raw(memory:CUDAMemory)"))
     write("caps", "tee-dmabuf", caps_seed("g2gtee", "video/x-raw(memory:DMABuf), format=NV12, width=64, height=48, framerate=30/1"))
     write("caps", "tee-features-list", caps_seed("g2gtee", "video/x-raw(memory:SystemMemory); video/x-raw(memory:CUDAMemory); video/x-raw(ANY)"))
+    # DMA_DRM caps (GStreamer 1.24's form) next to 1.22's: restated by g2gtee and g2gprobe.
+    dma_drm = "video/x-raw(memory:DMABuf), format=DMA_DRM, drm-format=NV12, width=64, height=48, framerate=30/1"
+    dmabuf = "video/x-raw(memory:DMABuf), format=NV12, width=64, height=48, framerate=30/1"
+    write("caps", "tee-dma-drm-to-122", caps_seed("g2gtee", dma_drm, down="video/x-raw(memory:DMABuf), format=NV12"))
+    write("caps", "tee-122-to-dma-drm", caps_seed("g2gtee", dmabuf, down="video/x-raw(memory:DMABuf), format=DMA_DRM"))
+    write("caps", "tee-dma-drm-tiled", caps_seed("g2gtee", dma_drm.replace("NV12", "NV12:0x0100000000000001"),
+                                                 down="video/x-raw"))
+    write("caps", "tee-dma-drm-list", caps_seed("g2gtee", "video/x-raw(memory:DMABuf), format=DMA_DRM, "
+                                                "drm-format={ NV12, YU12:0x0100000000000001, junk, ABCD }",
+                                                down="video/x-raw(memory:DMABuf), format={ NV12, I420 }"))
+    write("caps", "probe-dma-drm-to-122", caps_seed("g2gprobe", dma_drm, down="video/x-raw(memory:DMABuf), format=NV12"))
+    write("caps", "probe-dma-drm-garbage", caps_seed("g2gprobe", dma_drm.replace("NV12", "NV12:0xZZ"),
+                                                     down="video/x-raw(memory:DMABuf)"))
 
 
 # ---- properties: the stream, then steps. Property indices follow g_object_class_list_properties'

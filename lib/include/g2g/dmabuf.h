@@ -106,16 +106,32 @@ GstBufferPool *pool_new(const GstCaps *caps, guint min_buffers = 0, guint max_bu
 // copy into a frame of g2g's allocator, written between DMA_BUF_IOCTL_SYNC brackets.
 Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info);
 
-// DMA_DRM caps (GStreamer 1.24's form) and 1.22's form of the same frames.
-// The 1.22 form of `caps`: each `format=DMA_DRM, drm-format=X[:M]` structure becomes
-// `format=<X's video format>` (structures whose drm-format no video format matches, or whose
-// modifier is not linear, are dropped: 1.22 cannot say them); other structures stay.
+// DMA_DRM caps (GStreamer 1.24's form) and 1.22's form of the same frames. A DMA_DRM structure
+// is one whose format is the string DMA_DRM (1.24's gst_video_is_dma_drm_caps); its drm-format is
+// one string or a list of them ({ NV12, YU12:0x0100000000000001 }), each a DrmFormat; none means
+// any DRM format (1.24's templates). ANY caps stay ANY; every other field travels unchanged.
+//
+// The 1.22 form of `caps`, for 1.22's parsers (gst_video_info_from_caps fails on DMA_DRM): each
+// DMA_DRM structure of memory:DMABuf becomes `format=` the video formats of its linear
+// drm-formats (a list stays a list, one entry a string, no drm-format no format field). Dropped,
+// since 1.22 has no format for them: drm-formats with a non-linear modifier (tiled or compressed
+// pixels are no frame of the linear format; a memory:DMABuf passthrough such as g2gtee or g2gprobe
+// carries those structures as they are instead), a fourcc GStreamer has no video format for, text
+// that is no drm-format; a structure none of whose drm-formats is left; and DMA_DRM outside
+// memory:DMABuf (1.24 knows it nowhere else). Other structures stay as they are, in their order.
+// A build without the dmabuf feature drops every DMA_DRM structure.
 CapsRef caps_from_dma_drm(const GstCaps *caps);
-// `caps` with, after each memory:DMABuf structure of a fixed or listed format, its DMA_DRM twin
-// (linear modifier).
+// `caps` in both forms, for caps queries of elements that take either: after each memory:DMABuf
+// structure its twin in the other form where there is one (1.22's `format=NV12` gets
+// `format=DMA_DRM, drm-format=NV12`, a list the list of the fourccs DRM has, no format field no
+// drm-format field; DMA_DRM gets its 1.22 form, as caps_from_dma_drm). A twin the caps express already is not
+// added again. Other structures stay as they are. A build without the dmabuf feature returns a copy.
 CapsRef caps_with_dma_drm(const GstCaps *caps);
-// The DRM format a caps structure names: its drm-format (DMA_DRM) or its format's fourcc
-// (linear); nullopt where it names neither.
+// The DRM format a (fixed) caps structure names: its drm-format where the format is DMA_DRM (one
+// string that parses, modifier not DRM_FORMAT_MOD_INVALID; the fourcc need not have a video
+// format), else its format's fourcc with the linear modifier. nullopt where it names neither (a
+// list, no format, a format DRM has no fourcc for, text that is no drm-format), and always in a
+// build without the dmabuf feature. The structure's features are not looked at.
 std::optional<DrmFormat> drm_format_of(const GstStructure *structure);
 
 } // namespace g2g::dmabuf
