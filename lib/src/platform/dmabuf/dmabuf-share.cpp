@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// DmaBuf frames made shareable: a second GstDmaBufMemory over a dup of the same fd.
+// DmaBuf frames made shareable: a second memory of g2g's DMA-BUF allocator over a dup of the same fd.
 #include <gst/allocators/allocators.h>
 
 #include <unistd.h>
@@ -12,11 +12,6 @@ namespace g2g::platform::dmabuf {
 GstMemory *share_fd(GstBuffer *frame, GstMemory *memory)
 {
     static const GQuark source_frame_quark = g_quark_from_static_string("g2g-shareable-source-frame");
-    static GstAllocator *allocator = [] {
-        GstAllocator *made = gst_dmabuf_allocator_new();
-        GST_OBJECT_FLAG_SET(made, GST_OBJECT_FLAG_MAY_BE_LEAKED); // process-wide, like sysmem's
-        return made;
-    }();
     if (!gst_is_dmabuf_memory(memory))
         return nullptr;
     gsize offset = 0;
@@ -25,7 +20,10 @@ GstMemory *share_fd(GstBuffer *frame, GstMemory *memory)
     const int fd = dup(gst_dmabuf_memory_get_fd(memory));
     if (fd < 0)
         return nullptr;
-    GstMemory *shareable = gst_dmabuf_allocator_alloc(allocator, fd, maxsize);
+    // g2g's allocator, whose mappings refuse memory flagged not mappable (GStreamer's would mmap
+    // a tiled share as rows) and bracket themselves with DMA_BUF_IOCTL_SYNC.
+    GstMemory *shareable =
+        gst_fd_allocator_alloc(g2g::dmabuf::allocator(), fd, maxsize, GST_FD_MEMORY_FLAG_NONE);
     if (!shareable) {
         close(fd);
         return nullptr;
