@@ -27,6 +27,24 @@ void release_mapped_source(gpointer data)
     delete source;
 }
 
+// Copies each meta of `source` tagged "memory" (GstVideoMeta: the planes' offsets and strides;
+// G2gTensorViewMeta) to `dest`, as a whole-buffer copy. gst_buffer_copy_into leaves such metas out
+// of a copy that does not copy the memories; here the memories are the same bytes at the same
+// offsets, so what the metas say of them holds, and without them the planes would be read at
+// GStreamer's default strides.
+void copy_memory_metas(GstBuffer *source, GstBuffer *dest)
+{
+    static const GQuark memory_tag = g_quark_from_static_string(GST_META_TAG_MEMORY_STR);
+    gpointer state = nullptr;
+    while (GstMeta *meta = gst_buffer_iterate_meta(source, &state)) {
+        const GstMetaInfo *info = meta->info;
+        if (!info->transform_func || !gst_meta_api_type_has_tag(info->api, memory_tag))
+            continue;
+        GstMetaTransformCopy whole{FALSE, 0, static_cast<gsize>(-1)};
+        info->transform_func(dest, meta, source, _gst_meta_transform_copy, &whole);
+    }
+}
+
 } // namespace
 
 namespace detail {
@@ -73,6 +91,7 @@ void MemoryDomain::make_shareable()
                          0, static_cast<gsize>(-1));
     for (GstMemory *memory : memories)
         gst_buffer_append_memory(rewrapped, memory);
+    copy_memory_metas(frame, rewrapped);
     buffer_.reset(rewrapped);
 }
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // share / make_shareable / copy-on-write / pool return, asserted with pointers and refcounts.
 #include <g2g/memory-domain.h>
+#include <g2g/tensor-view-meta.h>
 
 #include "buffers.h"
 #include "g2g-config.h"
 #include "memfd-dmabuf.h"
 
 #include <gst/allocators/allocators.h>
+#include <gst/video/video.h>
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
@@ -108,6 +110,46 @@ TEST(Share, MakeShareableRewrapsNoShareMemoryZeroCopyAndThePoolGetsItsBufferBack
     EXPECT_EQ(data_of(again.get()), pooled_bytes);
     again.reset();
     EXPECT_TRUE(gst_buffer_pool_set_active(pool.get(), FALSE));
+}
+
+// The metas that describe the memory (GstVideoMeta's planes, a view) travel with the re-wrapped
+// memory: gst_buffer_copy_into leaves them out of a copy without the memories, and a v4l2 frame's
+// padded strides were then read as GStreamer's default ones.
+TEST(Share, MakeShareableKeepsTheMetasThatDescribeTheMemory)
+{
+    Ref<GstBufferPool> pool = no_share_pool(4096);
+    BufferRef pooled;
+    ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
+    gsize offsets[GST_VIDEO_MAX_PLANES] = {64, 64 + 48 * 16};
+    gint strides[GST_VIDEO_MAX_PLANES] = {48, 48};
+    gst_buffer_add_video_meta_full(pooled.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 33, 16, 2,
+                                   offsets, strides);
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 33, 16);
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(pooled.get(), info);
+    ASSERT_TRUE(view.ok()) << view.error().message();
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    BufferRef viewed = BufferRef::adopt(gst_buffer_copy(pooled.get())); // NO_SHARE: a deep copy, its own meta
+    g2g::attach_tensor_view(viewed.get(), *view);
+
+    MemoryDomain frame = domain_of(pooled.release());
+    frame.make_shareable();
+    ASSERT_TRUE(frame.is_shareable());
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(frame.buffer());
+    ASSERT_NE(meta, nullptr) << "make_shareable dropped the frame's GstVideoMeta";
+    EXPECT_EQ(meta->buffer, frame.buffer());
+    EXPECT_EQ(meta->offset[1], offsets[1]);
+    EXPECT_EQ(meta->stride[0], 48);
+    EXPECT_EQ(meta->width, 33u);
+
+    GST_MINI_OBJECT_FLAG_SET(gst_buffer_peek_memory(viewed.get(), 0), GST_MEMORY_FLAG_NO_SHARE);
+    MemoryDomain view_frame = domain_of(viewed.release());
+    ASSERT_EQ(view_frame.kind(), K::SystemView);
+    view_frame.make_shareable();
+    const g2g::FrameView *kept = g2g::tensor_view_of(view_frame.buffer());
+    ASSERT_NE(kept, nullptr) << "make_shareable dropped the frame's view";
+    EXPECT_EQ(kept->width(), 16u);
+    EXPECT_EQ(kept->plane(1).grid.origin, view->plane(1).grid.origin);
 }
 
 TEST(Share, MakeShareableIsANoOpForShareableFrames)

@@ -119,13 +119,13 @@ GstMemoryUnmapFunction fd_unmap = nullptr;
 
 gpointer map_synced(GstMemory *memory, GstMapInfo *info, gsize maxsize)
 {
-    // GStreamer leaves GST_MEMORY_FLAG_NOT_MAPPABLE to the allocator: a tiled modifier's or a
-    // device's bytes would map, and be misread as rows.
-    if (GST_MEMORY_IS_NOT_MAPPABLE(memory)) {
-        GST_CAT_WARNING(G2G_CAT, "refusing to map DMA-BUF fd %d: its memory is not mappable (%s)",
-                        gst_dmabuf_memory_get_fd(memory),
-                        detail::recorded_format(memory) ? detail::recorded_format(memory)->to_string().c_str()
-                                                        : "no DRM format recorded");
+    // GStreamer's gst_memory_map does not look at GST_MEMORY_FLAG_NOT_MAPPABLE, and an mmap of a
+    // tiled or device-exported DMA-BUF succeeds: its bytes would be read as rows. Refused here,
+    // every mapping of it fails, g2g's readers' and any GStreamer element's alike.
+    if (GST_MEMORY_FLAG_IS_SET(memory, GST_MEMORY_FLAG_NOT_MAPPABLE)) {
+        GST_CAT_DEBUG(G2G_CAT,
+                      "memory %p of fd %d is not mappable (a non-linear layout or a device's memory)", memory,
+                      gst_dmabuf_memory_get_fd(memory));
         return nullptr;
     }
     detail::begin_cpu_access(memory, info->flags);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// DmaBuf frames made shareable: a second DMA-BUF memory over a dup of the same fd, of g2g's
-// allocator (so that its mappings are bracketed and a not-mappable memory stays refused).
+// DmaBuf frames made shareable: a second memory of g2g's DMA-BUF allocator over a dup of the same fd.
 #include <gst/allocators/allocators.h>
 
 #include <unistd.h>
@@ -21,6 +20,8 @@ GstMemory *share_fd(GstBuffer *frame, GstMemory *memory)
     const int fd = dup(gst_dmabuf_memory_get_fd(memory));
     if (fd < 0)
         return nullptr;
+    // g2g's allocator, whose mappings refuse memory flagged not mappable (GStreamer's would mmap
+    // a tiled share as rows) and bracket themselves with DMA_BUF_IOCTL_SYNC.
     GstMemory *shareable =
         gst_fd_allocator_alloc(g2g::dmabuf::allocator(), fd, maxsize, GST_FD_MEMORY_FLAG_NONE);
     if (!shareable) {

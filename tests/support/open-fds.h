@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers for fd lifetimes: how many fds the process holds, and whether one is open, so that
+// a test of DMA-BUF frames can tell an fd closed once, after its last share, from one leaked or
+// closed early.
+#pragma once
+
+namespace g2g::test {
+
+// The entries of /proc/self/fd, not counting the one this count opens to read it.
+int open_fd_count();
+
+// True when `fd` is an open fd of this process (fcntl F_GETFD answers).
+bool fd_is_open(int fd);
+
+} // namespace g2g::test
