@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A consumer of exported CUDA frames (see dmabuf-consumer.h).
 #include "dmabuf-consumer.h"
+#include "open-fds.h"
 
 #include "g2g-config.h"
 
@@ -138,8 +139,8 @@ void DmaBufConsumer::take(GstBuffer *frame)
 {
     const guint64 index = frames++;
     if (index == 50)
-        fds_at_50 = open_fd_count();
-    fds_at_last = open_fd_count();
+        fds_at_50 = static_cast<std::size_t>(open_fd_count());
+    fds_at_last = static_cast<std::size_t>(open_fd_count());
     if (!problem.empty())
         return;
     problem = check(frame, index);

@@ -4,7 +4,6 @@
 
 #include "g2g-config.h"
 
-#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -219,20 +218,6 @@ std::map<std::string, std::string> fd_info(int fd)
         fields[line.substr(0, colon)] = value == std::string::npos ? "" : line.substr(value);
     }
     return fields;
-}
-
-std::size_t open_fd_count()
-{
-    std::size_t count = 0;
-    DIR *directory = opendir("/proc/self/fd");
-    if (!directory)
-        return 0;
-    while (const dirent *entry = readdir(directory)) {
-        if (entry->d_name[0] != '.')
-            ++count;
-    }
-    closedir(directory);
-    return count;
 }
 
 std::string vulkan_dma_buf_import_support()
