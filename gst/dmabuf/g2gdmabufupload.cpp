@@ -149,7 +149,7 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
     UploadState &state = *self->state;
     if (all_dmabuf(inbuf)) {
         ++state.shared;
-        *outbuf = gst_buffer_ref(inbuf);
+        *outbuf = inbuf; // GstBaseTransform hands inbuf's reference on when outbuf is inbuf
         return GST_FLOW_OK;
     }
     g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(inbuf, state.in_info);
