@@ -54,7 +54,6 @@ private:
 // /proc/self/fdinfo/<fd>'s lines, key to value ("size", "exp_name", "ino", "count", ...).
 std::map<std::string, std::string> fd_info(int fd);
 
-
 // Whether each Vulkan device here offers VK_EXT_external_memory_dma_buf, the extension a Vulkan
 // consumer imports a DMA-BUF with: "VK_EXT_external_memory_dma_buf: NVIDIA H200: not offered;
 // llvmpipe (...): not offered" ("this build has no Vulkan", "no Vulkan device" where none opens).
