@@ -32,6 +32,17 @@ enum { PROP_0, PROP_FRAMES_SHARED, PROP_FRAMES_COPIED };
 
 struct UploadState {
     GstVideoInfo in_info{};
+    // The frames copies go into, made at set_caps for the negotiated caps (streaming thread only):
+    // one DMA-BUF per frame a stream reuses, rather than a new memfd, mapping and page faults
+    // per frame.
+    g2g::Ref<GstBufferPool> copies;
+
+    void drop_copies()
+    {
+        if (copies)
+            gst_buffer_pool_set_active(copies.get(), FALSE);
+        copies.reset();
+    }
     std::atomic<guint64> shared = 0; // frames that arrived in DMA-BUFs (g2g's pool's among them)
     std::atomic<guint64> copied = 0; // frames copied into one
 };
@@ -114,8 +125,18 @@ static GstCaps *g2g_dmabuf_upload_transform_caps(GstBaseTransform *, GstPadDirec
 
 static gboolean g2g_dmabuf_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *)
 {
-    G2gDmaBufUpload *self = G2G_DMABUF_UPLOAD(trans);
-    return gst_video_info_from_caps(&self->state->in_info, incaps);
+    UploadState &state = *G2G_DMABUF_UPLOAD(trans)->state;
+    if (!gst_video_info_from_caps(&state.in_info, incaps))
+        return FALSE;
+    state.drop_copies();
+    state.copies = g2g::Ref<GstBufferPool>::adopt(g2g::dmabuf::pool_new(incaps));
+    return state.copies && gst_buffer_pool_set_active(state.copies.get(), TRUE);
+}
+
+static gboolean g2g_dmabuf_upload_stop(GstBaseTransform *trans)
+{
+    G2G_DMABUF_UPLOAD(trans)->state->drop_copies();
+    return TRUE;
 }
 
 // Upstream writes into g2g's DMA-BUFs: the pool is what makes the upload free.
@@ -152,7 +173,8 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
         *outbuf = inbuf; // GstBaseTransform hands inbuf's reference on when outbuf is inbuf
         return GST_FLOW_OK;
     }
-    g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(inbuf, state.in_info);
+    g2g::Result<g2g::BufferRef> exported =
+        g2g::dmabuf::export_frame(inbuf, state.in_info, state.copies.get());
     if (!exported)
         return g2g::element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                                         exported.error());
@@ -183,6 +205,7 @@ static void g2g_dmabuf_upload_get_property(GObject *object, guint id, GValue *va
 
 static void g2g_dmabuf_upload_finalize(GObject *object)
 {
+    G2G_DMABUF_UPLOAD(object)->state->drop_copies();
     delete G2G_DMABUF_UPLOAD(object)->state;
     G_OBJECT_CLASS(g2g_dmabuf_upload_parent_class)->finalize(object);
 }
@@ -226,6 +249,7 @@ static void g2g_dmabuf_upload_class_init(G2gDmaBufUploadClass *klass)
     transform_class->prepare_output_buffer = g2g_dmabuf_upload_prepare_output_buffer;
     transform_class->transform = g2g_dmabuf_upload_transform;
     transform_class->passthrough_on_same_caps = FALSE;
+    transform_class->stop = g2g_dmabuf_upload_stop;
 
     GST_DEBUG_CATEGORY_INIT(g2g_dmabuf_upload_debug, "g2gdmabufupload", 0, "g2g DMA-BUF upload");
 }

@@ -102,9 +102,11 @@ GstAllocator *allocator();
 // and activate it as any GstBufferPool (transfer full, nullptr for caps it cannot serve).
 GstBufferPool *pool_new(const GstCaps *caps, guint min_buffers = 0, guint max_buffers = 0);
 
-// A DMA-BUF copy of a system frame (`frame` laid out as `info` or its GstVideoMeta says): one
-// copy into a frame of g2g's allocator, written between DMA_BUF_IOCTL_SYNC brackets.
-Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info);
+// A DMA-BUF copy of a system frame (`frame` laid out as `info` or its GstVideoMeta says; a view is
+// written densely): one copy into a frame of g2g's allocator, written between DMA_BUF_IOCTL_SYNC
+// brackets. With `pool` (pool_new's, active, of the frame's format and size) the copy goes into
+// one of its frames, which a stream reuses; without, into a new DMA-BUF each call.
+Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool = nullptr);
 
 // DMA_DRM caps (GStreamer 1.24's form) and 1.22's form of the same frames. A DMA_DRM structure
 // is one whose format is the string DMA_DRM (1.24's gst_video_is_dma_drm_caps); its drm-format is

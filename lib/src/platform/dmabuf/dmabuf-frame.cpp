@@ -78,6 +78,46 @@ Result<gsize> checked_fd_size(const FrameLayout &layout, const GstVideoFormatInf
     return static_cast<gsize>(size);
 }
 
+// A frame of g2g's allocator laid out as `dense`, with its DRM format recorded and a GstVideoMeta.
+Result<BufferRef> new_frame(const GstVideoInfo &dense, std::uint32_t fourcc)
+{
+    GstMemory *memory = gst_allocator_alloc(allocator(), GST_VIDEO_INFO_SIZE(&dense), nullptr);
+    if (!memory)
+        return Error(ErrorCode::MapFailed, "g2g's DMA-BUF allocator could not allocate " +
+                                               std::to_string(GST_VIDEO_INFO_SIZE(&dense)) + " bytes (" +
+                                               std::string(backend_name(backend())) + ")");
+    detail::record_format(memory, {fourcc, kModifierLinear});
+    BufferRef frame = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(frame.get(), memory);
+    gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&dense),
+                                   GST_VIDEO_INFO_WIDTH(&dense), GST_VIDEO_INFO_HEIGHT(&dense),
+                                   GST_VIDEO_INFO_N_PLANES(&dense), const_cast<gsize *>(dense.offset),
+                                   const_cast<gint *>(dense.stride));
+    return frame;
+}
+
+// A frame of `pool` (pool_new's, active) for the dense frame `dense`; `dense` takes the planes of
+// the pool frame's GstVideoMeta. Refused when the pool holds frames of another format or size.
+Result<BufferRef> frame_of_pool(GstBufferPool *pool, GstVideoInfo &dense)
+{
+    BufferRef frame;
+    if (gst_buffer_pool_acquire_buffer(pool, frame.out(), nullptr) != GST_FLOW_OK)
+        return Error(ErrorCode::MapFailed, "the DMA-BUF pool gave no frame (inactive or flushing)");
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(frame.get());
+    if (!meta || meta->format != GST_VIDEO_INFO_FORMAT(&dense) ||
+        meta->width != static_cast<guint>(GST_VIDEO_INFO_WIDTH(&dense)) ||
+        meta->height != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(&dense)))
+        return invalid("the DMA-BUF pool's frames are not " +
+                       std::string(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&dense))) + " " +
+                       std::to_string(GST_VIDEO_INFO_WIDTH(&dense)) + "x" +
+                       std::to_string(GST_VIDEO_INFO_HEIGHT(&dense)));
+    for (guint p = 0; p < meta->n_planes; ++p) {
+        dense.offset[p] = meta->offset[p];
+        dense.stride[p] = meta->stride[p];
+    }
+    return frame;
+}
+
 } // namespace
 
 Result<FrameLayout> layout_of(GstBuffer *frame, const GstVideoInfo *info)
@@ -188,7 +228,7 @@ Result<BufferRef> wrap(const FrameLayout &layout)
     return frame;
 }
 
-Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info)
+Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool)
 {
     if (!frame)
         return invalid("no frame to export");
@@ -204,19 +244,11 @@ Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info)
         return identity.error();
     if (!view)
         view = &*identity;
-    const GstVideoInfo &dense = view->info();
-    GstMemory *memory = gst_allocator_alloc(allocator(), GST_VIDEO_INFO_SIZE(&dense), nullptr);
-    if (!memory)
-        return Error(ErrorCode::MapFailed, "g2g's DMA-BUF allocator could not allocate " +
-                                               std::to_string(GST_VIDEO_INFO_SIZE(&dense)) + " bytes (" +
-                                               std::string(backend_name(backend())) + ")");
-    detail::record_format(memory, {fourcc, kModifierLinear});
-    BufferRef exported = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(exported.get(), memory);
-    gst_buffer_add_video_meta_full(exported.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&dense),
-                                   GST_VIDEO_INFO_WIDTH(&dense), GST_VIDEO_INFO_HEIGHT(&dense),
-                                   GST_VIDEO_INFO_N_PLANES(&dense), const_cast<gsize *>(dense.offset),
-                                   const_cast<gint *>(dense.stride));
+    GstVideoInfo dense = view->info();
+    Result<BufferRef> made = pool ? frame_of_pool(pool, dense) : new_frame(dense, fourcc);
+    if (!made)
+        return made.error();
+    BufferRef exported = std::move(*made);
     if (Result<void> written = view->materialize_to(frame, exported.get(), dense); !written)
         return written.error();
     gst_buffer_copy_into(exported.get(), frame,

@@ -98,7 +98,7 @@ GstBufferPool *pool_new(const GstCaps *, guint, guint)
     return nullptr;
 }
 
-Result<BufferRef> export_frame(GstBuffer *, const GstVideoInfo &)
+Result<BufferRef> export_frame(GstBuffer *, const GstVideoInfo &, GstBufferPool *)
 {
     return not_built();
 }
