@@ -39,4 +39,19 @@ guint64 tee_conversions(GstElement *tee, const char *pair)
     });
 }
 
+std::string tee_converter(GstElement *tee, const char *pair)
+{
+    std::string converter;
+    GstStructure *stats = nullptr;
+    g_object_get(tee, "stats", &stats, nullptr);
+    if (!stats)
+        return converter;
+    if (const GValue *pairs = gst_structure_get_value(stats, "converters-by-pair")) {
+        if (const char *name = gst_structure_get_string(gst_value_get_structure(pairs), pair))
+            converter = name;
+    }
+    gst_structure_free(stats);
+    return converter;
+}
+
 } // namespace g2g::test

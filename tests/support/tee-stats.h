@@ -4,6 +4,8 @@
 
 #include <gst/gst.h>
 
+#include <string>
+
 namespace g2g::test {
 
 // A guint64 field of the tee's stats ("frames", "shares", "conversions", ...); 0 when absent.
@@ -11,5 +13,8 @@ guint64 tee_stat(GstElement *tee, const char *field);
 
 // Frames converted for one domain pair ("VulkanTexture-to-System"); 0 when none were.
 guint64 tee_conversions(GstElement *tee, const char *pair);
+
+// The element the tee converts one domain pair with ("Cuda-to-DmaBuf": "g2gconvert"); "" when none.
+std::string tee_converter(GstElement *tee, const char *pair);
 
 } // namespace g2g::test

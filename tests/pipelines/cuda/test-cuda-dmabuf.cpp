@@ -387,13 +387,7 @@ TEST(CudaDmaBuf, TeeFeedsCudaDmaBufAndSystemBranchesWithoutAHostRoundTrip)
             to_dmabuf = g2g::test::tee_conversions(tee, "Cuda-to-DmaBuf");
             to_system = g2g::test::tee_conversions(tee, "Cuda-to-System");
             round_trips = g2g::test::tee_stat(tee, "host-round-trips");
-            GstStructure *stats = nullptr;
-            g_object_get(tee, "stats", &stats, nullptr);
-            const GstStructure *elements =
-                gst_value_get_structure(gst_structure_get_value(stats, "converters-by-pair"));
-            if (const char *name = gst_structure_get_string(elements, "Cuda-to-DmaBuf"))
-                dmabuf_converter = name;
-            gst_structure_free(stats);
+            dmabuf_converter = g2g::test::tee_converter(tee, "Cuda-to-DmaBuf");
             gst_object_unref(tee);
         });
     ASSERT_EQ(ours.error, "");

@@ -292,13 +292,7 @@ TEST(CudaVulkan, TeeFeedsCudaVulkanAndSystemBranchesWithoutAHostRoundTrip)
                          to_vulkan = g2g::test::tee_conversions(tee, "Cuda-to-VulkanTexture");
                          to_system = g2g::test::tee_conversions(tee, "Cuda-to-System");
                          round_trips = g2g::test::tee_stat(tee, "host-round-trips");
-                         GstStructure *stats = nullptr;
-                         g_object_get(tee, "stats", &stats, nullptr);
-                         const GstStructure *elements =
-                             gst_value_get_structure(gst_structure_get_value(stats, "converters-by-pair"));
-                         if (const char *name = gst_structure_get_string(elements, "Cuda-to-VulkanTexture"))
-                             vulkan_converter = name;
-                         gst_structure_free(stats);
+                         vulkan_converter = g2g::test::tee_converter(tee, "Cuda-to-VulkanTexture");
                          gst_object_unref(tee);
                      });
     PipelineRun peer = run_pipeline(
