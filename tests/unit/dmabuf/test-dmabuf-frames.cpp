@@ -567,6 +567,34 @@ TEST(DmaBufExport, ASystemFrameIsCopiedOnceWithItsPixelsAndTimestamps)
     }
 }
 
+// A stream's copies go into the frames of one pool (g2gdmabufupload's); a pool of frames of
+// another size is refused by name, never written past.
+TEST(DmaBufExport, IntoAPoolTheCopiesReuseItsFramesAndAnotherSizeIsRefused)
+{
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 33, 17);
+    CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&info));
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(dmabuf::pool_new(caps.get(), 1, 1));
+    ASSERT_TRUE(pool);
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    GstMemory *first_memory = nullptr;
+    for (int i = 0; i < 3; ++i) {
+        BufferRef frame = random_frame(info, static_cast<guint>(i + 1));
+        g2g::Result<BufferRef> exported = dmabuf::export_frame(frame.get(), info, pool.get());
+        ASSERT_TRUE(exported.ok()) << exported.error().message();
+        expect_exported(exported->get(), GST_VIDEO_FORMAT_NV12);
+        EXPECT_EQ(compare_frames(info, exported->get(), info, frame.get()), "");
+        if (i == 0)
+            first_memory = gst_buffer_peek_memory(exported->get(), 0);
+        EXPECT_EQ(gst_buffer_peek_memory(exported->get(), 0), first_memory) << "the pool's one frame, again";
+    }
+    const GstVideoInfo other = video_info(GST_VIDEO_FORMAT_NV12, 32, 16);
+    BufferRef frame = random_frame(other, 9);
+    g2g::Result<BufferRef> refused = dmabuf::export_frame(frame.get(), other, pool.get());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message(), "the DMA-BUF pool's frames are not NV12 32x16");
+    EXPECT_TRUE(gst_buffer_pool_set_active(pool.get(), FALSE));
+}
+
 TEST(DmaBufExport, AFrameWithPaddedStridesIsWrittenDensely)
 {
     const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 33, 17);
