@@ -121,15 +121,25 @@ static std::string bridge_formats()
     return vulkan ? g2g::detail::format_list(*vulkan) : std::string("{ RGBA }");
 }
 
-// The dense CUDA structures of `caps` as memory:DMABuf ones, in GStreamer 1.22's form and 1.24's
-// DMA_DRM form.
-static GstCaps *cuda_as_dmabuf(GstCaps *caps)
+// `caps` restricted to the formats of one route, in the domain `kind` (views too where `views`).
+static GstCaps *in_route_formats(GstCaps *caps, MemoryDomainKind kind, const std::string &formats, bool views)
+{
+    const g2g::CapsRef route = g2g::CapsRef::adopt(g2g::caps::domain_caps(kind, formats, views, true));
+    const g2g::CapsRef own = g2g::CapsRef::adopt(caps);
+    return gst_caps_intersect_full(own.get(), route.get(), GST_CAPS_INTERSECT_FIRST);
+}
+
+// The dense CUDA structures of `caps` in `formats` as memory:DMABuf ones, in GStreamer 1.22's form
+// and 1.24's DMA_DRM form.
+static GstCaps *cuda_as_dmabuf(GstCaps *caps, const std::string &formats)
 {
     const g2g::CapsRef dense = g2g::CapsRef::adopt(gst_caps_copy(caps));
     g2g::caps::keep_structures(dense.get(), false);
     const g2g::CapsRef moved = g2g::CapsRef::adopt(
         g2g::caps::moved_to(dense.get(), MemoryDomainKind::Cuda, MemoryDomainKind::DmaBuf));
-    return g2g::dmabuf::caps_with_dma_drm(moved.get()).release();
+    const g2g::CapsRef exported = g2g::CapsRef::adopt(
+        in_route_formats(gst_caps_ref(moved.get()), MemoryDomainKind::DmaBuf, formats, false));
+    return g2g::dmabuf::caps_with_dma_drm(exported.get()).release();
 }
 
 // The memory:DMABuf structures of `caps` (either form) as the dense CUDA ones they come from.
@@ -139,6 +149,9 @@ static GstCaps *dmabuf_as_cuda(GstCaps *caps)
     return g2g::caps::moved_to(plain.get(), MemoryDomainKind::DmaBuf, MemoryDomainKind::Cuda);
 }
 
+// Each route keeps to its own formats: a format only the DMA-BUF route takes (YUY2) offers no
+// Vulkan images, so a CUDA producer of it is refused at its link to g2gconvert when only Vulkan
+// is downstream, not later by the Vulkan side.
 static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                            GstCaps *filter)
 {
@@ -146,26 +159,32 @@ static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection d
     using g2g::caps::with_and_without_view;
     g2g::CapsRef result = g2g::CapsRef::adopt(gst_caps_new_empty());
     const auto add = [&](GstCaps *more) { result.reset(gst_caps_merge(result.release(), more)); };
+    const std::string bridge = has_bridge() ? bridge_formats() : "";
+    const std::string exported = has_dmabuf() ? g2g::cuda_dmabuf::formats() : "";
     if (direction == GST_PAD_SINK) {
         // Each domain's frames (views or dense) leave dense in the other; dense CUDA frames also
         // as DMA-BUFs (after the bridge's: a peer that takes both gets Vulkan images, as before).
         if (has_bridge()) {
-            add(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture));
-            add(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
+            add(in_route_formats(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture),
+                                 MemoryDomainKind::VulkanTexture, bridge, false));
+            add(in_route_formats(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda),
+                                 MemoryDomainKind::Cuda, bridge, false));
         }
         if (has_dmabuf())
-            add(cuda_as_dmabuf(caps));
+            add(cuda_as_dmabuf(caps, exported));
     } else {
         if (has_bridge()) {
             const g2g::CapsRef from_cuda =
                 g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::VulkanTexture, MemoryDomainKind::Cuda));
             const g2g::CapsRef from_vulkan =
                 g2g::CapsRef::adopt(moved_to(caps, MemoryDomainKind::Cuda, MemoryDomainKind::VulkanTexture));
-            add(with_and_without_view(from_cuda.get()));
-            add(with_and_without_view(from_vulkan.get()));
+            add(in_route_formats(with_and_without_view(from_cuda.get()), MemoryDomainKind::Cuda, bridge,
+                                 true));
+            add(in_route_formats(with_and_without_view(from_vulkan.get()), MemoryDomainKind::VulkanTexture,
+                                 bridge, true));
         }
         if (has_dmabuf())
-            add(dmabuf_as_cuda(caps));
+            add(in_route_formats(dmabuf_as_cuda(caps), MemoryDomainKind::Cuda, exported, false));
     }
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));

@@ -140,11 +140,20 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     return message;
 }
 
-// Whether the branch on `pad` takes `caps` (fixed). Accept-caps alone is shallow (a
-// basetransform with ANY templates, such as identity or g2gprobe, accepts everything), so the
-// branch's caps, asked down to the element that cares, must also allow them.
+// Whether the branch on `pad` takes `caps`, or one of its structures where they are not fixed (a
+// DMABuf target in both forms, 1.22's and DMA_DRM: accept-caps takes fixed caps only). Accept-caps
+// alone is shallow (a basetransform with ANY templates, such as identity or g2gprobe, accepts
+// everything), so the branch's caps, asked down to the element that cares, must also allow them.
 bool branch_takes(GstPad *pad, GstCaps *caps)
 {
+    if (!gst_caps_is_fixed(caps)) {
+        for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+            const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(caps, i));
+            if (gst_caps_is_fixed(one.get()) && branch_takes(pad, one.get()))
+                return true;
+        }
+        return false;
+    }
     if (!gst_pad_peer_query_accept_caps(pad, caps))
         return false;
     const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, caps));

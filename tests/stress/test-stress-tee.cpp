@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "log-capture.h"
 #include "pipeline.h"
 #include "tee-stats.h"
 #include "watchdog.h"
@@ -127,45 +128,6 @@ std::string check_dense(GstBuffer *buffer, GstCaps *caps, bool rotated, guint32 
     gst_video_frame_unmap(&frame);
     return wrong;
 }
-
-// GStreamer's and GLib's warnings and criticals while it lives, from any thread ("Trying to
-// dispose element ..., but it is in READY instead of the NULL state" among them).
-class Complaints {
-public:
-    Complaints()
-    {
-        for (const char *domain : kDomains)
-            ids_.push_back(g_log_set_handler(
-                domain, static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING), keep, this));
-    }
-    ~Complaints()
-    {
-        for (std::size_t i = 0; i < ids_.size(); ++i)
-            g_log_remove_handler(kDomains[i], ids_[i]);
-    }
-    Complaints(const Complaints &) = delete;
-    Complaints &operator=(const Complaints &) = delete;
-
-    std::vector<std::string> said()
-    {
-        const std::lock_guard<std::mutex> hold(lock_);
-        return said_;
-    }
-
-private:
-    static constexpr const char *kDomains[] = {"GStreamer", "GLib-GObject", "GLib"};
-
-    static void keep(const gchar *domain, GLogLevelFlags, const gchar *message, gpointer self)
-    {
-        auto *complaints = static_cast<Complaints *>(self);
-        const std::lock_guard<std::mutex> hold(complaints->lock_);
-        complaints->said_.push_back(std::string(domain) + ": " + (message ? message : ""));
-    }
-
-    std::vector<guint> ids_;
-    std::mutex lock_;
-    std::vector<std::string> said_;
-};
 
 // One branch: what entered it from the tee and what left it intact, by frame number.
 struct Branch {
@@ -453,7 +415,9 @@ private:
 // (queue ! fakesink: the tee's own materialize, which starts and stops with such branches).
 void stress(bool view)
 {
-    Complaints complaints;
+    // GStreamer's and GLib's complaints from any thread ("Trying to dispose element ..., but it is in
+    // READY instead of the NULL state" among them).
+    const g2g::test::LogCapture complaints;
     g2g::test::Watchdog watchdog(kStall);
     // The branches outlive the pipeline: their probes and handoffs may run until it stops.
     std::unique_ptr<Branch> permanent;

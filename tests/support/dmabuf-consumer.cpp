@@ -221,7 +221,7 @@ std::string DmaBufConsumer::check(GstBuffer *frame, guint64 index)
         first = describe(*layout, info, fd, size, cuda);
 
     if (!reader)
-        reader = std::make_unique<DmaBufReader>(cuda.context);
+        reader = std::make_unique<DmaBufReader>(import_through_cuda ? cuda.context : nullptr);
     std::optional<std::vector<guint8>> bytes = reader->read(fd, static_cast<gsize>(size));
     if (index == 0 && bytes) {
         std::string head;

@@ -44,6 +44,9 @@ public:
     std::size_t fds_at_50 = 0; // fds open in the process at frame 50, and at the last frame
     std::size_t fds_at_last = 0;
     std::unique_ptr<DmaBufReader> reader; // made at the first frame, on its CUDA context
+    // false: the reader gets no CUDA context, so only mmap tries the fds. For tests that count
+    // the process's fds: a failed CUDA import leaves driver fds open (see dmabuf-readback.h).
+    bool import_through_cuda = true;
 
 private:
     void take(GstBuffer *frame);

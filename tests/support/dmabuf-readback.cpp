@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Reading DMA-BUFs back as their consumers would (see dmabuf-readback.h).
 #include "dmabuf-readback.h"
+#include "open-fds.h"
 
 #include "g2g-config.h"
 
@@ -165,13 +166,13 @@ bool DmaBufReader::failed(const std::string &importer) const
     return false;
 }
 
-void DmaBufReader::record(const std::string &importer, bool worked, const std::string &said)
+void DmaBufReader::record(const std::string &importer, bool worked, const std::string &said, int fds_left)
 {
     for (const ImportOutcome &outcome : outcomes_) {
         if (outcome.importer == importer)
             return;
     }
-    outcomes_.push_back({importer, worked, said});
+    outcomes_.push_back({importer, worked, said, fds_left});
 }
 
 std::optional<std::vector<guint8>> DmaBufReader::read(int fd, gsize size)
@@ -188,8 +189,10 @@ std::optional<std::vector<guint8>> DmaBufReader::read(int fd, gsize size)
         if (failed(name))
             continue;
         std::vector<guint8> bytes;
+        const int fds_before = open_fd_count();
         const std::string said = importer(bytes);
-        record(name, said.empty(), said.empty() ? "read " + std::to_string(size) + " bytes" : said);
+        record(name, said.empty(), said.empty() ? "read " + std::to_string(size) + " bytes" : said,
+               open_fd_count() - fds_before);
         if (said.empty()) {
             importer_ = name;
             return bytes;
@@ -202,7 +205,8 @@ std::string DmaBufReader::report() const
 {
     std::string text;
     for (const ImportOutcome &outcome : outcomes_)
-        text += (text.empty() ? "" : "; ") + outcome.importer + ": " + outcome.said;
+        text += (text.empty() ? "" : "; ") + outcome.importer + ": " + outcome.said +
+                (outcome.fds_left ? " (and left " + std::to_string(outcome.fds_left) + " fds open)" : "");
     return text.empty() ? "no importer tried" : text;
 }
 

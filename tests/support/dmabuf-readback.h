@@ -7,7 +7,9 @@
 //   cuda-opaque   the same as CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD (Vulkan's own fds: a
 //                 DMA-BUF is not one, tried so the answer is on record)
 // Each importer's first outcome is kept word for word (the errno, the CUresult's name), so a test
-// can print exactly why none could read the bytes. An importer that failed is not tried again.
+// can print exactly why none could read the bytes, with the fds the attempt left open in the process
+// (on the H200, a failed cuImportExternalMemory leaves driver fds behind: a lifetime test that
+// counts fds must not import). An importer that failed is not tried again.
 #pragma once
 
 #include <gst/gst.h>
@@ -23,6 +25,7 @@ struct ImportOutcome {
     std::string importer; // "mmap", "cuda-dmabuf", "cuda-opaque"
     bool worked = false;
     std::string said; // "read 3317760 bytes", "mmap: errno 524 (Unknown error 524)", "CUDA_ERROR_..."
+    int fds_left = 0; // fds open after the attempt that were not before it
 };
 
 class DmaBufReader {
@@ -44,7 +47,7 @@ public:
 
 private:
     bool failed(const std::string &importer) const;
-    void record(const std::string &importer, bool worked, const std::string &said);
+    void record(const std::string &importer, bool worked, const std::string &said, int fds_left);
 
     gpointer cuda_ = nullptr; // GstCudaContext, one reference
     std::vector<ImportOutcome> outcomes_;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "log-capture.h"
+
 namespace {
 
 // How a step asks for a pad.
@@ -23,31 +25,6 @@ enum class Ask {
 struct Step {
     Ask ask;
     const char *name; // may be NULL (no name)
-};
-
-// GStreamer's warnings and criticals while it lives (g_return_if_fail, "Padname ... is not unique").
-class LogCapture {
-public:
-    LogCapture()
-        : id_(g_log_set_handler("GStreamer",
-                                static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING), keep,
-                                this))
-    {
-    }
-    ~LogCapture() { g_log_remove_handler("GStreamer", id_); }
-    LogCapture(const LogCapture &) = delete;
-    LogCapture &operator=(const LogCapture &) = delete;
-
-    std::vector<std::string> take() { return std::exchange(messages_, {}); }
-
-private:
-    static void keep(const gchar *, GLogLevelFlags, const gchar *message, gpointer self)
-    {
-        static_cast<LogCapture *>(self)->messages_.emplace_back(message ? message : "");
-    }
-
-    guint id_;
-    std::vector<std::string> messages_;
 };
 
 // What one step gave: the new pad's name or "none", and how many warnings it raised.
@@ -74,7 +51,7 @@ std::string src_pads_of(GstElement *element)
 
 Outcome run_step(GstElement *element, const Step &step)
 {
-    LogCapture log;
+    g2g::test::LogCapture log({"GStreamer"});
     Outcome outcome;
     GstPadTemplate *templ = gst_element_get_pad_template(element, "src_%u");
     GstPad *pad = nullptr;

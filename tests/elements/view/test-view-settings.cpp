@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frames.h"
+#include "log-capture.h"
 #include "pipeline.h"
 
 using g2g::BufferRef;
@@ -375,24 +376,6 @@ TEST(G2gViewSettings, CustomDirectionIsRefusedWithAWarningEveryTimeItIsSet)
 
 namespace {
 
-// GLib's warnings of the GObject domain (a value a param spec refuses), caught while alive.
-class GObjectWarnings {
-public:
-    GObjectWarnings() : handler_(g_log_set_handler("GLib-GObject", G_LOG_LEVEL_WARNING, keep, &texts_)) {}
-    ~GObjectWarnings() { g_log_remove_handler("GLib-GObject", handler_); }
-    GObjectWarnings(const GObjectWarnings &) = delete;
-    GObjectWarnings &operator=(const GObjectWarnings &) = delete;
-
-    std::vector<std::string> texts_;
-
-private:
-    static void keep(const gchar *, GLogLevelFlags, const gchar *message, gpointer data)
-    {
-        static_cast<std::vector<std::string> *>(data)->emplace_back(message);
-    }
-    guint handler_;
-};
-
 } // namespace
 
 TEST(G2gViewSettings, CropSidesAtTheirLimits)
@@ -410,9 +393,9 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         // Negative: GLib refuses it (the param spec's minimum is 0) and the side keeps its value.
         g_object_set(view, side, 5, nullptr);
         {
-            const GObjectWarnings caught;
+            const g2g::test::LogCapture caught({"GLib-GObject"}, G_LOG_LEVEL_WARNING);
             g_object_set(view, side, -1, nullptr);
-            EXPECT_EQ(caught.texts_,
+            EXPECT_EQ(caught.said(),
                       std::vector<std::string>{std::string("value \"-1\" of type 'gint' is invalid "
                                                            "or out of range for property '") +
                                                side + "' of type 'gint'"});
@@ -429,12 +412,12 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         // G_MININT, which GLib refuses; the side stays 0. Beyond 32 bits: a parse error.
         for (const char *too_big : {"2147483648", "99999999999"}) {
             const std::string description = std::string("g2gview ") + side + "=" + too_big;
-            const GObjectWarnings caught;
+            const g2g::test::LogCapture caught({"GLib-GObject"}, G_LOG_LEVEL_WARNING);
             GError *parse_error = nullptr;
             GstElement *parsed = gst_parse_launch(description.c_str(), &parse_error);
             if (g_str_equal(too_big, "2147483648")) {
                 ASSERT_EQ(parse_error, nullptr) << parse_error->message;
-                EXPECT_EQ(caught.texts_, std::vector<std::string>{
+                EXPECT_EQ(caught.said(), std::vector<std::string>{
                                              std::string("value \"-2147483648\" of type 'gint' is invalid or "
                                                          "out of range for property '") +
                                              side + "' of type 'gint'"});
@@ -536,9 +519,9 @@ TEST(G2gViewSettings, EveryVideoDirectionValue)
     GstElement *view = gst_element_factory_make("g2gview", nullptr);
     gst_util_set_object_arg(G_OBJECT(view), "video-direction", "180");
     {
-        const GObjectWarnings caught;
+        const g2g::test::LogCapture caught({"GLib-GObject"}, G_LOG_LEVEL_WARNING);
         g_object_set(view, "video-direction", static_cast<gint>(methods->maximum) + 1, nullptr);
-        EXPECT_EQ(caught.texts_,
+        EXPECT_EQ(caught.said(),
                   std::vector<std::string>{"value \"((GstVideoOrientationMethod) 10)\" of type "
                                            "'GstVideoOrientationMethod' is invalid or out of "
                                            "range for property 'video-direction' of type "

@@ -416,8 +416,12 @@ TEST(CudaVulkan, FormatsNeitherSideSharesAreRefusedInCaps)
     PipelineRun run =
         run_pipeline(source_of("YUY2", "width=64,height=48", 2) +
                      " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! g2gconvert" + kFromVulkan);
-    // Refused in caps (YUY2 is in neither side's formats): the pipeline does not even link.
-    EXPECT_NE(run.error.find("could not link cudaupload"), std::string::npos) << run.error;
-    EXPECT_NE(run.error.find("to g2gconvert"), std::string::npos) << run.error;
+    // Refused in caps (YUY2 is in neither side's formats): the pipeline does not even link. g2gconvert
+    // takes YUY2 CUDA frames for its DMA-BUF route, so the link that fails is the one to the Vulkan
+    // side: its YUY2 caps offer no Vulkan images.
+    EXPECT_NE(run.error.find("could not link g2gconvert"), std::string::npos) << run.error;
+    EXPECT_NE(run.error.find("to vulkandownload"), std::string::npos) << run.error;
+    EXPECT_NE(run.error.find("can't handle caps video/x-raw(memory:VulkanImage)"), std::string::npos)
+        << run.error;
     EXPECT_TRUE(run.buffers.empty());
 }
