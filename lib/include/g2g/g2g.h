@@ -5,6 +5,8 @@
 
 #include <gst/gst.h>
 
+#include <g2g/handle-payloads.h>
+
 G_BEGIN_DECLS
 
 /* The seed's MemoryDomainKind, same order as g2g::MemoryDomainKind. */
@@ -89,5 +91,39 @@ GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **err
  * with @error set for a frame that is not DMA-BUF or has no known layout. */
 guint g2g_dmabuf_get_layout(GstBuffer *frame, guint32 *fourcc, guint64 *modifier, G2gDmaBufPlane planes[4],
                             GError **error);
+
+/* Platform-handle frames (the C++ side: g2g/platform-handles.h; the payloads: g2g/handle-payloads.h).
+ * A GstMemory of the payload's kind, @size bytes (the frame's size as its caps describe it), that
+ * holds @user_data until its last share is gone and then calls @release(@user_data) once: COM's
+ * Release for D3D11, CFRelease for a CVPixelBuffer, the application's own otherwise. The caller
+ * takes the reference @release gives back before the call (AddRef, CFRetain). Returns NULL and
+ * sets @error (G2G_ERROR_INVALID_ARGUMENT, naming the field) for a NULL handle, a NULL @release,
+ * and the other refusals of g2g::handles::wrap; @release is then not called. Transfer full. */
+GstMemory *g2g_d3d11_texture_memory_new(const G2gD3D11Texture *payload, gsize size, G2gHandleRelease release,
+                                        gpointer user_data, GError **error);
+GstMemory *g2g_cv_pixel_buffer_memory_new(const G2gCvPixelBuffer *payload, gsize size,
+                                          G2gHandleRelease release, gpointer user_data, GError **error);
+GstMemory *g2g_web_gpu_buffer_memory_new(const G2gWebGPUBuffer *payload, gsize size, G2gHandleRelease release,
+                                         gpointer user_data, GError **error);
+GstMemory *g2g_web_gpu_external_texture_memory_new(const G2gWebGPUExternalTexture *payload, gsize size,
+                                                   G2gHandleRelease release, gpointer user_data,
+                                                   GError **error);
+GstMemory *g2g_wgpu_texture_memory_new(const G2gWgpuTexture *payload, gsize size, G2gHandleRelease release,
+                                       gpointer user_data, GError **error);
+GstMemory *g2g_wgpu_buffer_memory_new(const G2gWgpuBuffer *payload, gsize size, G2gHandleRelease release,
+                                      gpointer user_data, GError **error);
+
+/* The payload of @memory, copied into @payload, when @memory is a memory of that payload's kind
+ * (or a share of one); FALSE, @payload untouched, for memory of any other kind or type. */
+gboolean g2g_memory_get_d3d11_texture(GstMemory *memory, G2gD3D11Texture *payload);
+gboolean g2g_memory_get_cv_pixel_buffer(GstMemory *memory, G2gCvPixelBuffer *payload);
+gboolean g2g_memory_get_web_gpu_buffer(GstMemory *memory, G2gWebGPUBuffer *payload);
+gboolean g2g_memory_get_web_gpu_external_texture(GstMemory *memory, G2gWebGPUExternalTexture *payload);
+gboolean g2g_memory_get_wgpu_texture(GstMemory *memory, G2gWgpuTexture *payload);
+gboolean g2g_memory_get_wgpu_buffer(GstMemory *memory, G2gWgpuBuffer *payload);
+
+/* The user data a platform-handle @memory was made with by g2g_*_memory_new (the keep-alive's
+ * object); NULL for any other memory, and for memory made by the C++ API with its own keep-alive. */
+gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
 
 G_END_DECLS

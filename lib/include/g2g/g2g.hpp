@@ -9,7 +9,8 @@
 //   frame-view, tensor-view-meta   views: strides, orientations, crops; materialize
 //   cuda-view           CUDA frames' views materialized on the device
 //   dmabuf              DMA-BUF frames: DRM formats, planes, g2g's allocator and pool, wrap, export
-//   opaque-memory       the handles of platforms g2g never links, with their keep-alive
+//   platform-handles    D3D11, CoreVideo, WebGPU and wgpu frames: a memory type per kind, its
+//                       payload (handle-payloads.h) and keep-alive, recovered by type
 //   error, gst-ref      Result / Error; owning handles for GStreamer references
 //   g2g.h               the C API
 #pragma once
@@ -25,5 +26,5 @@
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 #include <g2g/memory-domain.h>
-#include <g2g/opaque-memory.h>
+#include <g2g/platform-handles.h>
 #include <g2g/tensor-view-meta.h>

@@ -9,10 +9,13 @@
 #include <array>
 #include <string>
 
+#include "core/c-api-error.h"
+
 namespace {
 
 using g2g::kAllMemoryDomainKinds;
 using g2g::kMemoryDomainKindCount;
+using g2g::detail::set_error;
 
 bool valid(G2gMemoryDomainKind kind)
 {
@@ -34,12 +37,6 @@ template <typename Value> const Value *value_table(bool flags)
         return made;
     }();
     return values.data();
-}
-
-gboolean set_error(GError **error, const g2g::Error &failure)
-{
-    g_set_error_literal(error, G2G_ERROR, static_cast<int>(failure.code()), failure.message().c_str());
-    return FALSE;
 }
 
 void release_system_bytes(gpointer data)

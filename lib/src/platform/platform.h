@@ -13,7 +13,8 @@
 //              (cuda-vulkan-bridge.h)                                none/no-cuda-vulkan.cpp
 //   dmabuf/    DMA-BUF frames: g2g's allocator and pool, DRM formats, wrap and export, sync
 //              brackets, sharing through a dup of the fd (dmabuf-memory.h)  none/no-dmabuf.cpp
-//   handles/   the opaque handles of platforms g2g never links (D3D11, CoreVideo, WebGPU, wgpu)
+//   handles/   the platform-handle memories of platforms g2g never links (D3D11, CoreVideo, WebGPU,
+//              wgpu): one memory type per kind, its payload and keep-alive
 #pragma once
 
 #include <gst/gst.h>

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gprobe through GstHarness: last-domain, require, silent/last-message, pass-through.
 #include <g2g/g2g.h>
-#include <g2g/opaque-memory.h>
 
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "handle-frames.h"
 
 #include "buffers.h"
 #include "pipeline.h"
@@ -24,13 +25,9 @@ std::string string_property(GstElement *element, const char *name)
 
 GstBuffer *cuda_like_frame()
 {
-    // A device frame the host cannot read: an opaque D3D11 texture stands in for any GPU memory.
-    static int texture = 0;
-    auto memory = g2g::wrap_opaque_handle(g2g::MemoryDomainKind::D3D11Texture, {&texture},
-                                          std::make_shared<g2g::KeepAlive>(), 64);
-    GstBuffer *buffer = gst_buffer_new();
-    gst_buffer_append_memory(buffer, memory->release());
-    return buffer;
+    // A device frame the host cannot read: a D3D11 texture stands in for any GPU memory.
+    static g2g::test::StandIn texture;
+    return g2g::test::handle_frame(g2g::MemoryDomainKind::D3D11Texture, texture, 64).release();
 }
 
 // The first error message on the harness element's bus, or "".

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The C API, driven from C (c-api-check.c), and every public header compiling as C++.
 #include <g2g/g2g.hpp>
-#include <g2g/opaque-memory.h>
 
 #include <gtest/gtest.h>
+
+#include "handle-frames.h"
 
 extern "C" {
 int c_api_check_names(void);
@@ -23,12 +24,9 @@ TEST(CApi, SystemBufferIsBorrowedZeroCopy)
 
 TEST(CApi, DeviceBufferIsAGErrorNamingTheConverter)
 {
-    int handle = 0;
-    auto memory = g2g::wrap_opaque_handle(g2g::MemoryDomainKind::CvPixelBuffer, {&handle},
-                                          std::make_shared<g2g::KeepAlive>(), 64);
-    ASSERT_TRUE(memory.ok());
-    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(buffer.get(), memory->release());
+    g2g::test::StandIn pixel_buffer;
+    g2g::BufferRef buffer = g2g::test::handle_frame(g2g::MemoryDomainKind::CvPixelBuffer, pixel_buffer, 64);
+    ASSERT_TRUE(buffer);
     gint code = 0;
     gchar *message = c_api_require_error(buffer.get(), "pyapp", &code);
     ASSERT_NE(message, nullptr);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Classification of buffers made by GStreamer's own elements and allocators.
 #include <g2g/classify.h>
-#include <g2g/opaque-memory.h>
 
 #include <gst/allocators/allocators.h>
 #include <gtest/gtest.h>
 
 #include "buffers.h"
+#include "handle-frames.h"
 #include "g2g-config.h"
 #include "memfd-dmabuf.h"
 #include "pipeline.h"
@@ -123,17 +123,19 @@ TEST(Classify, EmptyBufferIsSystem)
     EXPECT_EQ(*g2g::classify_buffer(buffer.get()), K::System);
 }
 
-TEST(Classify, OpaqueHandleMemoriesAreTheirOwnKinds)
+TEST(Classify, PlatformHandleMemoriesAreTheirOwnKinds)
 {
-    struct Texture : g2g::KeepAlive {};
-    for (K kind : {K::D3D11Texture, K::CvPixelBuffer, K::WebGPUBuffer, K::WebGPUExternalTexture,
-                   K::WgpuTexture, K::WgpuBuffer}) {
-        int object = 0;
-        auto memory = g2g::wrap_opaque_handle(kind, {&object, 0, 0}, std::make_shared<Texture>(), 1024);
-        ASSERT_TRUE(memory.ok()) << memory.error().message();
-        auto classified = g2g::classify_memory(memory->get());
+    for (K kind : g2g::test::kHandleKinds) {
+        g2g::test::StandIn object;
+        g2g::MemoryRef memory =
+            g2g::test::handle_memory(kind, object, g2g::test::counting_keep_alive(object), 1024);
+        ASSERT_TRUE(memory) << g2g::name(kind);
+        auto classified = g2g::classify_memory(memory.get());
         ASSERT_TRUE(classified.ok()) << classified.error().message();
         EXPECT_EQ(*classified, kind);
-        EXPECT_TRUE(gst_memory_is_type(memory->get(), ("G2g" + std::string(g2g::name(kind))).c_str()));
+        EXPECT_TRUE(gst_memory_is_type(memory.get(), ("G2g" + std::string(g2g::name(kind))).c_str()));
+        // A share (what a tee branch holds) is the same kind.
+        g2g::MemoryRef share = g2g::MemoryRef::adopt(gst_memory_share(memory.get(), 0, -1));
+        EXPECT_EQ(*g2g::classify_memory(share.get()), kind);
     }
 }

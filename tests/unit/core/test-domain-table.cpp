@@ -7,10 +7,12 @@
 #include <g2g/domain-set.h>
 #include <g2g/g2g.h>
 #include <g2g/memory-domain.h>
-#include <g2g/opaque-memory.h>
+#include <g2g/platform-handles.h>
 #include <g2g/tensor-view-meta.h>
 
 #include <gtest/gtest.h>
+
+#include "handle-frames.h"
 
 #include <algorithm>
 #include <string>
@@ -226,17 +228,17 @@ TEST_P(EveryRow, PreferenceRanksItAmongTheOthers)
     }
 }
 
-TEST(DomainTable, HandleMemoryIsWhatWrapOpaqueHandleCarries)
+TEST(DomainTable, HandleMemoryRowsAreThePlatformHandleKinds)
 {
-    struct Handle : g2g::KeepAlive {};
-    int object = 0;
     for (const DomainInfo &row : g2g::detail::domain_table()) {
-        EXPECT_EQ(g2g::is_opaque_kind(row.kind), row.handle_memory);
-        g2g::Result<g2g::MemoryRef> memory =
-            g2g::wrap_opaque_handle(row.kind, {&object, 0, 0}, std::make_shared<Handle>(), 16);
-        EXPECT_EQ(memory.ok(), row.handle_memory) << row.name;
-        if (memory.ok()) {
-            EXPECT_TRUE(gst_memory_is_type(memory->get(), row.memory_types[0].data())) << row.name;
+        EXPECT_EQ(g2g::handles::is_handle_kind(row.kind), row.handle_memory) << row.name;
+        g2g::test::StandIn object;
+        g2g::MemoryRef memory =
+            g2g::test::handle_memory(row.kind, object, g2g::test::counting_keep_alive(object), 16);
+        EXPECT_EQ(static_cast<bool>(memory), row.handle_memory) << row.name;
+        if (memory) {
+            EXPECT_TRUE(gst_memory_is_type(memory.get(), row.memory_types[0].data())) << row.name;
+            EXPECT_EQ(G_OBJECT_TYPE_NAME(memory->allocator), "G2g" + std::string(row.name) + "Allocator");
         }
     }
 }

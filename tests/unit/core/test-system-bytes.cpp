@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// require_system_slice / require_system_bytes / as_system_slice, and opaque device handles.
+// require_system_slice / require_system_bytes / as_system_slice.
 #include <g2g/dmabuf.h>
 #include <g2g/memory-domain.h>
 #include <g2g/tensor-view-meta.h>
-#include <g2g/opaque-memory.h>
 
 #include <gtest/gtest.h>
+
+#include "handle-frames.h"
 
 using g2g::BufferRef;
 using g2g::MemoryDomain;
@@ -13,21 +14,10 @@ using K = g2g::MemoryDomainKind;
 
 namespace {
 
-struct CountingKeepAlive : g2g::KeepAlive {
-    explicit CountingKeepAlive(int &alive) : alive_(alive) { ++alive_; }
-    ~CountingKeepAlive() override { --alive_; }
-    int &alive_;
-};
-
-// A frame of `kind` wrapping `handle`, kept alive by a CountingKeepAlive on `alive`.
-MemoryDomain opaque_frame(K kind, void *handle, int &alive)
+// A frame of platform-handle `kind` over `object`.
+MemoryDomain handle_frame(K kind, g2g::test::StandIn &object)
 {
-    auto memory =
-        g2g::wrap_opaque_handle(kind, {handle, 3, 100}, std::make_shared<CountingKeepAlive>(alive), 4096);
-    EXPECT_TRUE(memory.ok());
-    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(buffer.get(), memory->release());
-    auto domain = MemoryDomain::adopt(buffer.release());
+    auto domain = MemoryDomain::adopt(g2g::test::handle_frame(kind, object, 4096).release());
     EXPECT_TRUE(domain.ok());
     return std::move(domain.value());
 }
@@ -71,9 +61,8 @@ TEST(SystemBytes, EmptyFrameIsAnEmptySlice)
 
 TEST(SystemBytes, DeviceFrameIsALoudRefusalNamingTheDownload)
 {
-    int alive = 0;
-    int texture = 0;
-    MemoryDomain frame = opaque_frame(K::D3D11Texture, &texture, alive);
+    g2g::test::StandIn texture;
+    MemoryDomain frame = handle_frame(K::D3D11Texture, texture);
     auto slice = frame.require_system_slice("myfilter0");
     ASSERT_FALSE(slice.ok());
     EXPECT_EQ(slice.error().code(), g2g::ErrorCode::UnsupportedDomain);
@@ -130,9 +119,8 @@ TEST(SystemBytes, AViewOfADmaBufIsMaterializedNeverSlicedRaw)
 
 TEST(SystemBytes, RefusalIsLoggedUnderTheElement)
 {
-    int alive = 0;
-    int texture = 0;
-    MemoryDomain frame = opaque_frame(K::WgpuTexture, &texture, alive);
+    g2g::test::StandIn texture;
+    MemoryDomain frame = handle_frame(K::WgpuTexture, texture);
     static std::string logged_object;
     static std::string logged_text;
     GstLogFunction capture = +[](GstDebugCategory *category, GstDebugLevel level, const gchar *,
@@ -155,48 +143,4 @@ TEST(SystemBytes, RefusalIsLoggedUnderTheElement)
     EXPECT_EQ(logged_object, "myelement");
     EXPECT_EQ(logged_text.rfind("myelement reads system memory but received a WgpuTexture frame", 0), 0u)
         << logged_text;
-}
-
-TEST(OpaqueMemory, SharesAreRefcountedAndTheKeepAliveOutlivesTheLastShare)
-{
-    int alive = 0;
-    int texture = 0;
-    {
-        MemoryDomain frame = opaque_frame(K::WgpuTexture, &texture, alive);
-        EXPECT_EQ(alive, 1);
-        GstMemory *memory = gst_buffer_peek_memory(frame.buffer(), 0);
-        const g2g::OpaqueHandle *handle = g2g::opaque_handle(memory);
-        ASSERT_NE(handle, nullptr);
-        EXPECT_EQ(handle->handle, &texture);
-        EXPECT_EQ(handle->subresource, 3u);
-        EXPECT_EQ(handle->valid_length, 100u);
-        EXPECT_NE(dynamic_cast<CountingKeepAlive *>(g2g::opaque_keep_alive(memory).get()), nullptr);
-
-        MemoryDomain branch = frame.share();
-        EXPECT_EQ(branch.buffer(), frame.buffer());
-        // A GstBuffer copy (what a branch's make_writable does) shares the handle, never copies it.
-        BufferRef copy = BufferRef::adopt(gst_buffer_copy(frame.buffer()));
-        ASSERT_EQ(gst_buffer_n_memory(copy.get()), 1u);
-        EXPECT_EQ(g2g::opaque_handle(gst_buffer_peek_memory(copy.get(), 0))->handle, &texture);
-        GstMemory *sub = gst_memory_share(memory, 0, -1);
-        EXPECT_EQ(g2g::opaque_handle(sub)->handle, &texture);
-        gst_memory_unref(sub);
-        // Not mappable: the host cannot read device memory.
-        GstMapInfo map;
-        EXPECT_FALSE(gst_memory_map(memory, &map, GST_MAP_READ));
-        EXPECT_EQ(alive, 1);
-    }
-    EXPECT_EQ(alive, 0);
-}
-
-TEST(OpaqueMemory, RefusesWhatItCannotCarry)
-{
-    int handle = 0;
-    auto system = g2g::wrap_opaque_handle(K::System, {&handle}, std::make_shared<g2g::KeepAlive>(), 16);
-    ASSERT_FALSE(system.ok());
-    EXPECT_EQ(system.error().code(), g2g::ErrorCode::InvalidArgument);
-    EXPECT_FALSE(
-        g2g::wrap_opaque_handle(K::WgpuBuffer, {nullptr}, std::make_shared<g2g::KeepAlive>(), 16).ok());
-    EXPECT_FALSE(g2g::wrap_opaque_handle(K::WgpuBuffer, {&handle}, nullptr, 16).ok());
-    EXPECT_EQ(g2g::opaque_handle(nullptr), nullptr);
 }

@@ -2,13 +2,14 @@
 // FrameView::materialize_to: the backend of the destination's domain writes the view (the CPU's
 // for host memory and memory g2g does not know), and the refusals of what none can write.
 #include <g2g/frame-view.h>
-#include <g2g/opaque-memory.h>
 
 #include <gtest/gtest.h>
 
 #include <gst/video/video.h>
 
 #include <string>
+
+#include "handle-frames.h"
 
 #include "frames.h"
 
@@ -62,14 +63,10 @@ TEST(MaterializeTo, SystemFramesWithPaddedRowsGetTheBytesOfMaterialize)
 TEST(MaterializeTo, AFrameOfADomainNoBackendWritesIsRefusedByName)
 {
     RotatedView rotated;
-    struct Texture : g2g::KeepAlive {};
-    int object = 0;
-    g2g::Result<g2g::MemoryRef> memory =
-        g2g::wrap_opaque_handle(g2g::MemoryDomainKind::D3D11Texture, {&object, 0, 0},
-                                std::make_shared<Texture>(), GST_VIDEO_INFO_SIZE(&rotated.view.info()));
-    ASSERT_TRUE(memory.ok());
-    BufferRef destination = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(destination.get(), memory->release());
+    g2g::test::StandIn texture;
+    BufferRef destination = g2g::test::handle_frame(g2g::MemoryDomainKind::D3D11Texture, texture,
+                                                    GST_VIDEO_INFO_SIZE(&rotated.view.info()));
+    ASSERT_TRUE(destination);
     g2g::Result<void> written =
         rotated.view.materialize_to(rotated.source.get(), destination.get(), rotated.view.info());
     ASSERT_FALSE(written.ok());
