@@ -14,6 +14,8 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
   libgtest-dev clang libclang-rt-dev glslc libdrm-dev
+  # The D3D11 adapter (g2g/d3d11-texture.h) is compiled against the real d3d11.h: a test.
+  g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev
 )
 
 # System plugins the tests use (as peers and oracles).

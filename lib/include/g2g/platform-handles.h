@@ -76,8 +76,8 @@ bool is_handle_kind(MemoryDomainKind kind);
 // WgpuBuffer's at least its valid length). Refused, naming the kind and the field, for a null
 // handle (texture, pixel buffer, video frame, buffer; buffer id 0), a D3D11 texture without its
 // device, a texture or pixel buffer of 0x0, a WebGPU buffer of 0 bytes, a WgpuBuffer whose valid
-// length exceeds `size`, and a null keep-alive. On refusal the keep-alive is not released: the
-// caller's reference is still the caller's (a shared_ptr the caller drops releases it).
+// length exceeds `size`, and a null keep-alive. On refusal g2g keeps nothing: the keep-alive goes
+// with the caller's last shared_ptr to it (a temporary's at once, releasing the object then).
 Result<MemoryRef> wrap(const G2gD3D11Texture &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size);
 Result<MemoryRef> wrap(const G2gCvPixelBuffer &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size);
 Result<MemoryRef> wrap(const G2gWebGPUBuffer &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size);

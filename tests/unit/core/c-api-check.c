@@ -49,3 +49,67 @@ gchar *c_api_require_error(GstBuffer *buffer, const gchar *category, gint *code)
     g_error_free(error);
     return message;
 }
+
+/* A platform object's stand-in for the handle API: how often its release ran. */
+static void count_release(void *user_data)
+{
+    ++*(int *)user_data;
+}
+
+/* A D3D11 texture frame made, shared, recovered by type and dropped through the C API: its
+ * release runs once, after the last share, with the user data it was given. */
+int c_api_check_handle_lifetime(void)
+{
+    int releases = 0;
+    int texture = 0, device = 0;
+    G2gD3D11Texture payload = {&texture, 3, 1920, 1080, 103, &device};
+    G2gD3D11Texture back;
+    G2gWgpuTexture wrong;
+    GError *error = NULL;
+    GstMemory *memory = g2g_d3d11_texture_memory_new(&payload, 4096, count_release, &releases, &error);
+    GstMemory *share;
+    G2gMemoryDomainKind kind = G2G_MEMORY_DOMAIN_SYSTEM;
+    GstBuffer *buffer;
+    int ok = memory != NULL && error == NULL;
+
+    if (!ok)
+        return 0;
+    memset(&back, 0, sizeof back);
+    ok = ok && g2g_memory_get_d3d11_texture(memory, &back) && back.texture == &texture && back.subresource == 3 &&
+         back.width == 1920 && back.height == 1080 && back.dxgi_format == 103 && back.device == &device;
+    /* another kind's payload type: nothing */
+    ok = ok && !g2g_memory_get_wgpu_texture(memory, &wrong) && !g2g_memory_get_cv_pixel_buffer(memory, NULL);
+    ok = ok && g2g_memory_get_handle_user_data(memory) == &releases;
+    share = gst_memory_share(memory, 0, -1);
+    ok = ok && g2g_memory_get_d3d11_texture(share, &back) && back.texture == &texture;
+    buffer = gst_buffer_new();
+    gst_buffer_append_memory(buffer, memory);
+    ok = ok && g2g_buffer_get_memory_domain(buffer, &kind, NULL) && kind == G2G_MEMORY_DOMAIN_D3D11_TEXTURE;
+    gst_buffer_unref(buffer);
+    ok = ok && releases == 0; /* the share still holds it */
+    gst_memory_unref(share);
+    return ok && releases == 1;
+}
+
+/* The refusal of a CvPixelBuffer whose pixel buffer is NULL (@which 0) or whose release function
+ * is NULL (@which 1): the message (caller frees), with *@released the times release ran. */
+gchar *c_api_handle_refusal(int which, int *released)
+{
+    G2gCvPixelBuffer payload = {NULL, 64, 48, 0x34323076, 1};
+    GError *error = NULL;
+    GstMemory *memory;
+    gchar *message;
+    int object = 0;
+
+    *released = 0;
+    if (which == 1)
+        payload.pixel_buffer = &object;
+    memory = g2g_cv_pixel_buffer_memory_new(&payload, 4608, which == 1 ? NULL : count_release, released, &error);
+    if (memory) {
+        gst_memory_unref(memory);
+        return NULL;
+    }
+    message = g_strdup(error->code == G2G_ERROR_INVALID_ARGUMENT ? error->message : "(another error code)");
+    g_error_free(error);
+    return message;
+}

@@ -7,6 +7,8 @@
 #include "handle-frames.h"
 
 extern "C" {
+int c_api_check_handle_lifetime(void);
+gchar *c_api_handle_refusal(int which, int *released);
 int c_api_check_names(void);
 int c_api_check_system_buffer(void);
 gchar *c_api_require_error(GstBuffer *buffer, const gchar *category, gint *code);
@@ -34,5 +36,26 @@ TEST(CApi, DeviceBufferIsAGErrorNamingTheConverter)
     EXPECT_STREQ(message,
                  "pyapp reads system memory but received a CvPixelBuffer frame: no GStreamer element "
                  "converts CvPixelBuffer frames to it; have the producer output system memory instead");
+    g_free(message);
+}
+
+TEST(CApi, AHandleFrameIsReleasedOnceAfterItsLastShareAndRecoveredOnlyByItsType)
+{
+    EXPECT_TRUE(c_api_check_handle_lifetime());
+}
+
+TEST(CApi, ARefusedHandleIsAGErrorAndIsNotReleased)
+{
+    int released = -1;
+    gchar *message = c_api_handle_refusal(0, &released);
+    ASSERT_NE(message, nullptr);
+    EXPECT_STREQ(message, "a CvPixelBuffer needs its CVPixelBufferRef: the pixel buffer is NULL");
+    EXPECT_EQ(released, 0);
+    g_free(message);
+    message = c_api_handle_refusal(1, &released);
+    ASSERT_NE(message, nullptr);
+    EXPECT_STREQ(message,
+                 "a CvPixelBuffer frame needs a release function for its platform object: it is NULL");
+    EXPECT_EQ(released, 0);
     g_free(message);
 }
