@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <g2g/error.h>
 #include <g2g/gst-ref.h>
@@ -50,23 +51,24 @@ std::shared_ptr<KeepAlive> keep_alive(void *user_data, G2gHandleRelease release)
 
 // The kind each payload type is the payload of.
 template <typename Payload> struct KindOf;
-template <> struct KindOf<G2gD3D11Texture> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::D3D11Texture;
+template <>
+struct KindOf<G2gD3D11Texture> : std::integral_constant<MemoryDomainKind, MemoryDomainKind::D3D11Texture> {
 };
-template <> struct KindOf<G2gCvPixelBuffer> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::CvPixelBuffer;
+template <>
+struct KindOf<G2gCvPixelBuffer> : std::integral_constant<MemoryDomainKind, MemoryDomainKind::CvPixelBuffer> {
 };
-template <> struct KindOf<G2gWebGPUBuffer> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::WebGPUBuffer;
+template <>
+struct KindOf<G2gWebGPUBuffer> : std::integral_constant<MemoryDomainKind, MemoryDomainKind::WebGPUBuffer> {
 };
-template <> struct KindOf<G2gWebGPUExternalTexture> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::WebGPUExternalTexture;
+template <>
+struct KindOf<G2gWebGPUExternalTexture>
+    : std::integral_constant<MemoryDomainKind, MemoryDomainKind::WebGPUExternalTexture> {
 };
-template <> struct KindOf<G2gWgpuTexture> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::WgpuTexture;
+template <>
+struct KindOf<G2gWgpuTexture> : std::integral_constant<MemoryDomainKind, MemoryDomainKind::WgpuTexture> {
 };
-template <> struct KindOf<G2gWgpuBuffer> {
-    static constexpr MemoryDomainKind value = MemoryDomainKind::WgpuBuffer;
+template <>
+struct KindOf<G2gWgpuBuffer> : std::integral_constant<MemoryDomainKind, MemoryDomainKind::WgpuBuffer> {
 };
 
 // True for the six kinds carried this way.

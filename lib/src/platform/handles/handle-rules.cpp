@@ -2,6 +2,8 @@
 // The per-kind facts of the platform-handle memories (see handle-rules.h).
 #include "handle-rules.h"
 
+#include <g2g/platform-handles.h>
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -44,15 +46,6 @@ std::optional<std::string> empty_size(const char *what, std::uint32_t width, std
         return std::nullopt;
     return std::string(what) + " of " + size_of(width, height) + " holds no frame";
 }
-
-struct Rules {
-    K operator()(const G2gD3D11Texture &) const { return K::D3D11Texture; }
-    K operator()(const G2gCvPixelBuffer &) const { return K::CvPixelBuffer; }
-    K operator()(const G2gWebGPUBuffer &) const { return K::WebGPUBuffer; }
-    K operator()(const G2gWebGPUExternalTexture &) const { return K::WebGPUExternalTexture; }
-    K operator()(const G2gWgpuTexture &) const { return K::WgpuTexture; }
-    K operator()(const G2gWgpuBuffer &) const { return K::WgpuBuffer; }
-};
 
 struct Refusal {
     gsize size;
@@ -138,7 +131,7 @@ struct Description {
 
 MemoryDomainKind kind_of(const Payload &payload)
 {
-    return std::visit(Rules{}, payload);
+    return std::visit([](const auto &p) { return KindOf<std::decay_t<decltype(p)>>::value; }, payload);
 }
 
 std::optional<std::string> refusal(const Payload &payload, gsize size)
