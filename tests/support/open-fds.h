@@ -9,6 +9,11 @@ namespace g2g::test {
 // The entries of /proc/self/fd, not counting the one this count opens to read it.
 int open_fd_count();
 
+// The fds of this process that hold frame memory: memfds ("/memfd:...") and DMA-BUFs
+// ("anon_inode:dmabuf", "/dmabuf:..."). What a pipeline test counts: GStreamer's own fds (a bus's
+// poll, a task's eventfd) may close a moment after the pipeline is gone, frames' may not.
+int open_frame_fd_count();
+
 // True when `fd` is an open fd of this process (fcntl F_GETFD answers).
 bool fd_is_open(int fd);
 

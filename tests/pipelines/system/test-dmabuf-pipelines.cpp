@@ -42,7 +42,7 @@ using g2g::test::compare_frames;
 using g2g::test::dmabuf_pool;
 using g2g::test::dmabuf_pool_frame;
 using g2g::test::fd_is_open;
-using g2g::test::open_fd_count;
+using g2g::test::open_frame_fd_count;
 using g2g::test::PipelineRun;
 using g2g::test::random_frame;
 using g2g::test::run_chain;
@@ -395,7 +395,7 @@ LifetimeRun run_lifetime(int frames)
                 break;
             }
             if (i % 100 == 99) {
-                result.fds_sampled.push_back(open_fd_count());
+                result.fds_sampled.push_back(open_frame_fd_count());
                 result.most_fds = std::max(result.most_fds, result.fds_sampled.back());
             }
         }
@@ -429,7 +429,7 @@ TEST(DmaBufLifetime, EveryFdIsClosedOnceAfterItsLastShareAcrossRenegotiationAndP
     // One short run first: what GStreamer opens once per process (the system clock's timer) is
     // not the frames'.
     ASSERT_EQ(run_lifetime(20).error, "");
-    const int before = open_fd_count();
+    const int before = open_frame_fd_count();
     const LifetimeRun run = run_lifetime(kLifetimeFrames);
     ASSERT_EQ(run.error, "");
     for (int b = 0; b < 3; ++b)
@@ -437,9 +437,9 @@ TEST(DmaBufLifetime, EveryFdIsClosedOnceAfterItsLastShareAcrossRenegotiationAndP
     EXPECT_EQ(run.tee_frames, static_cast<guint64>(kLifetimeFrames));
     EXPECT_EQ(run.tee_shares, static_cast<guint64>(3 * kLifetimeFrames));
     EXPECT_EQ(run.tee_copies, 0u);
-    EXPECT_EQ(open_fd_count(), before) << "an fd of the run is still open (or one was closed twice)";
+    EXPECT_EQ(open_frame_fd_count(), before) << "an fd of the run is still open (or one was closed twice)";
     // Two pools' frames at most (the old one's still coming back at the renegotiation), and the
-    // pipeline's own (its bus, the pools' and queues' wake-ups): nothing per frame.
+    // frames the queues hold: nothing per frame.
     ASSERT_FALSE(run.fds_sampled.empty());
     EXPECT_LE(run.most_fds, before + static_cast<int>(2 * kPoolMax) + 8)
         << "fds grew with the frames: " << testing::PrintToString(run.fds_sampled);
@@ -481,7 +481,7 @@ TEST(DmaBufLifetime, AWrappedFdSharedByTheTeeClosesAfterTheLastBranchDropsIt)
 {
     for (const bool no_share : {false, true}) {
         SCOPED_TRACE(no_share ? "NO_SHARE memory" : "shareable memory");
-        const int before = open_fd_count();
+        const int before = open_frame_fd_count();
         BufferRef frame = application_frame();
         ASSERT_TRUE(frame);
         if (no_share)
@@ -507,10 +507,10 @@ TEST(DmaBufLifetime, AWrappedFdSharedByTheTeeClosesAfterTheLastBranchDropsIt)
         const int held_fd = fd_of(held.get());
         EXPECT_EQ(held_fd != frame_fd, no_share) << "make_shareable's dup for NO_SHARE memory only";
         EXPECT_EQ(object_of(held_fd), object);
-        EXPECT_EQ(open_fd_count(), before + (no_share ? 2 : 1));
+        EXPECT_EQ(open_frame_fd_count(), before + (no_share ? 2 : 1));
         held.reset();
         EXPECT_FALSE(fd_is_open(frame_fd)) << "still open after the last share went";
         EXPECT_FALSE(fd_is_open(held_fd));
-        EXPECT_EQ(open_fd_count(), before);
+        EXPECT_EQ(open_frame_fd_count(), before);
     }
 }
