@@ -14,6 +14,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
   libgtest-dev clang libclang-rt-dev glslc libdrm-dev
+  libyuv-dev
 )
 
 # System plugins the tests use (as peers and oracles).
