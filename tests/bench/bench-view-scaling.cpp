@@ -295,6 +295,21 @@ void thread_scaling(const ScalingOptions &options)
     std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
     for (unsigned n : options.threads)
         pools[n] = std::make_unique<g2g::WorkerPool>(n);
+    // The bar itself first: how memcpy scales on this machine (what any copy on n threads can reach).
+    std::printf("| threads | memcpy GB/s | vs 1 thread |\n|---|---|---|\n");
+    double copy_one = 0;
+    for (unsigned n : options.threads) {
+        const g2g::WorkerPool &pool = *pools[n];
+        const double rate =
+            copy.bytes() / seconds_per_call([&] { copy.copy(pool, pool.n_threads()); }, 1, rounds);
+        if (n == 1)
+            copy_one = rate;
+        char against_one[16] = "-";
+        if (copy_one > 0)
+            std::snprintf(against_one, sizeof against_one, "%.2fx", rate / copy_one);
+        std::printf("| %u | %.1f | %s |\n", n, rate / 1e9, against_one);
+    }
+    std::printf("\n");
     std::printf(
         "| format | size | view | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, as many "
         "threads | of memcpy |\n");
