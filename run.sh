@@ -16,6 +16,8 @@ packages=(
   libgtest-dev clang libclang-rt-dev glslc libdrm-dev
   # The D3D11 adapter (g2g/d3d11-texture.h) is compiled against the real d3d11.h: a test.
   g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev
+  # bench-view's peer (tests/bench): libyuv's rotations and mirrors.
+  libyuv-dev
 )
 
 # System plugins the tests use (as peers and oracles).

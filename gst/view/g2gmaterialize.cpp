@@ -10,7 +10,9 @@
 //   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize
 //       ! video/x-raw ! videoconvert ! autovideosink   (one command line)
 //
-// No properties: the negotiated route and layout and the GPU contexts are all its state.
+// One property, n-threads (view-threads.h): the threads a CPU materialize is split across. A change
+// takes effect at the next frame, without renegotiating; the negotiated route and layout and the
+// GPU contexts are the rest of its state.
 #include "g2gmaterialize.h"
 
 #include <g2g/frame-view.h>
@@ -22,9 +24,11 @@
 #include "common/allocation.h"
 #include "common/context-glue.h"
 #include "common/element-error.h"
+#include "common/object-lock.h"
 #include "core/caps-domain.h"
 #include "view-caps.h"
 #include "view-output.h"
+#include "view-threads.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_materialize_debug);
 #define GST_CAT_DEFAULT g2g_materialize_debug
@@ -32,6 +36,11 @@ GST_DEBUG_CATEGORY_STATIC(g2g_materialize_debug);
 using g2g::element::post_error;
 
 namespace {
+
+enum {
+    PROP_0,
+    PROP_N_THREADS,
+};
 
 // What a frame goes through, decided at set_caps.
 enum class Route {
@@ -56,6 +65,8 @@ struct MaterializeState {
     // and queue, for VulkanImage frames (a shader writes them; the engine downloads them).
     // set_context and CONTEXT queries reach them from their own threads.
     g2g::element::GpuContexts gpu;
+    // The threads dense frames are written with (n-threads).
+    g2g::element::StreamThreads threads;
 
     void drop_staging()
     {
@@ -70,6 +81,7 @@ struct MaterializeState {
 struct _G2gMaterialize {
     GstBaseTransform parent;
     MaterializeState *state;
+    guint n_threads; // n-threads, under the object lock
 };
 
 G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
@@ -182,6 +194,7 @@ static gboolean g2g_materialize_stop(GstBaseTransform *trans)
     MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
     state.drop_staging();
     state.route = Route::Passthrough;
+    state.threads.stop();
     return TRUE;
 }
 
@@ -192,17 +205,22 @@ static gboolean g2g_materialize_stop(GstBaseTransform *trans)
 static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer *outbuf)
 {
     GstVideoInfo *info = &self->state->out_info;
+    g2g::element::StreamThreads &threads = self->state->threads;
+    {
+        const g2g::element::ObjectLock lock(self);
+        threads.want(self->n_threads);
+    }
     const g2g::FrameView *view = g2g::tensor_view_of(inbuf);
     if (!view) {
         g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(inbuf, *info);
         if (!identity)
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
-        return g2g::element::write_dense(GST_ELEMENT(self), *identity, inbuf, info, outbuf);
+        return g2g::element::write_dense(GST_ELEMENT(self), *identity, inbuf, info, outbuf, threads);
     }
     if (GstFlowReturn fits = g2g::element::check_view_fits(GST_ELEMENT(self), *view, info);
         fits != GST_FLOW_OK)
         return fits;
-    return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, info, outbuf);
+    return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, info, outbuf, threads);
 }
 
 // The Download route's output: the buffer Engine::download hands out (its copy recorded with a
@@ -260,6 +278,37 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
 
 // ---- GObject ----
 
+static void g2g_materialize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                         GParamSpec *pspec)
+{
+    G2gMaterialize *self = G2G_MATERIALIZE(object);
+    switch (prop_id) {
+    case PROP_N_THREADS: {
+        const g2g::element::ObjectLock lock(self);
+        self->n_threads = g_value_get_uint(value);
+        break;
+    }
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
+    }
+}
+
+static void g2g_materialize_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+    G2gMaterialize *self = G2G_MATERIALIZE(object);
+    switch (prop_id) {
+    case PROP_N_THREADS: {
+        const g2g::element::ObjectLock lock(self);
+        g_value_set_uint(value, self->n_threads);
+        break;
+    }
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
+    }
+}
+
 static void g2g_materialize_finalize(GObject *object)
 {
     delete G2G_MATERIALIZE(object)->state;
@@ -271,7 +320,10 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
     GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
     GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
+    object_class->set_property = g2g_materialize_set_property;
+    object_class->get_property = g2g_materialize_get_property;
     object_class->finalize = g2g_materialize_finalize;
+    g2g::element::install_n_threads_property(object_class, PROP_N_THREADS);
 
     gst_element_class_set_static_metadata(
         element_class, "g2g materialize", "Filter/Converter/Video",
@@ -306,4 +358,5 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
 static void g2g_materialize_init(G2gMaterialize *self)
 {
     self->state = new MaterializeState();
+    self->n_threads = g2g::element::kDefaultThreads;
 }

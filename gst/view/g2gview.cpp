@@ -11,7 +11,9 @@
 // geometry in effect, and a change is applied there, before that frame, renegotiating. One
 // negotiation reads the settings once (NegotiationScope), so all its steps agree. It fixes the
 // geometry in effect and one OutputMode (view-output-mode.h), refined in decide_allocation;
-// prepare_output_buffer and transform switch on that mode.
+// prepare_output_buffer and transform switch on that mode. Dense output is written by the CPU on
+// n-threads threads (view-threads.h), a change of n-threads taking effect at the next frame without
+// renegotiating.
 #include "g2gview.h"
 
 #include <g2g/frame-view.h>
@@ -33,6 +35,7 @@
 #include "view-geometry.h"
 #include "view-output-mode.h"
 #include "view-output.h"
+#include "view-threads.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_view_debug);
 #define GST_CAT_DEFAULT g2g_view_debug
@@ -52,6 +55,7 @@ enum {
     PROP_RIGHT,
     PROP_TOP,
     PROP_BOTTOM,
+    PROP_N_THREADS,
 };
 
 // What negotiation decided. Streaming thread only: set_caps, decide_allocation and the
@@ -73,6 +77,8 @@ struct ViewState {
     // be of that device). set_context and CONTEXT queries also reach them from their own threads,
     // as in nvcodec's and GStreamer's Vulkan elements.
     g2g::element::GpuContexts gpu;
+    // The threads dense frames are written with (n-threads).
+    g2g::element::StreamThreads threads;
 };
 
 // The settings one negotiation of the streaming thread runs with (NegotiationScope).
@@ -87,6 +93,7 @@ struct ViewPrivate {
     // across a GStreamer call that may take a pad's stream lock (negotiation, posting), so it
     // nests inside those, never around them.
     g2g::element::ViewSettings settings;
+    guint n_threads = g2g::element::kDefaultThreads; // n-threads: not geometry, never renegotiates
     Negotiation negotiation;
     guint custom_refusals_unsaid = 0; // video-direction=custom set while the element had no bus
     ViewState state;
@@ -386,6 +393,7 @@ static gboolean g2g_view_stop(GstBaseTransform *trans)
     state.mode = OutputMode::Passthrough;
     state.vulkan = false;
     state.refusal.clear();
+    state.threads.stop();
     return TRUE;
 }
 
@@ -469,6 +477,10 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     g2g::Result<g2g::FrameView> view = g2g::element::compose_view(inbuf, state.in_info, state.active);
     if (!view)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, view.error());
+    {
+        const ObjectLock lock(self);
+        state.threads.want(self->priv->n_threads);
+    }
     switch (state.mode) {
     case OutputMode::View:
         if (view->strided()) {
@@ -480,13 +492,15 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
         // odd column. Only a materialized frame can say what such a view reads.
         [[fallthrough]];
     case OutputMode::PackedThroughDense: {
-        const g2g::Result<void> attached = g2g::element::attach_materialized(outbuf, *view, inbuf);
+        const g2g::Result<void> attached =
+            g2g::element::attach_materialized(outbuf, *view, inbuf, state.threads.pool(GST_ELEMENT(self)));
         if (!attached)
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, attached.error());
         return GST_FLOW_OK;
     }
     case OutputMode::Dense:
-        return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, &state.out_info, outbuf);
+        return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, &state.out_info, outbuf,
+                                         state.threads);
     case OutputMode::Passthrough:
     case OutputMode::CropMeta:
         break;
@@ -589,6 +603,9 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
         case PROP_BOTTOM:
             settings.bottom = static_cast<guint>(g_value_get_int(value));
             break;
+        case PROP_N_THREADS:
+            self->priv->n_threads = g_value_get_uint(value);
+            break;
         default:
             G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
             break;
@@ -618,6 +635,9 @@ static void g2g_view_get_property(GObject *object, guint prop_id, GValue *value,
         break;
     case PROP_BOTTOM:
         g_value_set_int(value, static_cast<gint>(settings.bottom));
+        break;
+    case PROP_N_THREADS:
+        g_value_set_uint(value, self->priv->n_threads);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -661,6 +681,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
                                     g_param_spec_int("bottom", "Bottom",
                                                      "Pixels to crop at the bottom of the input", 0, G_MAXINT,
                                                      0, flags));
+    g2g::element::install_n_threads_property(object_class, PROP_N_THREADS);
 
     gst_element_class_set_static_metadata(
         element_class, "g2g stride view", "Filter/Effect/Video",

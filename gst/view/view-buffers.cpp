@@ -56,9 +56,10 @@ Result<FrameView> compose_view(GstBuffer *input, const GstVideoInfo &in_info, co
     return view;
 }
 
-Result<void> attach_materialized(GstBuffer *output, const FrameView &view, GstBuffer *input)
+Result<void> attach_materialized(GstBuffer *output, const FrameView &view, GstBuffer *input,
+                                 const WorkerPool *workers)
 {
-    Result<BufferRef> dense = view.materialize(input);
+    Result<BufferRef> dense = workers ? view.materialize(input, *workers) : view.materialize(input);
     if (!dense)
         return dense.error();
     Result<FrameView> identity = FrameView::of_frame(dense->get(), view.info());

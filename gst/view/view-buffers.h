@@ -30,8 +30,9 @@ BufferRef buffer_over_memories(GstBuffer *input);
 // g2gview is one view), else on the frame `in_info` lays out.
 Result<FrameView> compose_view(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry);
 
-// `view` of `input` materialized once; `output` then holds the dense frame's memory and its
-// identity view.
-Result<void> attach_materialized(GstBuffer *output, const FrameView &view, GstBuffer *input);
+// `view` of `input` materialized once (on `workers`' threads when given); `output` then holds the
+// dense frame's memory and its identity view.
+Result<void> attach_materialized(GstBuffer *output, const FrameView &view, GstBuffer *input,
+                                 const WorkerPool *workers);
 
 } // namespace g2g::element

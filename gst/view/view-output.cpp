@@ -8,6 +8,7 @@
 
 #include "common/allocation.h"
 #include "common/element-error.h"
+#include "view/view-backend.h"
 
 namespace g2g::element {
 
@@ -117,12 +118,16 @@ GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const 
 }
 
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
-                          GstBuffer *output)
+                          GstBuffer *output, StreamThreads &threads)
 {
     // A CUDA frame under system-memory caps (cudadownload 1.22 passes CUDA memory through to peers
     // that take GstVideoMeta, downloading when mapped) is written by the CPU into system memory:
-    // the output's domain decides, and mapping the input downloads it, once.
-    Result<void> written = view.materialize_to(input, output, *info);
+    // the output's domain decides, and mapping the input downloads it, once. Only the CPU's writes
+    // take threads (a GPU's kernel or shader does not: no pool is made for it).
+    const WorkerPool *workers =
+        detail::view_backend_of(output) == &detail::cpu_view_backend() ? threads.pool(element) : nullptr;
+    Result<void> written = workers ? view.materialize_to(input, output, *info, *workers)
+                                   : view.materialize_to(input, output, *info);
     if (!written)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, written.error());
     return GST_FLOW_OK;

@@ -8,12 +8,15 @@
 //   view-buffers              the output buffers of each mode (a view, a crop meta, a materialized frame)
 //   view-caps                 pad templates from the view backends; the view feature on and off
 //   view-output               transform_size, allocation pools, the dense write (this header)
+//   view-threads              n-threads, and the threads a stream's dense writes are split across
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
 #include <g2g/frame-view.h>
+
+#include "view-threads.h"
 
 namespace g2g::element {
 
@@ -51,9 +54,9 @@ gboolean transform_meta_but_geometry(GstBaseTransform *trans, GstBuffer *outbuf,
 // `element` ("the frame's view is ... but the caps say ...") and its flow return.
 GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const GstVideoInfo *info);
 // Materializes `view` of `input` into `output` laid out as `info`, by the backend of the output's
-// domain (a CUDA kernel for CUDA frames, the CPU otherwise); a failure is an element error on
-// `element`.
+// domain (a CUDA kernel for CUDA frames, the CPU otherwise: on `threads`' pool); a failure is an
+// element error on `element`.
 GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
-                          GstBuffer *output);
+                          GstBuffer *output, StreamThreads &threads);
 
 } // namespace g2g::element

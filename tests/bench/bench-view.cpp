@@ -3,9 +3,16 @@
 //  1. view out: per-frame cost of a view against the peers' copy, 720p / 1080p / 4K, RGBA / NV12;
 //  2. g2gview ! g2gmaterialize against videoflip for every method and against videocrop, 4K;
 //  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views;
-//  4. transposes: materialize against the replay of its walk's loads and stores alone, and memcpy.
-// Prints tables; with --csv DIR also writes viewout.csv, dense.csv and bandwidth.csv there, which
-// tests/bench/plot-view.gp turns into docs/performance-view.png.
+//  4. transposes: materialize against the replay of its walk's loads and stores alone, and memcpy;
+//  5. materialize against libyuv (one thread each), 1080p / 4K / 8K, RGBA / I420 / NV12;
+//  6. materialize on 1 to 16 threads against memcpy on as many (bench-view-scaling.h).
+// Prints tables; with --csv DIR also writes viewout.csv, dense.csv, bandwidth.csv, libyuv.csv and
+// threads.csv there, which tests/bench/plot-view.gp and plot-threads.gp turn into
+// docs/performance-view.png and docs/performance-threads.png.
+//
+//   bench-view [view|dense|bandwidth|traffic|libyuv|threads] [--csv DIR]
+//              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N]
+// --sizes, --threads and --rounds apply to sections 5 and 6 (a quick run: --sizes 1080p --rounds 3).
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>
@@ -19,6 +26,7 @@
 #include <vector>
 
 #include "bench-util.h"
+#include "bench-view-scaling.h"
 #include "transposed-traffic.h"
 
 using g2g::bench::open_csv;
@@ -311,6 +319,9 @@ int main(int argc, char **argv)
         if (std::string(argv[i]) == "--csv")
             g2g::bench::csv_dir() = argv[i + 1];
     }
+    g2g::bench::ScalingOptions scaling;
+    if (!g2g::bench::parse_scaling_options(argc, argv, scaling))
+        return 2;
     std::string only = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
     if (only.empty() || only == "view")
         view_out_against_peers();
@@ -320,6 +331,10 @@ int main(int argc, char **argv)
         materialize_bandwidth();
     if (only.empty() || only == "traffic")
         materialize_against_traffic();
+    if (only.empty() || only == "libyuv")
+        g2g::bench::libyuv_against_ours(scaling);
+    if (only.empty() || only == "threads")
+        g2g::bench::thread_scaling(scaling);
     gst_deinit();
     return 0;
 }

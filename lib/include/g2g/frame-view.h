@@ -22,6 +22,7 @@
 
 #include <g2g/error.h>
 #include <g2g/gst-ref.h>
+#include <g2g/worker-pool.h>
 
 namespace g2g {
 
@@ -159,18 +160,40 @@ public:
     // rotate + crop + copy-out is one copy). dst and dst_stride hold one entry per plane.
     Result<void> materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[]) const;
 
+    // The same, split into row bands across `workers`' threads (g2g/worker-pool.h): the bytes
+    // written are exactly the one-thread call's. Frames too small to be worth a thread's wake-up
+    // (under 1 MiB) are written by the calling thread alone.
+    Result<void> materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                                  const WorkerPool &workers) const;
+
+    // The same with `n_threads` threads, as the view elements' n-threads property: 1 the calling
+    // thread alone, 0 one per processor, n at most n (WorkerPool::threads_for), on threads the library
+    // starts at the first such call and keeps for the process (one per processor).
+    Result<void> materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                                  unsigned n_threads) const;
+
     // The dense frame as a new buffer laid out as info(), timestamps and flags copied from source.
     Result<BufferRef> materialize(GstBuffer *source) const;
+    // The same, split across `workers`' threads.
+    Result<BufferRef> materialize(GstBuffer *source, const WorkerPool &workers) const;
 
     // The dense frame written into `destination`, a frame laid out as `layout` in any domain a
     // view can be materialized in (system memory by the CPU; CUDA memory by a kernel on its
     // device, never through the host). The destination's domain picks the backend; memory of a
     // type g2g does not know is written through a mapping.
     Result<void> materialize_to(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &layout) const;
+    // The same, the CPU's writes split across `workers`' threads (a device backend's kernel or
+    // shader does not use them).
+    Result<void> materialize_to(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &layout,
+                                const WorkerPool &workers) const;
 
 private:
     FrameView() = default;
     void update_info();
+    // materialize_into's work: in at most `bands` bands on `workers` (nullptr: this thread alone).
+    Result<void> write_planes(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                              const WorkerPool *workers, unsigned bands) const;
+    Result<BufferRef> dense_buffer(GstBuffer *source, const WorkerPool *workers) const;
 
     GstVideoInfo info_{};
     std::array<PlaneView, GST_VIDEO_MAX_PLANES> planes_{};

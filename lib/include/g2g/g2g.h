@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include <g2g/handle-payloads.h>
 
@@ -125,5 +126,19 @@ gboolean g2g_memory_get_wgpu_buffer(GstMemory *memory, G2gWgpuBuffer *payload);
 /* The user data a platform-handle @memory was made with by g2g_*_memory_new (the keep-alive's
  * object); NULL for any other memory, and for memory made by the C++ API with its own keep-alive. */
 gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
+
+/* ---- Frame views (the C++ side: g2g/frame-view.h, g2g/worker-pool.h) ---- */
+
+/* Writes the frame @buffer holds densely into caller memory (an application's tensor): the view it
+ * carries (g2gview's output under meta:G2gTensorView caps), else the frame as its GstVideoMeta,
+ * GstVideoCropMeta or @info lay it out. @info is the buffer's caps' video info: the view's format
+ * and size must be its. @dst and @dst_stride hold one entry per plane of that format, rows
+ * @dst_stride bytes apart. @n_threads as the view elements' n-threads: 1 the calling thread alone,
+ * 0 one per processor, n at most n (and at most 64), in row bands on threads g2g starts at the
+ * first such call and keeps for the process; the bytes written are the same either way. Returns
+ * FALSE and sets @error (G2G_ERROR_INVALID_ARGUMENT) for a view that does not fit @info or the
+ * buffer's memory, G2G_ERROR_MAP_FAILED when the buffer cannot be read. */
+gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info, guint8 *const dst[],
+                                     const gint dst_stride[], guint n_threads, GError **error);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 //   memory-domain       MemoryDomain: a frame and its kind; share, make_shareable, system bytes
 //   converters          what to insert between two domains; the wrong-domain error
 //   frame-view, tensor-view-meta   views: strides, orientations, crops; materialize
+//   worker-pool         the threads a CPU materialize is split across, made once
 //   cuda-view           CUDA frames' views materialized on the device
 //   dmabuf              DMA-BUF frames: DRM formats, planes, g2g's allocator and pool, wrap, export
 //   platform-handles    D3D11, CoreVideo, WebGPU and wgpu frames: a memory type per kind, its
@@ -28,3 +29,4 @@
 #include <g2g/memory-domain.h>
 #include <g2g/platform-handles.h>
 #include <g2g/tensor-view-meta.h>
+#include <g2g/worker-pool.h>

@@ -4,7 +4,9 @@
 
 #include <g2g/classify.h>
 #include <g2g/dmabuf.h>
+#include <g2g/frame-view.h>
 #include <g2g/memory-domain.h>
+#include <g2g/tensor-view-meta.h>
 
 #include <array>
 #include <string>
@@ -154,4 +156,34 @@ guint g2g_dmabuf_get_layout(GstBuffer *frame, guint32 *fourcc, guint64 *modifier
     for (std::size_t p = 0; planes && p < layout->planes.size(); ++p)
         planes[p] = {layout->planes[p].fd, layout->planes[p].offset, layout->planes[p].stride};
     return static_cast<guint>(layout->planes.size());
+}
+
+// ---- Frame views ----
+
+gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info, guint8 *const dst[],
+                                     const gint dst_stride[], guint n_threads, GError **error)
+{
+    using g2g::ErrorCode;
+    if (!buffer || !info || !dst || !dst_stride)
+        return set_error(error, g2g::Error(ErrorCode::InvalidArgument,
+                                           "g2g_buffer_materialize_into needs a buffer, its video info, and "
+                                           "a destination and a stride for each plane"));
+    const g2g::FrameView *carried = g2g::tensor_view_of(buffer);
+    g2g::Result<g2g::FrameView> view =
+        carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(buffer, *info);
+    if (!view)
+        return set_error(error, view.error());
+    if (view->format() != GST_VIDEO_INFO_FORMAT(info) ||
+        view->width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
+        view->height() != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info))) {
+        g_autofree gchar *message = g_strdup_printf(
+            "the buffer's view is %s %ux%u but the video info says %s %dx%d",
+            gst_video_format_to_string(view->format()), view->width(), view->height(),
+            GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
+        return set_error(error, g2g::Error(ErrorCode::InvalidArgument, message));
+    }
+    g2g::Result<void> written = view->materialize_into(buffer, dst, dst_stride, n_threads);
+    if (!written)
+        return set_error(error, written.error());
+    return TRUE;
 }

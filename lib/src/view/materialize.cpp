@@ -72,15 +72,31 @@ std::string format_list(const ViewBackend &backend)
 
 } // namespace detail
 
-Result<void> FrameView::materialize_to(GstBuffer *source, GstBuffer *destination,
-                                       const GstVideoInfo &layout) const
+namespace {
+
+Result<void> materialize_by_backend(const FrameView &view, GstBuffer *source, GstBuffer *destination,
+                                    const GstVideoInfo &layout, const WorkerPool *workers)
 {
     const detail::ViewBackend *backend = detail::view_backend_of(destination);
     if (!backend)
         return Error(ErrorCode::UnsupportedDomain, "this build of g2g materializes no views into " +
                                                        std::string(name(*classify_buffer(destination))) +
                                                        " frames");
-    return backend->materialize(*this, source, destination, layout);
+    return backend->materialize(view, source, destination, layout, workers);
+}
+
+} // namespace
+
+Result<void> FrameView::materialize_to(GstBuffer *source, GstBuffer *destination,
+                                       const GstVideoInfo &layout) const
+{
+    return materialize_by_backend(*this, source, destination, layout, nullptr);
+}
+
+Result<void> FrameView::materialize_to(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &layout,
+                                       const WorkerPool &workers) const
+{
+    return materialize_by_backend(*this, source, destination, layout, &workers);
 }
 
 } // namespace g2g

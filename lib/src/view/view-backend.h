@@ -39,9 +39,10 @@ public:
     virtual std::optional<GstVideoInfo> memory_layout(GstBuffer *buffer, GstVideoFormat format) const = 0;
 
     // Writes `view` of `source` densely into `destination`, a frame of this domain laid out as
-    // `layout`.
+    // `layout`; the CPU's in row bands across `workers`' threads when given (a device's kernel or
+    // shader has its own).
     virtual Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
-                                     const GstVideoInfo &layout) const = 0;
+                                     const GstVideoInfo &layout, const WorkerPool *workers) const = 0;
 };
 
 // The CPU's backend (cpu/cpu-backend.cpp).

@@ -110,6 +110,18 @@ gchar *c_api_handle_refusal(int which, int *released)
         return NULL;
     }
     message = g_strdup(error->code == G2G_ERROR_INVALID_ARGUMENT ? error->message : "(another error code)");
+
+/* Frame views: g2g_buffer_materialize_into from C. Returns the error message (caller frees) and
+ * its code, or NULL when the frame was written. */
+gchar *c_api_materialize(GstBuffer *buffer, const GstVideoInfo *info, guint8 *const dst[],
+                         const gint stride[], guint n_threads, gint *code)
+{
+    GError *error = NULL;
+    gchar *message;
+    if (g2g_buffer_materialize_into(buffer, info, dst, stride, n_threads, &error))
+        return NULL;
+    *code = error->domain == G2G_ERROR ? error->code : -1;
+    message = g_strdup(error->message);
     g_error_free(error);
     return message;
 }

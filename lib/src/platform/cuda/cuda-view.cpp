@@ -271,7 +271,7 @@ public:
 
     // The destination's layout is its CUDA memory's own (the pool's pitch).
     Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
-                             const GstVideoInfo &) const override
+                             const GstVideoInfo &, const WorkerPool *) const override
     {
         return cuda::materialize_into(view, source, destination);
     }

@@ -71,7 +71,7 @@ public:
     // Into a storage pool's frame: on its engine's queue, returning at once. Into other images (a
     // library caller's): on a queue of their device, waiting for the frame.
     Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
-                             const GstVideoInfo &) const override
+                             const GstVideoInfo &, const WorkerPool *) const override
     {
         if (!all_images(destination))
             return Error(ErrorCode::InvalidArgument, "the destination is not a Vulkan image frame");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend: views of host memory (System, SystemView, mappable DmaBuf) written densely
-// through mappings, by the plane copies and transposes of this folder. FrameView::materialize and
+// through mappings, by the plane copies and transposes of this folder, on the calling thread or
+// in row bands across a WorkerPool's threads (row-bands-private.h). FrameView::materialize and
 // materialize_into are its public faces.
 #include <g2g/frame-view.h>
 
@@ -9,8 +10,10 @@
 
 #include "plane-copy-private.h"
 #include "platform/platform.h"
+#include "row-bands-private.h"
 #include "view/frame-view-private.h"
 #include "view/view-backend.h"
+#include "worker-pool-private.h"
 
 namespace g2g {
 namespace {
@@ -61,7 +64,7 @@ public:
     std::optional<GstVideoInfo> memory_layout(GstBuffer *, GstVideoFormat) const override { return {}; }
 
     Result<void> materialize(const FrameView &view, GstBuffer *source, GstBuffer *destination,
-                             const GstVideoInfo &layout) const override
+                             const GstVideoInfo &layout, const WorkerPool *workers) const override
     {
         GstVideoFrame frame;
         if (!gst_video_frame_map(&frame, const_cast<GstVideoInfo *>(&layout), destination, GST_MAP_WRITE))
@@ -69,11 +72,20 @@ public:
         guint8 *planes[GST_VIDEO_MAX_PLANES];
         for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p)
             planes[p] = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-        Result<void> written = view.materialize_into(source, planes, frame.info.stride);
+        Result<void> written = workers ? view.materialize_into(source, planes, frame.info.stride, *workers)
+                                       : view.materialize_into(source, planes, frame.info.stride);
         gst_video_frame_unmap(&frame);
         return written;
     }
 };
+
+// The pool of materialize_into(..., n_threads): one thread per processor, started at its first
+// use and joined at exit.
+const WorkerPool &shared_workers()
+{
+    static const WorkerPool workers(0);
+    return workers;
+}
 
 } // namespace
 
@@ -90,30 +102,88 @@ const ViewBackend &cpu_view_backend()
 Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
                                          const gint dst_stride[]) const
 {
+    return write_planes(source, dst, dst_stride, nullptr, 1);
+}
+
+Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                                         const WorkerPool &workers) const
+{
+    return write_planes(source, dst, dst_stride, &workers, workers.n_threads());
+}
+
+Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                                         unsigned n_threads) const
+{
+    const unsigned threads = WorkerPool::threads_for(n_threads);
+    return write_planes(source, dst, dst_stride, threads > 1 ? &shared_workers() : nullptr, threads);
+}
+
+Result<void> FrameView::write_planes(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
+                                     const WorkerPool *workers, unsigned bands) const
+{
     Result<void> inside = check_bounds(source);
     if (!inside)
         return inside;
+    // Every memory is mapped here, by the calling thread, before any band is written.
     MappedMemories memories(source);
+    const std::size_t frame_bytes = GST_VIDEO_INFO_SIZE(&info_);
+    bands = workers ? detail::band_count(frame_bytes, bands, workers->state().min_band_bytes) : 1;
+    auto run = [&](const auto &band) {
+        if (bands == 1)
+            band(0u);
+        else
+            workers->run(bands, band);
+    };
     if (!strided_) {
         const std::uint8_t *base = memories.data(source_plane0_.memory_index);
         if (!base)
             return Error(ErrorCode::MapFailed, "cannot map the view's source memory for reading");
-        detail::copy_packed_422(format(), base + source_plane0_.grid.origin, source_plane0_.grid.row, pixels_,
-                                dst[0], dst_stride[0]);
+        run([&](unsigned k) {
+            const detail::RowBand rows = detail::row_band(pixels_.height, 1, k, bands);
+            if (rows.rows() == 0)
+                return;
+            Grid<PixelStep> part = pixels_;
+            part.crop(0, rows.begin, pixels_.width, rows.rows());
+            detail::copy_packed_422(format(), base + source_plane0_.grid.origin, source_plane0_.grid.row,
+                                    part, dst[0] + std::int64_t{rows.begin} * dst_stride[0], dst_stride[0]);
+        });
         return {};
     }
+    std::array<const std::uint8_t *, GST_VIDEO_MAX_PLANES> bases{};
     for (unsigned p = 0; p < n_planes_; ++p) {
-        const std::uint8_t *base = memories.data(planes_[p].memory_index);
-        if (!base)
+        bases[p] = memories.data(planes_[p].memory_index);
+        if (!bases[p])
             return Error(ErrorCode::MapFailed,
                          "cannot map plane " + std::to_string(p) + " of the view for reading");
-        detail::copy_plane(base, planes_[p].grid, planes_[p].element_size, dst[p], dst_stride[p],
-                           GST_VIDEO_INFO_SIZE(&info_));
     }
+    run([&](unsigned k) {
+        for (unsigned p = 0; p < n_planes_; ++p) {
+            const PlaneView &plane = planes_[p];
+            const detail::RowBand rows =
+                detail::row_band(plane.grid.height, detail::band_quantum(plane), k, bands);
+            if (rows.rows() == 0)
+                continue;
+            Grid<std::int64_t> part = plane.grid;
+            part.crop(0, rows.begin, plane.grid.width, rows.rows());
+            // Each band decides its stores by the whole frame's size, as the one-thread walk does.
+            detail::copy_plane(bases[p], part, plane.element_size,
+                               dst[p] + std::int64_t{rows.begin} * dst_stride[p], dst_stride[p], frame_bytes);
+        }
+    });
     return {};
 }
 
 Result<BufferRef> FrameView::materialize(GstBuffer *source) const
+{
+    return dense_buffer(source, nullptr);
+}
+
+Result<BufferRef> FrameView::materialize(GstBuffer *source, const WorkerPool &workers) const
+{
+    return dense_buffer(source, &workers);
+}
+
+Result<BufferRef> FrameView::dense_buffer(GstBuffer *source, const WorkerPool *workers) const
 {
     BufferRef dense =
         BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info_), nullptr));
@@ -123,7 +193,8 @@ Result<BufferRef> FrameView::materialize(GstBuffer *source) const
     guint8 *planes[GST_VIDEO_MAX_PLANES];
     for (unsigned p = 0; p < n_planes_; ++p)
         planes[p] = map.data + GST_VIDEO_INFO_PLANE_OFFSET(&info_, p);
-    Result<void> written = materialize_into(source, planes, info_.stride);
+    Result<void> written = workers ? materialize_into(source, planes, info_.stride, *workers)
+                                   : materialize_into(source, planes, info_.stride);
     gst_buffer_unmap(dense.get(), &map);
     if (!written)
         return written.error();

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bench-view's sections 5 (libyuv) and 6 (threads); see bench-view-scaling.h. Every figure is the
+// best of alternating rounds of ours and the peer's (bench-util.h), printed as markdown tables with
+// the ratios, since the machines this runs on are shared and noisy.
+#include "bench-view-scaling.h"
+
+#include <g2g/frame-view.h>
+#include <g2g/worker-pool.h>
+
+#include <glib.h>
+#include <gst/video/video.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench-util.h"
+#include "libyuv-peer.h"
+
+namespace g2g::bench {
+namespace {
+
+constexpr std::size_t kLine = 64;
+
+struct Method {
+    const char *name;
+    GstVideoOrientationMethod method;
+};
+constexpr Method kMethods[] = {{"90r", GST_VIDEO_ORIENTATION_90R},    {"90l", GST_VIDEO_ORIENTATION_90L},
+                               {"180", GST_VIDEO_ORIENTATION_180},    {"horiz", GST_VIDEO_ORIENTATION_HORIZ},
+                               {"vert", GST_VIDEO_ORIENTATION_VERT},  {"ul-lr", GST_VIDEO_ORIENTATION_UL_LR},
+                               {"ur-ll", GST_VIDEO_ORIENTATION_UR_LL}};
+
+const FrameSize kNamedSizes[] = {
+    {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320}};
+
+std::vector<std::string> split(const std::string &list)
+{
+    std::vector<std::string> items;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty())
+            items.push_back(item);
+    return items;
+}
+
+// Memory aligned to a line, freed with std::free.
+using Aligned = std::unique_ptr<guint8, decltype(&std::free)>;
+Aligned aligned_bytes(std::size_t bytes)
+{
+    return Aligned(static_cast<guint8 *>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine)),
+                   &std::free);
+}
+
+// A `format` frame of `size` whose planes start on lines (as a decoder's pool hands them out),
+// filled with a pattern.
+g2g::BufferRef frame_of(GstVideoFormat format, const FrameSize &size, GstVideoInfo &info)
+{
+    gst_video_info_set_format(&info, format, size.width, size.height);
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    params.align = kLine - 1;
+    g2g::BufferRef frame =
+        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), &params));
+    GstMapInfo map;
+    gst_buffer_map(frame.get(), &map, GST_MAP_WRITE);
+    for (gsize i = 0; i < map.size; ++i)
+        map.data[i] = static_cast<guint8>(i * 131 + (i >> 12));
+    gst_buffer_unmap(frame.get(), &map);
+    return frame;
+}
+
+// A dense destination laid out as `info` (default strides), its planes from a line.
+struct Destination {
+    Aligned memory;
+    guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
+    explicit Destination(const GstVideoInfo &info) : memory(aligned_bytes(GST_VIDEO_INFO_SIZE(&info)))
+    {
+        std::memset(memory.get(), 0, GST_VIDEO_INFO_SIZE(&info)); // pages faulted in before timing
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p)
+            planes[p] = memory.get() + GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
+    }
+};
+
+// Whether the visible bytes of two frames laid out as `info` are equal.
+bool same_frames(const GstVideoInfo &info, const Destination &a, const Destination &b)
+{
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+        guint c = 0;
+        while (GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, c) != p)
+            ++c;
+        const std::size_t row = static_cast<std::size_t>(GST_VIDEO_INFO_COMP_WIDTH(&info, c)) *
+                                GST_VIDEO_INFO_COMP_PSTRIDE(&info, c);
+        for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); ++y) {
+            const std::size_t at = static_cast<std::size_t>(y) * GST_VIDEO_INFO_PLANE_STRIDE(&info, p);
+            if (std::memcmp(a.planes[p] + at, b.planes[p] + at, row) != 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+// Calls per timed round: about 20 ms of work at the slowest of these rates.
+int calls_for(std::size_t bytes)
+{
+    return static_cast<int>(
+        std::clamp<std::size_t>((std::size_t{200} << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
+}
+
+// Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
+// machine's copy bandwidth on that many threads, section 6's bar.
+class CopyBandwidth {
+public:
+    CopyBandwidth()
+    {
+        const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        // Twice the LLC (a VM may report the whole socket's), and never below 256 MiB.
+        bytes_ =
+            std::max<std::size_t>(llc > 0 ? 2 * static_cast<std::size_t>(llc) : 0, std::size_t{256} << 20);
+        bytes_ = (bytes_ + 4095) / 4096 * 4096;
+        llc_ = llc > 0 ? static_cast<std::size_t>(llc) : 0;
+        from_ = aligned_bytes(bytes_);
+        to_ = aligned_bytes(bytes_);
+        std::memset(from_.get(), 1, bytes_);
+        std::memset(to_.get(), 2, bytes_);
+    }
+    std::size_t bytes() const { return bytes_; }
+    std::size_t llc() const { return llc_; }
+
+    // One copy of the buffer in `threads` page-aligned bands on `pool`.
+    void copy(const g2g::WorkerPool &pool, unsigned threads) const
+    {
+        const std::size_t pages = bytes_ / 4096;
+        pool.run(threads, [&](unsigned k) {
+            const std::size_t begin = pages * k / threads * 4096, end = pages * (k + 1) / threads * 4096;
+            std::memcpy(to_.get() + begin, from_.get() + begin, end - begin);
+        });
+    }
+
+private:
+    std::size_t bytes_ = 0, llc_ = 0;
+    Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
+};
+
+// The bands materialize splits a frame of `bytes` into on `threads` threads (lib/src/view/cpu/
+// worker-pool-private.h: one per 512 KiB of output at most).
+unsigned bands_for(std::size_t bytes, unsigned threads)
+{
+    return static_cast<unsigned>(std::clamp<std::size_t>(bytes / (std::size_t{512} << 10), 1, threads));
+}
+
+} // namespace
+
+bool parse_scaling_options(int argc, char **argv, ScalingOptions &options)
+{
+    for (int i = 1; i + 1 < argc; ++i) {
+        const std::string option = argv[i], value = argv[i + 1];
+        if (option == "--sizes") {
+            options.sizes.clear();
+            for (const std::string &name : split(value)) {
+                FrameSize size{name};
+                for (const FrameSize &named : kNamedSizes)
+                    if (named.name == name)
+                        size = named;
+                if (!size.width && std::sscanf(name.c_str(), "%dx%d", &size.width, &size.height) != 2) {
+                    std::fprintf(stderr, "--sizes: %s is not 720p, 1080p, 4K, 8K or WxH\n", name.c_str());
+                    return false;
+                }
+                if (size.width < 2 || size.height < 2) {
+                    std::fprintf(stderr, "--sizes: %s is too small\n", name.c_str());
+                    return false;
+                }
+                options.sizes.push_back(size);
+            }
+        } else if (option == "--threads") {
+            options.threads.clear();
+            for (const std::string &count : split(value)) {
+                const unsigned n = static_cast<unsigned>(std::strtoul(count.c_str(), nullptr, 10));
+                if (n < 1 || n > g2g::WorkerPool::kMaxThreads) {
+                    std::fprintf(stderr, "--threads: %s is not 1 to %u\n", count.c_str(),
+                                 g2g::WorkerPool::kMaxThreads);
+                    return false;
+                }
+                options.threads.push_back(n);
+            }
+        } else if (option == "--rounds") {
+            options.rounds = std::atoi(value.c_str());
+            if (options.rounds < 1) {
+                std::fprintf(stderr, "--rounds: %s is not a count\n", value.c_str());
+                return false;
+            }
+        }
+    }
+    if (options.sizes.empty())
+        options.sizes = {kNamedSizes[1], kNamedSizes[2], kNamedSizes[3]};
+    if (options.threads.empty()) {
+        for (unsigned n : {1u, 2u, 4u, 8u, 16u})
+            if (n <= g_get_num_processors())
+                options.threads.push_back(n);
+    }
+    return true;
+}
+
+void libyuv_against_ours(const ScalingOptions &options)
+{
+    std::printf("\n5. g2g (FrameView::materialize_into, one thread) against libyuv, same frames, alternating "
+                "rounds\n");
+    if (const char *why = libyuv_peer::missing()) {
+        std::printf("(skipped: %s)\n", why);
+        return;
+    }
+    std::printf("libyuv %d; frames and destinations start on 64-byte lines; dense default strides.\n\n",
+                libyuv_peer::version());
+    FILE *csv = open_csv("libyuv.csv");
+    std::printf("| format | size | view | libyuv call | g2g ms | libyuv ms | g2g/libyuv (frame rate) |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    const int rounds = options.rounds ? options.rounds : 9;
+    int ahead = 0, cases = 0;
+    std::string behind;
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12}) {
+        const char *format_name = gst_video_format_to_string(format);
+        for (const FrameSize &size : options.sizes) {
+            GstVideoInfo in;
+            const g2g::BufferRef frame = frame_of(format, size, in);
+            GstMapInfo map;
+            gst_buffer_map(frame.get(), &map, GST_MAP_READ);
+            for (const Method &m : kMethods) {
+                const char *call = libyuv_peer::equivalent(format, m.method);
+                if (!call)
+                    continue;
+                auto view = g2g::FrameView::of_frame(frame.get(), in);
+                view->orient(m.method);
+                const GstVideoInfo &out = view->info();
+                Destination ours(out), peer(out);
+                libyuv_peer::Planes planes{};
+                planes.width = size.width;
+                planes.height = size.height;
+                for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&in); ++p) {
+                    planes.src[p] = map.data + GST_VIDEO_INFO_PLANE_OFFSET(&in, p);
+                    planes.src_stride[p] = GST_VIDEO_INFO_PLANE_STRIDE(&in, p);
+                    planes.dst[p] = peer.planes[p];
+                    planes.dst_stride[p] = GST_VIDEO_INFO_PLANE_STRIDE(&out, p);
+                }
+                auto run_ours = [&] { (void)view->materialize_into(frame.get(), ours.planes, out.stride); };
+                auto run_peer = [&] { libyuv_peer::run(format, m.method, planes); };
+                run_ours();
+                run_peer();
+                const bool same = same_frames(out, ours, peer);
+                const auto [ours_s, peer_s] =
+                    paired_seconds_per_call(run_ours, run_peer, calls_for(GST_VIDEO_INFO_SIZE(&out)), rounds);
+                std::printf("| %s | %s | %s | %s | %.3f | %.3f | %.2fx%s |\n", format_name, size.name.c_str(),
+                            m.name, call, ours_s * 1e3, peer_s * 1e3, peer_s / ours_s,
+                            same ? "" : " (outputs differ!)");
+                std::fflush(stdout);
+                if (csv)
+                    std::fprintf(csv, "%s-%s-%s %g %g\n", format_name, size.name.c_str(), m.name, ours_s,
+                                 peer_s);
+                ++cases;
+                if (ours_s < peer_s)
+                    ++ahead;
+                else
+                    behind += std::string(behind.empty() ? "" : ", ") + format_name + " " + size.name + " " +
+                              m.name;
+            }
+            gst_buffer_unmap(frame.get(), &map);
+        }
+    }
+    std::printf("\ng2g ahead of libyuv (one thread each) in %d of %d cases%s%s\n", ahead, cases,
+                behind.empty() ? "" : "; behind in: ", behind.c_str());
+    std::printf("(no libyuv equivalent: RGBA ul-lr and ur-ll, NV12 ul-lr, I420 and NV12 ur-ll)\n");
+    if (csv)
+        std::fclose(csv);
+}
+
+void thread_scaling(const ScalingOptions &options)
+{
+    const unsigned processors = g_get_num_processors();
+    std::printf(
+        "\n6. Materialize on 1 to 16 threads (FrameView::materialize_into on a WorkerPool) against memcpy "
+        "on as many threads\n");
+    const CopyBandwidth copy;
+    std::printf(
+        "This machine: %u processors; last-level cache %zu MiB (sysconf); memcpy over %zu MiB buffers, "
+        "split in page bands on the same pool; bandwidths are output bytes per second.\n\n",
+        processors, copy.llc() >> 20, copy.bytes() >> 20);
+    FILE *csv = open_csv("threads.csv");
+    const int rounds = options.rounds ? options.rounds : 5;
+    std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
+    for (unsigned n : options.threads)
+        pools[n] = std::make_unique<g2g::WorkerPool>(n);
+    // The bar itself first: how memcpy scales on this machine (what any copy on n threads can reach).
+    std::printf("| threads | memcpy GB/s | vs 1 thread |\n|---|---|---|\n");
+    double copy_one = 0;
+    for (unsigned n : options.threads) {
+        const g2g::WorkerPool &pool = *pools[n];
+        const double rate =
+            copy.bytes() / seconds_per_call([&] { copy.copy(pool, pool.n_threads()); }, 1, rounds);
+        if (n == 1)
+            copy_one = rate;
+        char against_one[16] = "-";
+        if (copy_one > 0)
+            std::snprintf(against_one, sizeof against_one, "%.2fx", rate / copy_one);
+        std::printf("| %u | %.1f | %s |\n", n, rate / 1e9, against_one);
+    }
+    std::printf("\n");
+    std::printf(
+        "| format | size | view | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, as many "
+        "threads | of memcpy |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    struct Goal {
+        std::string what;
+        double speedup, of_copy;
+    };
+    std::vector<Goal> goals;
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+        const char *format_name = gst_video_format_to_string(format);
+        for (const FrameSize &size : options.sizes) {
+            GstVideoInfo in;
+            const g2g::BufferRef frame = frame_of(format, size, in);
+            for (const Method &m : {kMethods[0], kMethods[1], kMethods[2], kMethods[3]}) {
+                auto view = g2g::FrameView::of_frame(frame.get(), in);
+                view->orient(m.method);
+                const GstVideoInfo &out = view->info();
+                const std::size_t bytes = GST_VIDEO_INFO_SIZE(&out);
+                Destination dst(out);
+                const std::string name = std::string(format_name) + "-" + size.name + "-" + m.name;
+                if (csv)
+                    std::fprintf(csv, "\"%s\" speedup of-memcpy\n", name.c_str());
+                double one_thread = 0;
+                for (unsigned n : options.threads) {
+                    const g2g::WorkerPool &pool = *pools[n];
+                    const std::vector<double> best = alternating_seconds_per_call(
+                        {[&] { (void)view->materialize_into(frame.get(), dst.planes, out.stride, pool); },
+                         [&] { copy.copy(pool, pool.n_threads()); }},
+                        calls_for(bytes), rounds);
+                    const double seconds = best[0], copy_rate = copy.bytes() / best[1];
+                    if (n == 1)
+                        one_thread = seconds;
+                    // Against one thread's frame rate: only where --threads measured 1 first.
+                    const double speedup = one_thread > 0 ? one_thread / seconds : 0;
+                    const double rate = bytes / seconds;
+                    char against_one[16] = "-";
+                    if (speedup > 0)
+                        std::snprintf(against_one, sizeof against_one, "%.2fx", speedup);
+                    std::printf("| %s | %s | %s | %u%s | %u | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
+                                format_name, size.name.c_str(), m.name, n,
+                                n > processors ? " (> processors)" : "", bands_for(bytes, n), seconds * 1e3,
+                                1 / seconds, against_one, rate / 1e9, copy_rate / 1e9,
+                                100 * rate / copy_rate);
+                    std::fflush(stdout);
+                    if (csv)
+                        std::fprintf(csv, "%u %g %g\n", n, speedup, 100 * rate / copy_rate);
+                    const bool rotation =
+                        m.method == GST_VIDEO_ORIENTATION_90R || m.method == GST_VIDEO_ORIENTATION_90L;
+                    if (n == 8 && rotation && size.width == 7680 && size.height == 4320)
+                        goals.push_back(
+                            {std::string(format_name) + " 8K " + m.name, speedup, 100 * rate / copy_rate});
+                }
+                if (csv)
+                    std::fprintf(csv, "\n\n");
+            }
+        }
+    }
+    std::printf(
+        "\nGoal: with 8 threads, 8K NV12 and RGBA rotations at 6x or more of one thread's frame rate, or at "
+        "70%% or more of memcpy's bandwidth on 8 threads:\n");
+    if (goals.empty())
+        std::printf(
+            "- not measured here (needs --threads with 1 and 8 and --sizes with 8K; this machine has %u "
+            "processors)\n",
+            processors);
+    for (const Goal &goal : goals)
+        std::printf("- %s: %.2fx one thread, %.0f%% of 8-thread memcpy: %s\n", goal.what.c_str(),
+                    goal.speedup, goal.of_copy, goal.speedup >= 6 || goal.of_copy >= 70 ? "met" : "not met");
+    if (csv)
+        std::fclose(csv);
+}
+
+} // namespace g2g::bench

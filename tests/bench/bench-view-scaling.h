@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bench-view's sections 5 and 6 (bench-view-scaling.cpp): FrameView::materialize_into against
+// libyuv, one thread each, at 1080p, 4K and 8K; and materialize split across 1 to 16 threads
+// against memcpy in as many threads over buffers larger than the last-level cache.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace g2g::bench {
+
+struct FrameSize {
+    std::string name; // "1080p", or "WxH" as given
+    int width = 0, height = 0;
+};
+
+struct ScalingOptions {
+    std::vector<FrameSize> sizes;  // --sizes (default 1080p, 4K, 8K)
+    std::vector<unsigned> threads; // --threads (default 1, 2, 4, 8, 16: those the machine has)
+    int rounds = 0;                // --rounds (default: 9 for section 5, 5 for section 6)
+};
+
+// Reads --sizes LIST, --threads LIST and --rounds N from the arguments ("1080p,4K,8K" or
+// "3840x2160"; "1,2,4"); false with a message on stderr for a value it cannot read.
+bool parse_scaling_options(int argc, char **argv, ScalingOptions &options);
+
+// 5. The methods libyuv has an equivalent of, for RGBA, I420 and NV12: g2g's one-thread
+// materialize and libyuv's call on the same frames (alternating rounds), as a markdown table.
+void libyuv_against_ours(const ScalingOptions &options);
+
+// 6. RGBA and NV12 90r, 90l, 180 and horiz on 1, 2, 4, 8, 16 threads: frame rate against one
+// thread's, bandwidth against the machine's memcpy on as many threads, as a markdown table; then
+// the goal figures (8 threads, 8K rotations).
+void thread_scaling(const ScalingOptions &options);
+
+} // namespace g2g::bench
