@@ -2,7 +2,9 @@
 // g2gview: flips, rotates, transposes and crops video as a stride view over the same memory
 // (meta:G2gTensorView, zero bytes copied) for peers that name the feature, and materializes once
 // for every other peer. Crops apply to the input, then the orientation (videocrop ! videoflip);
-// video-direction=auto follows the stream's image-orientation tag.
+// video-direction=auto follows the stream's image-orientation tag. Frames of the platform-handle
+// kinds, whose memory nothing writes, leave only as views their payload carries, or are refused
+// saying why (view-handles.h).
 //
 //   gst-launch-1.0 videotestsrc ! g2gview video-direction=90r left=16 ! videoconvert ! autovideosink
 //

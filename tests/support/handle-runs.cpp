@@ -26,7 +26,8 @@ std::vector<ElementRef> handle_sinks(GstBin *bin)
 
 } // namespace
 
-HandleRun run_handles(const std::string &description, const PipelineInspector &at_end)
+HandleRun run_handles(const std::string &description, const PipelineInspector &at_end,
+                      const PipelineInspector &at_start)
 {
     register_handle_elements();
     HandleRun result;
@@ -34,6 +35,8 @@ HandleRun run_handles(const std::string &description, const PipelineInspector &a
         const ElementRef src = ElementRef::adopt(gst_bin_get_by_name(bin, "src"));
         if (src && G_TYPE_CHECK_INSTANCE_TYPE(src.get(), g2g_test_handle_src_get_type()))
             result.ledger = handle_ledger(src.get());
+        if (at_start)
+            at_start(bin);
     };
     const PipelineInspector inspect = [&](GstBin *bin) {
         for (const ElementRef &sink : handle_sinks(bin)) {

@@ -26,9 +26,11 @@ struct HandleRun {
     std::map<std::string, std::vector<std::string>> refusals; // their system-read refusals
 };
 
-// Runs `description` (its producer named "src"), the test elements registered; `at_end` sees the pipeline at
-// EOS or error, after the sinks' records are read and before it stops (to check the frames the sinks hold).
-HandleRun run_handles(const std::string &description, const PipelineInspector &at_end = {});
+// Runs `description` (its producer named "src"), the test elements registered; `at_end` sees the
+// pipeline at EOS or error, after the sinks' records are read and before it stops (to check the
+// frames the sinks hold); `at_start` sees it before it starts (to add probes).
+HandleRun run_handles(const std::string &description, const PipelineInspector &at_end = {},
+                      const PipelineInspector &at_start = {});
 
 // "g2gtesthandlesrc name=src kind=<nick> num-buffers=<frames> <more>".
 std::string handle_source(MemoryDomainKind kind, int frames, const std::string &more = "");

@@ -281,3 +281,47 @@ TEST_P(EveryHandleKind, ATeeBranchThatReadsNoViewIsRefusedNamingWhy)
     EXPECT_EQ(run.run.error_source, "t");
     EXPECT_EQ(run.ledger->released_once_each(), "");
 }
+
+TEST_P(EveryHandleKind, AnOrientationSetWhilePlayingLandsOnTheNextFrameOrIsRefusedByName)
+{
+    const MemoryDomainKind kind = GetParam();
+    // Set from the streaming thread in front of g2gview's third frame: it lands on that frame.
+    const auto turn_at_third_frame = [](GstBin *bin) {
+        const g2g::ElementRef view = g2g::ElementRef::adopt(gst_bin_get_by_name(bin, "view"));
+        const g2g::Ref<GstPad> pad = g2g::Ref<GstPad>::adopt(gst_element_get_static_pad(view.get(), "sink"));
+        gst_pad_add_probe(
+            pad.get(), GST_PAD_PROBE_TYPE_BUFFER,
+            +[](GstPad *pad, GstPadProbeInfo *, gpointer count) -> GstPadProbeReturn {
+                if (++*static_cast<int *>(count) == 3)
+                    g_object_set(GST_PAD_PARENT(pad), "video-direction", GST_VIDEO_ORIENTATION_90R, nullptr);
+                return GST_PAD_PROBE_OK;
+            },
+            new int(0), [](gpointer count) { delete static_cast<int *>(count); });
+    };
+    g2g::test::HandleRun run =
+        run_handles(handle_source(kind, kFrames, kFormat) + " ! g2gview name=view left=3 ! " +
+                        handle_sink(kind, "sink", "views=true"),
+                    {}, turn_at_third_frame);
+    EXPECT_EQ(run.ledger->released_once_each(), "");
+    const auto &seen = run.seen["sink"];
+    if (!is_texture(kind)) {
+        EXPECT_EQ(run.run.error,
+                  "view cannot flip or rotate " + kind_name(kind) +
+                      " frames (video-direction=90r left=3 right=0 top=0 bottom=0): a view of a "
+                      "buffer is an offset into it with the buffer's own forward strides, which "
+                      "carries crops only, and nothing writes " +
+                      kind_name(kind) +
+                      " memory to orient the frame into; crop only, or orient the frames before "
+                      "they reach " +
+                      kind_name(kind) + " memory");
+        EXPECT_EQ(seen.size(), 2u) << "the frames before the change";
+        return;
+    }
+    ASSERT_EQ(run.run.error, "");
+    ASSERT_EQ(seen.size(), static_cast<std::size_t>(kFrames));
+    EXPECT_EQ(seen[1].view->width, 13u);
+    EXPECT_EQ(seen[1].view->pixels.origin, (PixelStep{3, 0}));
+    EXPECT_EQ(seen[2].view->width, 12u);
+    EXPECT_EQ(seen[2].view->height, 13u);
+    EXPECT_EQ(seen[2].view->pixels.at(0, 0), (PixelStep{3, 11}));
+}
