@@ -118,6 +118,12 @@ GstStructure *stats_of(const TeeCounters &counters)
         gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
         conversions += count;
     }
+    GstStructure *by_domain = gst_structure_new_empty("shares");
+    for (g2g::MemoryDomainKind kind : g2g::kAllMemoryDomainKinds) {
+        if (const guint64 shares = counters.shares_by_domain[static_cast<std::size_t>(kind)])
+            gst_structure_set(by_domain, std::string(g2g::name(kind)).c_str(), G_TYPE_UINT64, shares,
+                              nullptr);
+    }
     GstStructure *elements = gst_structure_new_empty("converters");
     for (const auto &[pair, description] : counters.converters)
         gst_structure_set(elements, pair.c_str(), G_TYPE_STRING, description.c_str(), nullptr);
@@ -127,7 +133,8 @@ GstStructure *stats_of(const TeeCounters &counters)
         "conversions", G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, counters.bytes_converted,
         "host-round-trips", G_TYPE_UINT64, counters.host_round_trips, nullptr);
     for (auto [name, structure] :
-         {std::pair{"conversions-by-pair", pairs}, std::pair{"converters-by-pair", elements}}) {
+         {std::pair{"shares-by-domain", by_domain}, std::pair{"conversions-by-pair", pairs},
+          std::pair{"converters-by-pair", elements}}) {
         GValue value = G_VALUE_INIT;
         g_value_init(&value, GST_TYPE_STRUCTURE);
         g_value_take_boxed(&value, structure);
@@ -403,7 +410,8 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
         object_class, PROP_STATS,
         g_param_spec_boxed(
             "stats", "Statistics",
-            "frames in; shares handed to branches; copies and bytes-copied the tee made itself (zero-copy "
+            "frames in; shares handed to branches, and shares-by-domain (\"D3D11Texture\": shares of frames "
+            "in that domain); copies and bytes-copied the tee made itself (zero-copy "
             "fan-out keeps those at 0); conversions (one per frame per target domain), bytes-converted they "
             "wrote, and conversions-by-pair (\"VulkanTexture-to-System\": frames)",
             GST_TYPE_STRUCTURE, ro));

@@ -184,13 +184,18 @@ void push_through_conversions(RouteSnapshot &routes, GstBuffer *frame, FlowTally
     }
 }
 
-void account(G2gTee *self, const FlowTally &tally, bool relabelled)
+// `frame_shares` of the tally's shares are of `frame` itself (the others, of converted frames,
+// collector_chain counts by their own domain).
+void account(G2gTee *self, const FlowTally &tally, bool relabelled, GstBuffer *frame, guint frame_shares)
 {
     static const std::string relabel_pair = "DmaBuf-to-System";
+    const Result<MemoryDomainKind> domain = classify_buffer(frame);
     const ObjectLock lock(self);
     TeeCounters &counters = self->priv->state.counters;
     ++counters.frames;
     counters.shares += tally.shares;
+    if (domain)
+        counters.shares_by_domain[static_cast<std::size_t>(*domain)] += frame_shares;
     if (relabelled)
         ++counters.conversions[relabel_pair];
 }
@@ -228,8 +233,9 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     push_to_all(self, routes.direct, frame.get(), tally);
     push_to_all(self, routes.restated, frame.get(), tally);
     const bool relabelled = push_to_relabelled(self, routes, frame.get(), tally);
+    const guint frame_shares = tally.shares;
     push_through_conversions(routes, frame.get(), tally);
-    account(self, tally, relabelled);
+    account(self, tally, relabelled, frame.get(), frame_shares);
     return tally.combined(routes.allow_not_linked);
 }
 
@@ -255,6 +261,10 @@ GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
     if (Conversion *conversion = state.routes.conversion_of(converter)) {
         conversion->delivered = true;
         push_to_all(self, conversion->pads, buffer, delivered);
+    }
+    if (out) {
+        const ObjectLock lock(self);
+        state.counters.shares_by_domain[static_cast<std::size_t>(*out)] += delivered.shares;
     }
     state.tally.merge(delivered);
     // The conversion goes on while one of its branches takes frames.

@@ -17,6 +17,7 @@
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -73,13 +74,17 @@ struct TeeSettings {
     PadRef alloc_pad; // kept for tee compatibility; allocation is aggregated over all pads
 };
 
-// The stats property (the seed's copy policy): frames in, shares handed out, copies the tee made
-// itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they wrote.
+// The stats property (the seed's copy policy): frames in, shares handed out (also per domain),
+// copies the tee made itself, conversions per domain pair ("VulkanTexture-to-System") and the bytes they
+// wrote.
 struct TeeCounters {
     guint64 frames = 0;
     // Conversions between two device domains through system memory (a download, then an upload).
     guint64 host_round_trips = 0;
     guint64 shares = 0;
+    // The shares by the domain of the frame shared (a converted frame's is its target's), indexed
+    // by MemoryDomainKind: a count, so a frame allocates nothing.
+    std::array<guint64, kMemoryDomainKindCount> shares_by_domain{};
     guint64 copies = 0;
     guint64 bytes_copied = 0;
     std::map<std::string, guint64> conversions;

@@ -103,6 +103,12 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     g_autofree gchar *category =
         g_strdup_printf("branch %s of %s (to %s)", GST_OBJECT_NAME(pad), GST_OBJECT_NAME(self),
                         peer_element ? GST_OBJECT_NAME(peer_element.get()) : "an unknown peer");
+    // A view of a platform handle has nothing to be written into (no element writes that memory).
+    if (carries_views(caps) && !names_views(pad, caps) &&
+        detail::domain_info(upstream).handle_views != detail::HandleViews::None)
+        return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
+               std::string(name(upstream)) + " frames, and nothing writes " + std::string(name(upstream)) +
+               " memory to materialize them: give that branch a consumer that reads the view";
     if (carries_views(caps) && upstream != K::SystemView && !names_views(pad, caps))
         return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
                std::string(name(upstream)) +

@@ -2,7 +2,9 @@
 // g2gview: flips, rotates, transposes and crops video as a stride view over the same memory
 // (meta:G2gTensorView, zero bytes copied) for peers that name the feature, and materializes once
 // for every other peer. Crops apply to the input, then the orientation (videocrop ! videoflip);
-// video-direction=auto follows the stream's image-orientation tag.
+// video-direction=auto follows the stream's image-orientation tag. Frames of the platform-handle
+// kinds, whose memory nothing writes, leave only as views their payload carries, or are refused
+// saying why (view-handles.h).
 //
 //   gst-launch-1.0 videotestsrc ! g2gview video-direction=90r left=16 ! videoconvert ! autovideosink
 //
@@ -33,6 +35,7 @@
 #include "view-buffers.h"
 #include "view-caps.h"
 #include "view-geometry.h"
+#include "view-handles.h"
 #include "view-output-mode.h"
 #include "view-output.h"
 #include "view-threads.h"
@@ -171,20 +174,30 @@ static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection
     const Geometry g = geometry_for_caps(self);
     const bool forward = direction == GST_PAD_SINK;
     const g2g::CapsRef mapped = g2g::CapsRef::adopt(gst_caps_new_empty());
+    // Frames of the platform-handle kinds, in the forms they can take (view-handles.h).
+    const g2g::CapsRef handles = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         const GstStructure *in = gst_caps_get_structure(caps, i);
+        GstCapsFeatures *features = gst_caps_get_features(caps, i);
         // The features travel too: they say which memory (system or CUDA) the frame stays in.
         // A caps query is a question, so nothing is posted here: frames the crop leaves no pixel
         // of link, and are refused saying why when their caps event comes (sink_event).
         GstStructure *out = g2g::element::map_structure(in, g, forward);
         if (!out && forward)
             out = g2g::element::output_of_sizes_left_empty(in, g);
-        if (out)
-            gst_caps_append_structure_full(mapped.get(), out,
-                                           gst_caps_features_copy(gst_caps_get_features(caps, i)));
+        if (!out)
+            continue;
+        if (const auto handle = g2g::element::handle_kind_of(features)) {
+            g2g::element::append_handle_forms(handles.get(), out, *handle,
+                                              g2g::caps::has_view_feature(features), forward, g);
+            gst_structure_free(out);
+            continue;
+        }
+        gst_caps_append_structure_full(mapped.get(), out, gst_caps_features_copy(features));
     }
 
-    g2g::CapsRef result = g2g::CapsRef::adopt(g2g::caps::with_and_without_view(mapped.get()));
+    g2g::CapsRef result = g2g::CapsRef::adopt(
+        gst_caps_merge(g2g::caps::with_and_without_view(mapped.get()), gst_caps_ref(handles.get())));
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
     GST_DEBUG_OBJECT(self, "transformed %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, caps, result.get());
@@ -206,15 +219,32 @@ static GstCaps *g2g_view_fixate_caps(GstBaseTransform *trans, GstPadDirection di
     return gst_caps_fixate(gst_caps_make_writable(other.release()));
 }
 
-// Posts that `g`'s crop leaves no pixel of a width x height frame, once for the same crop and frame.
-static void refuse_crop(G2gView *self, const Geometry &g, gint width, gint height)
+// Posts a refusal of the stream's frames, once for the same text.
+static void post_refusal(G2gView *self, std::string text)
 {
-    std::string text = g.no_pixels_left(width, height);
     ViewState &state = self->priv->state;
     if (text == state.refusal)
         return;
     post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, text);
     state.refusal = std::move(text);
+}
+
+// Posts that `g`'s crop leaves no pixel of a width x height frame, once for the same crop and frame.
+static void refuse_crop(G2gView *self, const Geometry &g, gint width, gint height)
+{
+    post_refusal(self, g.no_pixels_left(width, height));
+}
+
+// Frames of `caps` of a platform-handle kind that `g` cannot be handed on with (view-handles.h):
+// posted once, saying why. True when refused.
+static bool refuse_handles(G2gView *self, GstCaps *caps, const Geometry &g)
+{
+    std::optional<std::string> text =
+        g2g::element::handle_refusal(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), caps, g);
+    if (!text)
+        return false;
+    post_refusal(self, std::move(*text));
+    return true;
 }
 
 static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
@@ -253,6 +283,14 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
         return FALSE;
     state.mode =
         g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view, out_view);
+    // The caps event refused what a handle kind cannot carry (refuse_handles): nothing writes such
+    // memory, so only a view or the frame itself leaves.
+    if (g2g::element::handle_kind_of(gst_caps_get_features(incaps, 0)) && state.mode != OutputMode::View &&
+        state.mode != OutputMode::Passthrough) {
+        GST_ERROR_OBJECT(self, "no view or passthrough for %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps,
+                         outcaps);
+        return FALSE;
+    }
     gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
     state.negotiated = true;
     state.refusal.clear();
@@ -328,6 +366,12 @@ static GstFlowReturn g2g_view_submit_input_buffer(GstBaseTransform *trans, gbool
             refuse_crop(self, g, in_w, in_h);
             return GST_FLOW_NOT_NEGOTIATED;
         }
+        const g2g::CapsRef in_caps =
+            g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
+        if (refuse_handles(self, in_caps.get(), g)) {
+            gst_buffer_unref(input);
+            return GST_FLOW_NOT_NEGOTIATED;
+        }
         apply_geometry(self, g);
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->submit_input_buffer(trans, is_discont, input);
@@ -365,6 +409,36 @@ static void add_sizes_left_empty(G2gView *self, GstQuery *query)
     gst_query_set_caps_result(query, widened.get());
 }
 
+// The sink caps end with the platform-handle kinds that downstream leaves out (a consumer that
+// reads no view of them, under a crop or an orientation): a producer of only such frames links,
+// and hears from its caps event why they cannot pass (refuse_handles), not a bare not-negotiated.
+static void add_handles_refused(G2gView *self, GstQuery *query)
+{
+    GstCaps *filter = nullptr, *answer = nullptr;
+    gst_query_parse_caps(query, &filter);
+    gst_query_parse_caps_result(query, &answer);
+    if (!answer || gst_caps_is_any(answer))
+        return;
+    const g2g::CapsRef handles = g2g::CapsRef::adopt(g2g::element::handle_template_caps());
+    g2g::CapsRef refused = g2g::CapsRef::adopt(gst_caps_new_empty());
+    for (guint i = 0; i < gst_caps_get_size(handles.get()); ++i) {
+        const auto kind = g2g::element::handle_kind_of(gst_caps_get_features(handles.get(), i));
+        bool answered = false;
+        for (guint j = 0; j < gst_caps_get_size(answer) && !answered; ++j)
+            answered = g2g::element::handle_kind_of(gst_caps_get_features(answer, j)) == kind;
+        if (!answered)
+            gst_caps_append(refused.get(), gst_caps_copy_nth(handles.get(), i));
+    }
+    if (filter)
+        refused =
+            g2g::CapsRef::adopt(gst_caps_intersect_full(filter, refused.get(), GST_CAPS_INTERSECT_FIRST));
+    if (gst_caps_is_empty(refused.get()))
+        return;
+    const g2g::CapsRef widened = g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(answer), refused.release()));
+    GST_DEBUG_OBJECT(self, "sink caps with the handle frames refused: %" GST_PTR_FORMAT, widened.get());
+    gst_query_set_caps_result(query, widened.get());
+}
+
 // CONTEXT queries are the context glue's (install_context_glue wraps this function).
 static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -373,6 +447,7 @@ static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection directio
         if (!GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query))
             return FALSE;
         add_sizes_left_empty(self, query);
+        add_handles_refused(self, query);
         return TRUE;
     }
     // An ALLOCATION query from upstream renegotiates first when a reconfigure is pending: with
@@ -532,6 +607,12 @@ static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
         const NegotiationScope negotiation(self);
         if (!refuse_frames_left_empty(self, event, negotiation.geometry()))
             return FALSE;
+        GstCaps *caps = nullptr;
+        gst_event_parse_caps(event, &caps);
+        if (refuse_handles(self, caps, negotiation.geometry())) {
+            gst_event_unref(event);
+            return FALSE;
+        }
         return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
@@ -691,7 +772,9 @@ static void g2g_view_class_init(G2gViewClass *klass)
         "input, then the orientation (like videocrop ! videoflip)",
         "g2g developers");
     // Views and dense frames both ways, in every domain this build has a view backend for.
-    const g2g::CapsRef caps = g2g::CapsRef::adopt(g2g::caps::template_caps(true, true));
+    // And the platform-handle kinds, which leave only as views or passed through (view-handles.h).
+    const g2g::CapsRef caps = g2g::CapsRef::adopt(
+        gst_caps_merge(g2g::caps::template_caps(true, true), g2g::element::handle_template_caps()));
     gst_element_class_add_pad_template(
         element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps.get()));
     gst_element_class_add_pad_template(element_class,

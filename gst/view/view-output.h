@@ -7,6 +7,7 @@
 //   view-output-mode          g2gview's OutputMode, decided at negotiation
 //   view-buffers              the output buffers of each mode (a view, a crop meta, a materialized frame)
 //   view-caps                 pad templates from the view backends; the view feature on and off
+//   view-handles              the platform-handle kinds: views only, those their payload carries
 //   view-output               transform_size, allocation pools, the dense write (this header)
 //   view-threads              n-threads, and the threads a stream's dense writes are split across
 #pragma once

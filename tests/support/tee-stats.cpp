@@ -39,6 +39,16 @@ guint64 tee_conversions(GstElement *tee, const char *pair)
     });
 }
 
+guint64 tee_shares(GstElement *tee, const char *domain)
+{
+    return with_stats(tee, [&](const GstStructure *stats) {
+        guint64 count = 0;
+        if (const GValue *domains = gst_structure_get_value(stats, "shares-by-domain"))
+            gst_structure_get_uint64(gst_value_get_structure(domains), domain, &count);
+        return count;
+    });
+}
+
 std::string tee_converter(GstElement *tee, const char *pair)
 {
     std::string converter;

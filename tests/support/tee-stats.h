@@ -14,6 +14,9 @@ guint64 tee_stat(GstElement *tee, const char *field);
 // Frames converted for one domain pair ("VulkanTexture-to-System"); 0 when none were.
 guint64 tee_conversions(GstElement *tee, const char *pair);
 
+// Shares of frames in one domain ("D3D11Texture"); 0 when none were shared.
+guint64 tee_shares(GstElement *tee, const char *domain);
+
 // The element the tee converts one domain pair with ("Cuda-to-DmaBuf": "g2gconvert"); "" when none.
 std::string tee_converter(GstElement *tee, const char *pair);
 

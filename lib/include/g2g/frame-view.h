@@ -137,6 +137,10 @@ public:
     const GstVideoInfo &info() const { return info_; }
     unsigned n_planes() const { return n_planes_; }
     const PlaneView &plane(unsigned index) const { return planes_[index]; }
+    // Which pixel of the source frame each view pixel is: view pixel (x, y) is source pixel
+    // pixels().at(x, y). What a consumer that samples the frame itself applies (a GPU reading a
+    // texture handle, whose memory has no byte layout to stride through).
+    const Grid<PixelStep> &pixels() const { return pixels_; }
 
     // False when some plane cannot be expressed with strides (packed 4:2:2 once a horizontal flip,
     // a rotation or an odd left crop touched it): such a view can only be materialized.

@@ -98,6 +98,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kWebGPUBufferTypes,
         .host_read = HostRead::Never,
         .handle_memory = true,
+        .handle_views = HandleViews::Crops,
         .preference = 7,
     },
     {
@@ -123,6 +124,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kD3D11Types,
         .host_read = HostRead::Download,
         .handle_memory = true,
+        .handle_views = HandleViews::CropsAndOrientations,
         .to_system = "d3d11download",
         .from_system = "d3d11upload",
         .preference = 1,
@@ -136,6 +138,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kCvPixelBufferTypes,
         .host_read = HostRead::Never,
         .handle_memory = true,
+        .handle_views = HandleViews::CropsAndOrientations,
         .preference = 2,
     },
     {
@@ -147,6 +150,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kWebGPUExternalTextureTypes,
         .host_read = HostRead::Never,
         .handle_memory = true,
+        .handle_views = HandleViews::CropsAndOrientations,
         .preference = 6,
     },
     {
@@ -158,6 +162,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kWgpuTextureTypes,
         .host_read = HostRead::Never,
         .handle_memory = true,
+        .handle_views = HandleViews::CropsAndOrientations,
         .preference = 4,
     },
     {
@@ -169,6 +174,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kWgpuBufferTypes,
         .host_read = HostRead::Never,
         .handle_memory = true,
+        .handle_views = HandleViews::Crops,
         .preference = 5,
     },
 };

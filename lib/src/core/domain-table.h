@@ -32,6 +32,15 @@ enum class HostRead {
     Never,        // no element reads it on the host (the handles of foreign platforms)
 };
 
+// Which views of a frame of a handle kind travel: g2gview hands them on as views alone, for the
+// consumer to apply as it reads the frame. Nothing writes the memory of these kinds, so there is
+// no dense frame to fall back on, and a view the payload cannot carry is refused.
+enum class HandleViews {
+    None,                 // not a handle kind: views go through a view backend (view-backend.h)
+    Crops,                // a buffer: a crop is an offset with the buffer's own forward strides
+    CropsAndOrientations, // a texture: a GPU samples any rectangle of it, flipped or rotated
+};
+
 // How make_shareable turns memory flagged NO_SHARE into memory every copy of the frame shares.
 // Returns the new memory (holding `frame` alive), or nullptr where it stays as it is.
 using MakeShareable = GstMemory *(*)(GstBuffer *frame, GstMemory *memory);
@@ -62,6 +71,7 @@ struct DomainInfo {
     // Carried as g2g's handle memory (platform/handles/), whose allocator registers
     // memory_types[0]: the handles of platforms g2g never links.
     bool handle_memory = false;
+    HandleViews handle_views = HandleViews::None;
     MakeShareable make_shareable = nullptr;
     // gst-launch fragments that bring a frame of this kind to dense system memory and back;
     // empty where GStreamer has no such element.
