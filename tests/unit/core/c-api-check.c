@@ -110,6 +110,9 @@ gchar *c_api_handle_refusal(int which, int *released)
         return NULL;
     }
     message = g_strdup(error->code == G2G_ERROR_INVALID_ARGUMENT ? error->message : "(another error code)");
+    g_error_free(error);
+    return message;
+}
 
 /* Frame views: g2g_buffer_materialize_into from C. Returns the error message (caller frees) and
  * its code, or NULL when the frame was written. */
