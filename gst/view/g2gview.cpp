@@ -567,8 +567,8 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
         // odd column. Only a materialized frame can say what such a view reads.
         [[fallthrough]];
     case OutputMode::PackedThroughDense: {
-        const g2g::Result<void> attached =
-            g2g::element::attach_materialized(outbuf, *view, inbuf, state.threads.pool(GST_ELEMENT(self)));
+        const g2g::Result<void> attached = g2g::element::attach_materialized(
+            outbuf, *view, inbuf, state.threads.pool(GST_ELEMENT(self), GST_VIDEO_INFO_SIZE(&view->info())));
         if (!attached)
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, attached.error());
         return GST_FLOW_OK;

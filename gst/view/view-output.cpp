@@ -124,8 +124,9 @@ GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer 
     // that take GstVideoMeta, downloading when mapped) is written by the CPU into system memory:
     // the output's domain decides, and mapping the input downloads it, once. Only the CPU's writes
     // take threads (a GPU's kernel or shader does not: no pool is made for it).
-    const WorkerPool *workers =
-        detail::view_backend_of(output) == &detail::cpu_view_backend() ? threads.pool(element) : nullptr;
+    const WorkerPool *workers = detail::view_backend_of(output) == &detail::cpu_view_backend()
+                                    ? threads.pool(element, GST_VIDEO_INFO_SIZE(&view.info()))
+                                    : nullptr;
     Result<void> written = workers ? view.materialize_to(input, output, *info, *workers)
                                    : view.materialize_to(input, output, *info);
     if (!written)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "view-threads.h"
 
+#include "view/cpu/row-bands-private.h"
+#include "view/cpu/worker-pool-private.h"
+
 GST_DEBUG_CATEGORY_STATIC(g2g_view_threads_debug);
 #define GST_CAT_DEFAULT g2g_view_threads_debug
 
@@ -21,13 +24,17 @@ void install_n_threads_property(GObjectClass *klass, guint id)
                           0, WorkerPool::kMaxThreads, kDefaultThreads, flags));
 }
 
-const WorkerPool *StreamThreads::pool(GstElement *element)
+const WorkerPool *StreamThreads::pool(GstElement *element, std::size_t frame_bytes)
 {
     if (wanted_ == 1) {
         pool_.reset();
         made_for_ = 1;
         return nullptr;
     }
+    // A frame the library would not split anyway (under two bands' worth) takes no pool: a stream
+    // of small frames starts no thread. A pool made for larger frames is kept for the next one.
+    if (detail::band_count(frame_bytes, wanted_, detail::kMinBandBytes) == 1)
+        return nullptr;
     if (!pool_ || made_for_ != wanted_) {
         pool_.reset(); // joined before the next one starts
         pool_ = std::make_unique<WorkerPool>(wanted_);

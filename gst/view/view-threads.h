@@ -7,6 +7,7 @@
 
 #include <g2g/worker-pool.h>
 
+#include <cstddef>
 #include <memory>
 
 namespace g2g::element {
@@ -24,16 +25,17 @@ void install_n_threads_property(GObjectClass *klass, guint id);
 
 // The threads a stream's frames are materialized with. Streaming thread only (the element's stop
 // runs under its stream lock). The pool is made at the first frame the CPU writes with n-threads
-// other than 1 (an element that only hands views on starts no thread), made again at the first
-// such frame after n-threads changed (the old one joined first), and joined at stop and when the
-// element is finalized.
+// other than 1 that is large enough to be split (1 MiB: an element that only hands views on, or
+// writes small frames, starts no thread), made again at the first such frame after n-threads
+// changed (the old one joined first), and joined at stop and when the element is finalized.
 class StreamThreads {
 public:
     // The n-threads this frame runs with, read from the property at its start.
     void want(guint n_threads) { wanted_ = WorkerPool::threads_for(n_threads); }
 
-    // The pool for a frame the CPU writes now, or nullptr for the streaming thread alone.
-    const WorkerPool *pool(GstElement *element);
+    // The pool for a frame of `frame_bytes` the CPU writes now, or nullptr for the streaming thread
+    // alone.
+    const WorkerPool *pool(GstElement *element, std::size_t frame_bytes);
 
     // Joins the pool's threads.
     void stop() { pool_.reset(); }

@@ -202,6 +202,26 @@ TEST(ViewThreads, AViewHandedOnStartsNoThread)
     EXPECT_EQ(worker_threads(), before);
 }
 
+TEST(ViewThreads, FramesTooSmallToBeSplitStartNoThread)
+{
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_RGBA, 320, 240); // 300 KiB
+    const BufferRef frame = random_frame(in, 8);
+    const auto want = output_of("videoflip video-direction=90r", in, frame.get());
+    const unsigned before = worker_threads();
+    for (auto [description, factory] :
+         {std::pair{"g2gview video-direction=90r n-threads=4", "g2gview"},
+          std::pair{"g2gview video-direction=90r ! g2gmaterialize n-threads=4", "g2gmaterialize"}}) {
+        SCOPED_TRACE(description);
+        Harness harness(description, factory, in);
+        for (int i = 0; i < 3; ++i) {
+            const BufferRef out = harness.push(frame.get());
+            ASSERT_TRUE(out);
+            EXPECT_EQ(compare_frames(want.info, want.buffer.get(), want.info, out.get()), "");
+        }
+        EXPECT_EQ(worker_threads(), before);
+    }
+}
+
 TEST(ViewThreads, NThreadsOutsideItsRangeIsRefusedAndTheValueKept)
 {
     for (const char *factory : {"g2gview", "g2gmaterialize"}) {
