@@ -86,6 +86,17 @@ bool map_dimension(const GValue *in, GValue *out, gint64 crop, bool forward)
     return false;
 }
 
+// A transposing view's pixels are its source's turned a quarter: their aspect ratio inverts. A
+// ratio with a zero term (caps from anywhere: "0/1") has no inverse (GStreamer refuses a fraction
+// of denominator 0 with a critical and leaves the field unset) and goes on as it came.
+void transpose_pixel_aspect_ratio(const GstStructure *in, GstStructure *out, bool transposes)
+{
+    gint par_n = 0, par_d = 0;
+    if (transposes && gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d) && par_n != 0 &&
+        par_d != 0)
+        gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
+}
+
 } // namespace
 
 GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forward)
@@ -110,9 +121,7 @@ GstStructure *map_structure(const GstStructure *in, const Geometry &g, bool forw
         gst_structure_take_value(out, out_w, &nw);
         gst_structure_take_value(out, out_h, &nh);
     }
-    gint par_n = 0, par_d = 0;
-    if (transposes && gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d))
-        gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
+    transpose_pixel_aspect_ratio(in, out, transposes);
     return out;
 }
 
@@ -142,10 +151,7 @@ GstStructure *output_of_sizes_left_empty(const GstStructure *in, const Geometry 
     GstStructure *out = gst_structure_copy(in);
     gst_structure_set(out, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
                       G_MAXINT, nullptr);
-    gint par_n = 0, par_d = 0;
-    if (orientation_transposes(g.method) &&
-        gst_structure_get_fraction(in, "pixel-aspect-ratio", &par_n, &par_d))
-        gst_structure_set(out, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_d, par_n, nullptr);
+    transpose_pixel_aspect_ratio(in, out, orientation_transposes(g.method));
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <g2g/frame-view.h>
 #include <g2g/tensor-view-meta.h>
 
+#include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 
 #include "frames.h"
 #include "g2g-config.h"
+#include "log-capture.h"
 #include "pipeline.h"
 
 using g2g::BufferRef;
@@ -297,4 +299,28 @@ TEST(G2gViewCuda, WithoutADriverCudaFramesAreAClearErrorAndTheLibrarySaysUnavail
     g2g::Result<void> written = g2g::cuda::materialize_into(*view, frame.get(), frame.get());
     ASSERT_FALSE(written.ok());
     EXPECT_NE(written.error().message().find("CUDA driver"), std::string::npos) << written.error().message();
+}
+
+// A pixel aspect ratio with a zero term has no inverse: a transposing view leaves it as it came,
+// never a fraction of denominator 0 (GStreamer's critical, and a field left unset: fuzz-caps
+// found it).
+TEST(G2gView, ATransposedViewOfAZeroPixelAspectRatioKeepsIt)
+{
+    const g2g::test::LogCapture complaints;
+    GstElement *view = gst_element_factory_make("g2gview", nullptr);
+    ASSERT_NE(view, nullptr);
+    g_object_set(view, "video-direction", GST_VIDEO_ORIENTATION_90R, nullptr);
+    GstCaps *in = gst_caps_from_string("video/x-raw,format=RGBA,width=64,height=48,pixel-aspect-ratio=0/1");
+    GstCaps *out = GST_BASE_TRANSFORM_GET_CLASS(view)->transform_caps(GST_BASE_TRANSFORM(view), GST_PAD_SINK,
+                                                                      in, nullptr);
+    ASSERT_NE(out, nullptr);
+    ASSERT_FALSE(gst_caps_is_empty(out));
+    gint n = -1, d = -1;
+    EXPECT_TRUE(gst_structure_get_fraction(gst_caps_get_structure(out, 0), "pixel-aspect-ratio", &n, &d));
+    EXPECT_EQ(n, 0);
+    EXPECT_EQ(d, 1);
+    EXPECT_EQ(complaints.said(), std::vector<std::string>{});
+    gst_caps_unref(out);
+    gst_caps_unref(in);
+    gst_object_unref(view);
 }
