@@ -12,8 +12,8 @@ namespace g2g {
 
 // The domain of one GstMemory, judged by its allocator's memory type: sysmem and plain fd
 // memory are System, GstDmaBufMemory is DmaBuf, GstVulkanImageMemory is VulkanTexture,
-// GstCudaMemory is Cuda, g2g's platform-handle memories (g2g/platform-handles.h) are their own kinds. Anything else is
-// an UnknownMemory error that quotes the memory type and allocator, never a guess.
+// GstCudaMemory is Cuda, g2g's platform-handle memories (g2g/platform-handles.h) are their own kinds.
+// Anything else is an UnknownMemory error that quotes the memory type and allocator, never a guess.
 Result<MemoryDomainKind> classify_memory(GstMemory *memory);
 
 // The domain of a whole frame. A buffer carrying a G2gTensorView meta over host memory is a

@@ -75,8 +75,9 @@ int c_api_check_handle_lifetime(void)
     if (!ok)
         return 0;
     memset(&back, 0, sizeof back);
-    ok = ok && g2g_memory_get_d3d11_texture(memory, &back) && back.texture == &texture && back.subresource == 3 &&
-         back.width == 1920 && back.height == 1080 && back.dxgi_format == 103 && back.device == &device;
+    ok = ok && g2g_memory_get_d3d11_texture(memory, &back) && back.texture == &texture &&
+         back.subresource == 3 && back.width == 1920 && back.height == 1080 && back.dxgi_format == 103 &&
+         back.device == &device;
     /* another kind's payload type: nothing */
     ok = ok && !g2g_memory_get_wgpu_texture(memory, &wrong) && !g2g_memory_get_cv_pixel_buffer(memory, NULL);
     ok = ok && g2g_memory_get_handle_user_data(memory) == &releases;
@@ -104,7 +105,8 @@ gchar *c_api_handle_refusal(int which, int *released)
     *released = 0;
     if (which == 1)
         payload.pixel_buffer = &object;
-    memory = g2g_cv_pixel_buffer_memory_new(&payload, 4608, which == 1 ? NULL : count_release, released, &error);
+    memory =
+        g2g_cv_pixel_buffer_memory_new(&payload, 4608, which == 1 ? NULL : count_release, released, &error);
     if (memory) {
         gst_memory_unref(memory);
         return NULL;
