@@ -24,16 +24,22 @@ bool valid(G2gMemoryDomainKind kind)
     return static_cast<unsigned>(kind) < kMemoryDomainKindCount;
 }
 
-// GEnumValue/GFlagsValue tables built once from the C++ names, so the two never disagree.
+// GEnumValue/GFlagsValue tables built once from the C++ names, so the two never disagree: the
+// value names are the C enums' identifiers (G2G_MEMORY_DOMAIN_SYSTEM_VIEW, ..._KINDS_SYSTEM_VIEW),
+// as GObject Introspection pairs them, the nicks the kinds' kebab-case names.
 template <typename Value> const Value *value_table(bool flags)
 {
+    static std::array<std::string, kMemoryDomainKindCount> names;
     static std::array<Value, kMemoryDomainKindCount + 1> values = [flags] {
         std::array<Value, kMemoryDomainKindCount + 1> made{};
         for (std::size_t i = 0; i < kMemoryDomainKindCount; ++i) {
             const g2g::MemoryDomainKind kind = kAllMemoryDomainKinds[i];
+            names[i] = flags ? "G2G_MEMORY_DOMAIN_KINDS_" : "G2G_MEMORY_DOMAIN_";
+            for (char c : g2g::nick(kind))
+                names[i] += c == '-' ? '_' : g_ascii_toupper(c);
             made[i].value = flags ? (1u << i) : static_cast<int>(i);
-            // The names are string literals of the domain table (NUL-terminated).
-            made[i].value_name = g2g::name(kind).data();
+            made[i].value_name = names[i].c_str();
+            // The nicks are string literals of the domain table (NUL-terminated).
             made[i].value_nick = g2g::nick(kind).data();
         }
         return made;
@@ -59,6 +65,19 @@ GType g2g_memory_domain_kind_get_type(void)
 GType g2g_memory_domain_kinds_get_type(void)
 {
     static GType type = g_flags_register_static("G2gMemoryDomainKinds", value_table<GFlagsValue>(true));
+    return type;
+}
+
+GType g2g_error_get_type(void)
+{
+    static const GEnumValue values[] = {
+        {G2G_ERROR_UNSUPPORTED_DOMAIN, "G2G_ERROR_UNSUPPORTED_DOMAIN", "unsupported-domain"},
+        {G2G_ERROR_UNKNOWN_MEMORY, "G2G_ERROR_UNKNOWN_MEMORY", "unknown-memory"},
+        {G2G_ERROR_MAP_FAILED, "G2G_ERROR_MAP_FAILED", "map-failed"},
+        {G2G_ERROR_INVALID_ARGUMENT, "G2G_ERROR_INVALID_ARGUMENT", "invalid-argument"},
+        {0, nullptr, nullptr},
+    };
+    static GType type = g_enum_register_static("G2gError", values);
     return type;
 }
 

@@ -5,7 +5,8 @@
 // G2G_HAVE_* macro.
 //
 //   cuda/      GstCudaMemory: recognition, layouts, the CUDA view backend (kernels in view-kernels.cu,
-//              compiled by nvcc and embedded as a fatbin)         none/no-cuda.cpp without it
+//              compiled by nvcc and embedded as a fatbin), device pointers and dense copies for
+//              tensor frames (cuda-tensor.cpp)                    none/no-cuda.cpp without it
 //   vulkan/    GstVulkanImageMemory and host-visible Vulkan buffers, the Vulkan view backend
 //              (a compute shader, shaders/, compiled by glslc and embedded), the fenced download
 //                                                                  none/no-vulkan.cpp without it
@@ -19,6 +20,10 @@
 
 #include <gst/gst.h>
 
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+#include <g2g/gst-ref.h>
+
 namespace g2g::detail {
 class ViewBackend;
 }
@@ -30,6 +35,20 @@ namespace cuda {
 bool recognises(GstMemory *memory);
 // The backend that materializes views of CUDA frames; nullptr in a build without CUDA.
 const detail::ViewBackend *view_backend();
+
+// What tensor frames (g2g/tensor-frame.h) need of CUDA memory (cuda/cuda-tensor.cpp); in a build
+// without CUDA every call fails and tensor frames refuse CUDA frames.
+// Maps `memory` for its device pointer (GST_MAP_READ | GST_MAP_CUDA); false when it cannot.
+bool map_device_pointer(GstMemory *memory, GstMapInfo *map);
+// The CUDA device ordinal of `memory`'s context.
+int device_ordinal(GstMemory *memory);
+// `view` of `source` (one CUDA memory) written densely into a new CUDA memory on the same device
+// by a kernel, finished when this returns.
+Result<BufferRef> dense_frame(const FrameView &view, GstBuffer *source);
+// `view` of `source` written densely into caller device memory on the frame's GPU: plane p at
+// `planes[p]` (a CUdeviceptr), rows `strides[p]` bytes apart, finished when this returns.
+Result<void> materialize_into_device(const FrameView &view, GstBuffer *source, void *const planes[],
+                                     const gint strides[]);
 } // namespace cuda
 
 namespace vulkan {

@@ -3,6 +3,8 @@
 
 #include <gst/video/video.h>
 
+#include <cstdint>
+
 namespace g2g::detail {
 
 // The formats a view can describe (FrameView::supports_format), in the order caps offer them.
@@ -23,5 +25,14 @@ inline bool is_packed_422(GstVideoFormat format)
     return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
            format == GST_VIDEO_FORMAT_YVYU;
 }
+
+// The first component stored in plane p of a format.
+guint component_of_plane(const GstVideoFormatInfo *finfo, guint p);
+
+// The rows of plane p of a frame laid out as `info`, and the bytes each holds: whole macropixels
+// for packed 4:2:2 (an odd width's last one included), else its samples. What a dense copy of the
+// plane needs of its destination.
+guint plane_rows(const GstVideoInfo &info, guint p);
+std::uint64_t plane_row_bytes(const GstVideoInfo &info, guint p);
 
 } // namespace g2g::detail

@@ -16,7 +16,10 @@ Error invalid(std::string message)
     return Error(ErrorCode::InvalidArgument, std::move(message));
 }
 
-// The first component stored in plane p.
+} // namespace
+
+namespace detail {
+
 guint component_of_plane(const GstVideoFormatInfo *finfo, guint p)
 {
     for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++c) {
@@ -26,7 +29,21 @@ guint component_of_plane(const GstVideoFormatInfo *finfo, guint p)
     return 0;
 }
 
-} // namespace
+guint plane_rows(const GstVideoInfo &info, guint p)
+{
+    return GST_VIDEO_INFO_COMP_HEIGHT(&info, component_of_plane(info.finfo, p));
+}
+
+std::uint64_t plane_row_bytes(const GstVideoInfo &info, guint p)
+{
+    if (is_packed_422(GST_VIDEO_INFO_FORMAT(&info)))
+        return (static_cast<std::uint64_t>(GST_VIDEO_INFO_WIDTH(&info)) + 1) / 2 * 4;
+    const guint c = component_of_plane(info.finfo, p);
+    return static_cast<std::uint64_t>(GST_VIDEO_INFO_COMP_WIDTH(&info, c)) *
+           GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, c);
+}
+
+} // namespace detail
 
 bool FrameView::supports_format(GstVideoFormat format)
 {
@@ -77,14 +94,9 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
     }
 
     for (unsigned p = 0; p < view.n_planes_; ++p) {
-        const guint c = component_of_plane(finfo, p);
-        const guint rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
-        // The bytes a row of the plane holds: whole macropixels for packed 4:2:2 (an odd width's
-        // last one included), else its samples.
-        const std::uint64_t row_bytes =
-            packed422 ? (static_cast<std::uint64_t>(GST_VIDEO_INFO_WIDTH(&layout)) + 1) / 2 * 4
-                      : static_cast<std::uint64_t>(GST_VIDEO_INFO_COMP_WIDTH(&layout, c)) *
-                            GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c);
+        const guint c = detail::component_of_plane(finfo, p);
+        const guint rows = detail::plane_rows(layout, p);
+        const std::uint64_t row_bytes = detail::plane_row_bytes(layout, p);
         // Rows closer than their own length overlap: reading them would mix rows. A negative stride
         // (rows running bottom-up from the offset) is not a layout this reads either. Both are
         // refused rather than misread.

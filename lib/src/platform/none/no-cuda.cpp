@@ -43,5 +43,25 @@ const detail::ViewBackend *view_backend()
     return nullptr;
 }
 
+bool map_device_pointer(GstMemory *, GstMapInfo *)
+{
+    return false;
+}
+
+int device_ordinal(GstMemory *)
+{
+    return -1;
+}
+
+Result<BufferRef> dense_frame(const FrameView &, GstBuffer *)
+{
+    return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
+}
+
+Result<void> materialize_into_device(const FrameView &, GstBuffer *, void *const[], const gint[])
+{
+    return Error(ErrorCode::UnsupportedDomain, "g2g was built without the cuda feature");
+}
+
 } // namespace platform::cuda
 } // namespace g2g
