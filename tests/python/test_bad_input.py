@@ -44,8 +44,8 @@ class FrameArguments(unittest.TestCase):
         sample = rgba_view("90r")
         with self.assertRaises(g2g.Error) as refused:
             g2g.frame(sample.get_buffer(), "video/x-raw,format=RGBA,width=16,height=8")
-        self.assertEqual(str(refused.exception), "g2g_frame_new: the buffer's view is RGBA 8x16 but the caps say "
-                                                 "RGBA 16x8")
+        self.assertEqual(str(refused.exception), "g2g_frame_new: the buffer's view is RGBA 8x16 but the video info "
+                                                 "says RGBA 16x8")
 
     def test_caps_that_are_not_raw_video_or_not_caps_are_refused(self):
         sample = rgba_frame()

@@ -6,6 +6,7 @@
 
 #include <gst/gst.h>
 
+#include <g2g/error.h>
 #include <g2g/frame-view.h>
 
 G_BEGIN_DECLS
@@ -24,6 +25,11 @@ namespace g2g {
 
 // The view a buffer carries, or nullptr.
 const FrameView *tensor_view_of(GstBuffer *buffer);
+
+// The view a frame reads as: the one `buffer` carries, else its identity view as `info` (its caps)
+// lays it out. Refused when that view's format or size is not `info`'s (caps that do not describe
+// the buffer), and as FrameView::of_frame refuses.
+Result<FrameView> view_of_frame(GstBuffer *buffer, const GstVideoInfo &info);
 
 // Puts `view` on a writable buffer (replacing a view it had). The buffer's GstVideoMeta and
 // GstVideoCropMeta are removed: they describe the memory, the view describes the frame.

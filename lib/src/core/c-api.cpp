@@ -187,20 +187,9 @@ gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info
         return set_error(error, g2g::Error(ErrorCode::InvalidArgument,
                                            "g2g_buffer_materialize_into needs a buffer, its video info, and "
                                            "a destination and a stride for each plane"));
-    const g2g::FrameView *carried = g2g::tensor_view_of(buffer);
-    g2g::Result<g2g::FrameView> view =
-        carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(buffer, *info);
+    g2g::Result<g2g::FrameView> view = g2g::view_of_frame(buffer, *info);
     if (!view)
         return set_error(error, view.error());
-    if (view->format() != GST_VIDEO_INFO_FORMAT(info) ||
-        view->width() != static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
-        view->height() != static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info))) {
-        g_autofree gchar *message = g_strdup_printf(
-            "the buffer's view is %s %ux%u but the video info says %s %dx%d",
-            gst_video_format_to_string(view->format()), view->width(), view->height(),
-            GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
-        return set_error(error, g2g::Error(ErrorCode::InvalidArgument, message));
-    }
     g2g::Result<void> written = view->materialize_into(buffer, dst, dst_stride, n_threads);
     if (!written)
         return set_error(error, written.error());

@@ -32,25 +32,6 @@ DomainSet addressable_domains()
     return domains;
 }
 
-// The frame's view: the one it carries (meta:G2gTensorView), else the identity view of the frame
-// `info` describes; either way it must be the frame `info` describes.
-Result<FrameView> view_of(GstBuffer *buffer, const GstVideoInfo &info)
-{
-    const FrameView *carried = tensor_view_of(buffer);
-    Result<FrameView> view = carried ? Result<FrameView>(*carried) : FrameView::of_frame(buffer, info);
-    if (!view)
-        return view;
-    if (view->format() != GST_VIDEO_INFO_FORMAT(&info) ||
-        view->width() != static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&info)) ||
-        view->height() != static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&info)))
-        return invalid(std::string("the buffer's ") + (carried ? "view" : "frame") + " is " +
-                       gst_video_format_to_string(view->format()) + " " + std::to_string(view->width()) +
-                       "x" + std::to_string(view->height()) + " but the caps say " +
-                       GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) + "x" +
-                       std::to_string(GST_VIDEO_INFO_HEIGHT(&info)));
-    return view;
-}
-
 // Bytes of one component: 1 for 8-bit formats, 2 for deeper ones (10 bits live in 16).
 std::uint32_t component_size_of(GstVideoFormat format)
 {
@@ -82,7 +63,7 @@ Result<std::shared_ptr<TensorFrame>> TensorFrame::of(GstBuffer *buffer, const Gs
     const MemoryDomainKind kind = domain->kind();
     if (!addressable_domains().contains(kind))
         return wrong_domain_error(category, addressable_domains(), kind);
-    Result<FrameView> view = view_of(buffer, info);
+    Result<FrameView> view = view_of_frame(buffer, info);
     if (!view)
         return Error(view.error().code(), std::string(category) + ": " + view.error().message());
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <g2g/tensor-view-meta.h>
 
+#include <string>
+
 struct _G2gTensorViewMeta {
     GstMeta meta;
     g2g::FrameView *view;
@@ -61,6 +63,24 @@ const FrameView *tensor_view_of(GstBuffer *buffer)
     auto *meta =
         reinterpret_cast<G2gTensorViewMeta *>(gst_buffer_get_meta(buffer, G2G_TENSOR_VIEW_META_API_TYPE));
     return meta ? meta->view : nullptr;
+}
+
+Result<FrameView> view_of_frame(GstBuffer *buffer, const GstVideoInfo &info)
+{
+    const FrameView *carried = buffer ? tensor_view_of(buffer) : nullptr;
+    Result<FrameView> view = carried ? Result<FrameView>(*carried) : FrameView::of_frame(buffer, info);
+    if (!view)
+        return view;
+    if (view->format() != GST_VIDEO_INFO_FORMAT(&info) ||
+        view->width() != static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&info)) ||
+        view->height() != static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&info)))
+        return Error(ErrorCode::InvalidArgument,
+                     std::string("the buffer's ") + (carried ? "view" : "frame") + " is " +
+                         gst_video_format_to_string(view->format()) + " " + std::to_string(view->width()) +
+                         "x" + std::to_string(view->height()) + " but the video info says " +
+                         GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) +
+                         "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info)));
+    return view;
 }
 
 void attach_tensor_view(GstBuffer *buffer, FrameView view)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Compiled as C11 with -pedantic: the C header is valid C. The functions are called from
  * test-c-api.cpp. */
+#include <g2g/dlpack.h>
 #include <g2g/g2g.h>
 
 #include <string.h>
@@ -129,4 +130,58 @@ gchar *c_api_materialize(GstBuffer *buffer, const GstVideoInfo *info, guint8 *co
     message = g_strdup(error->message);
     g_error_free(error);
     return message;
+}
+
+static void note_freed(gpointer data, GstMiniObject *object)
+{
+    (void)object;
+    *(int *)data = 1;
+}
+
+/* A G2gFrame from C: an NV12 frame's chroma plane as a layout and as a DLPack tensor that outlives
+ * the frame and holds its buffer until its deleter runs; flags that contradict each other refused.
+ * Returns 1 when all of it holds. */
+int c_api_check_frame(void)
+{
+    GstVideoInfo info;
+    GstBuffer *buffer;
+    GstCaps *caps;
+    G2gFrame *frame;
+    G2gPlaneLayout layout;
+    DLManagedTensor *tensor;
+    GError *error = NULL;
+    int freed = 0;
+    int ok;
+
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    buffer = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&info), NULL);
+    gst_mini_object_weak_ref(GST_MINI_OBJECT(buffer), note_freed, &freed);
+    caps = gst_video_info_to_caps(&info);
+    frame = g2g_frame_new(buffer, caps, &error);
+    gst_caps_unref(caps);
+    gst_buffer_unref(buffer);
+    if (!frame)
+        return 0;
+    ok = g2g_frame_get_memory_domain(frame) == G2G_MEMORY_DOMAIN_SYSTEM &&
+         g2g_frame_get_n_planes(frame) == 2 && g2g_frame_get_format(frame) == GST_VIDEO_FORMAT_NV12 &&
+         g2g_frame_get_width(frame) == 64 && g2g_frame_is_strided(frame) && !g2g_frame_is_copy(frame);
+    ok = ok && g2g_frame_get_plane(frame, 1, &layout, &error) && layout.rows == 24 && layout.columns == 32 &&
+         layout.components == 2 && layout.component_size == 1 && layout.row_stride == 64 &&
+         layout.column_stride == 2 && layout.offset == 64 * 48 && layout.device_type == G2G_DEVICE_TYPE_CPU;
+    tensor = g2g_frame_plane_to_dlpack(frame, 1, G2G_TENSOR_EXPORT_DEFAULT, &error);
+    ok = ok && tensor && tensor->dl_tensor.data == (void *)layout.data && tensor->dl_tensor.ndim == 3 &&
+         tensor->dl_tensor.shape[0] == 24 && tensor->dl_tensor.shape[1] == 32 &&
+         tensor->dl_tensor.shape[2] == 2 && tensor->dl_tensor.strides[0] == 64 &&
+         tensor->dl_tensor.strides[1] == 2 && tensor->dl_tensor.device.device_type == kDLCPU &&
+         tensor->dl_tensor.dtype.bits == 8;
+    ok = ok &&
+         !g2g_frame_plane_to_dlpack_versioned(
+             frame, 0, G2G_TENSOR_EXPORT_NEVER_COPY | G2G_TENSOR_EXPORT_ALWAYS_COPY, &error) &&
+         error && error->code == G2G_ERROR_INVALID_ARGUMENT;
+    g_clear_error(&error);
+    g2g_frame_unref(frame);
+    ok = ok && !freed; /* the tensor holds the buffer */
+    if (tensor)
+        tensor->deleter(tensor);
+    return ok && freed;
 }

@@ -13,6 +13,7 @@ extern "C" {
 int c_api_check_handle_lifetime(void);
 gchar *c_api_handle_refusal(int which, int *released);
 int c_api_check_names(void);
+int c_api_check_frame(void);
 int c_api_check_system_buffer(void);
 gchar *c_api_require_error(GstBuffer *buffer, const gchar *category, gint *code);
 }
@@ -131,4 +132,11 @@ TEST(CApi, MaterializeIntoRefusesAViewThatDoesNotFitTheInfo)
     EXPECT_STREQ(message, "g2g_buffer_materialize_into needs a buffer, its video info, and a destination and "
                           "a stride for each plane");
     g_free(message);
+}
+
+// ---- Frames for applications (g2g/frame.h, g2g/dlpack.h), driven from C ----
+
+TEST(CApi, AFrameFromCGivesPlanesAndTensorsThatHoldItsBuffer)
+{
+    EXPECT_TRUE(c_api_check_frame());
 }
