@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "platform/cuda/cuda-driver.h"
+
 namespace {
 
 // GstCudaMemory's public part first (context, info), as nvcodec elements read it; its private
@@ -76,7 +78,8 @@ void shared_unmap(GstMemory *mem, GstMapInfo *info)
 GstMemory *shared_copy(GstMemory *mem, gssize, gssize)
 {
     auto *memory = reinterpret_cast<SharedCudaMemory *>(mem);
-    GstMemory *copy = gst_cuda_allocator_alloc(nullptr, memory->cuda.context, &memory->cuda.info);
+    GstMemory *copy =
+        gst_cuda_allocator_alloc(g2g::cuda::default_allocator(), memory->cuda.context, &memory->cuda.info);
     if (!copy)
         return nullptr;
     const GstVideoInfo &from = memory->cuda.info;

@@ -30,7 +30,7 @@ Result<BufferRef> dense_frame(const FrameView &view, GstBuffer *source)
     GstCudaContext *context = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(source, 0))->context;
     // The allocator pitches the rows as the driver likes; the memory's own info says how, and the
     // kernel writes to that layout.
-    GstMemory *memory = gst_cuda_allocator_alloc(nullptr, context, &view.info());
+    GstMemory *memory = gst_cuda_allocator_alloc(g2g::cuda::default_allocator(), context, &view.info());
     if (!memory)
         return Error(ErrorCode::MapFailed, "cannot allocate a " + std::to_string(view.width()) + "x" +
                                                std::to_string(view.height()) + " " +
