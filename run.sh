@@ -18,6 +18,10 @@ packages=(
   g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev
   # bench-view's peer (tests/bench): libyuv's rotations and mirrors.
   libyuv-dev
+  # Frames as tensors: DLPack's header, the GIR/typelib (G2g-1.0), the Python package and its
+  # tests' consumers (PyGObject with GStreamer's overrides, NumPy, PyTorch built for the CPU).
+  libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  python3-dev python3-gi python3-gst-1.0 python3-numpy python3-torch
 )
 
 # System plugins the tests use (as peers and oracles).
@@ -137,7 +141,8 @@ run_fuzz() {
   rm -f "$dir/fuzz-results.txt"
   echo "${fuzz_targets[*]}" >"$dir/fuzz-targets.txt"
   CC=clang CXX=clang++ build_targets="gstg2g ${fuzz_targets[*]/#/fuzz-}" \
-    build "$dir" -Dfuzzing=true -Db_sanitize=address -Db_lundef=false -Dcuda=disabled || return 0
+    build "$dir" -Dfuzzing=true -Db_sanitize=address -Db_lundef=false -Dcuda=disabled -Dintrospection=disabled \
+    -Dpython=disabled || return 0
   # The targets load this build's plugin and, of the system's, only the core elements (fakesink).
   local sysplugins=$dir/system-plugins
   rm -rf "$sysplugins"; mkdir -p "$sysplugins"
@@ -182,7 +187,9 @@ run_tests() {
   if build build; then
     run_suite build "plain build"
   fi
-  if build build-asan -Db_sanitize=address,undefined -Db_lundef=false; then (
+  # The application interfaces (the GIR, whose scanner runs a program linked with the library, and
+  # the Python package) are tested in the plain build: sanitized, neither would run uninstrumented.
+  if build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dintrospection=disabled -Dpython=disabled; then (
     # The sanitized programs scan the registry in-process; they see only the system plugins the
     # tests use, so leaks of unrelated plugins' init code (there are some) are not reported.
     local sysplugins=build-asan/system-plugins

@@ -108,6 +108,10 @@ class Frames(unittest.TestCase):
         self.assertEqual(refused.exception.message, "plane 1 of this NV12 frame is 30 rows of 48 bytes; the "
                                                     "destination has 1440 bytes at an address with rows 40 bytes "
                                                     "apart")
+        with self.assertRaises(GLib.Error) as refused:
+            frame.materialize_into([targets[0].ctypes.data], [48], [targets[0].nbytes], 1)
+        self.assertEqual(refused.exception.message, "g2g_frame_materialize_into needs a destination, a stride and a "
+                                                    "size for each of the frame's 2 planes, got 1")
 
     def test_the_dense_frame_is_a_copy_without_negative_strides(self):
         source, view = self.pull()

@@ -2,6 +2,7 @@
 // TensorFrame (g2g/tensor-frame.h): planes as strided tensors over the frame's own memory, views
 // included, their DLPack export (no copy where the consumer can read the plane, one dense copy
 // where it cannot), lifetimes (a tensor holds its frame), and the refusals.
+#include <g2g/cuda-view.h>
 #include <g2g/dmabuf.h>
 #include <g2g/tensor-frame.h>
 #include <g2g/tensor-view-meta.h>
@@ -14,6 +15,7 @@
 #include <string>
 #include <tuple>
 
+#include "buffers.h"
 #include "frames.h"
 #include "handle-frames.h"
 #include "memfd-dmabuf.h"
@@ -451,6 +453,23 @@ TEST(TensorFrame, MemoryNoTensorAddressesIsRefusedByName)
     refused = TensorFrame::of(small.get(), info, "myapp");
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message().rfind("myapp: ", 0), 0u) << refused.error().message();
+}
+
+// Where CUDA does not run (CI: no driver; a build without the cuda feature), a CUDA frame is one more
+// device frame a CPU reader cannot take: refused with the download to insert.
+TEST(TensorFrame, CudaFramesWhereCudaDoesNotRunAreRefusedWithTheDownload)
+{
+    if (g2g::cuda::available())
+        GTEST_SKIP() << "CUDA runs here: tests/pipelines/cuda/test-cuda-tensors.cpp takes its frames";
+    // Memory of GStreamer's CUDA memory type, as the domain table recognises it by name.
+    g2g::MemoryRef memory = g2g::test::foreign_memory(64 * 48 * 4, "gst.cuda.memory");
+    BufferRef frame = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(frame.get(), memory.release());
+    g2g::Result<std::shared_ptr<TensorFrame>> refused =
+        TensorFrame::of(frame.get(), info_of(GST_VIDEO_FORMAT_RGBA, 64, 48), "myapp");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message(), "myapp reads system memory but received a Cuda frame: insert cudadownload "
+                                         "before it, or let caps negotiation settle on system memory");
 }
 
 // materialize_into writes what materialize writes, into caller rows; a destination too small for
