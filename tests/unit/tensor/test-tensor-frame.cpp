@@ -28,13 +28,6 @@ using g2g::TensorFrame;
 
 namespace {
 
-GstVideoInfo info_of(GstVideoFormat format, guint width, guint height)
-{
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, format, width, height);
-    return info;
-}
-
 std::shared_ptr<TensorFrame> frame_of(GstBuffer *buffer, const GstVideoInfo &info)
 {
     g2g::Result<std::shared_ptr<TensorFrame>> frame = TensorFrame::of(buffer, info);
@@ -123,6 +116,20 @@ void watch_finalize(GstBuffer *buffer, bool *freed)
         freed);
 }
 
+// A view (`method` and a crop) of a random 64x48 frame of `format`, as a tensor frame.
+struct ViewFrame {
+    ViewFrame(GstVideoFormat format, GstVideoOrientationMethod method, guint32 seed)
+        : info(g2g::test::video_info(format, 64, 48)), source(g2g::test::random_frame(info, seed)),
+          view(view_buffer(source.get(), info, method, view_info)), frame(frame_of(view.get(), view_info))
+    {
+    }
+    GstVideoInfo info;
+    BufferRef source;
+    GstVideoInfo view_info{};
+    BufferRef view;
+    std::shared_ptr<TensorFrame> frame;
+};
+
 class PlanesOfDenseFrames : public testing::TestWithParam<GstVideoFormat> {};
 
 } // namespace
@@ -131,7 +138,7 @@ class PlanesOfDenseFrames : public testing::TestWithParam<GstVideoFormat> {};
 // mapping gives, its rows and stride, its pixels' components.
 TEST_P(PlanesOfDenseFrames, AreTheFramesOwnMemoryElementForElement)
 {
-    const GstVideoInfo info = info_of(GetParam(), 37, 23);
+    const GstVideoInfo info = g2g::test::video_info(GetParam(), 37, 23);
     BufferRef buffer = g2g::test::random_frame(info, 11);
     std::shared_ptr<TensorFrame> frame = frame_of(buffer.get(), info);
     ASSERT_TRUE(frame);
@@ -180,7 +187,7 @@ TEST(TensorFrame, ShapesAreRowsColumnsAndComponentsOfEachPlane)
         {GST_VIDEO_FORMAT_YUY2, 0, {.rows = 48, .columns = 32, .components = 4, .component_size = 1}},
     };
     for (const Case &c : cases) {
-        const GstVideoInfo info = info_of(c.format, 64, 48);
+        const GstVideoInfo info = g2g::test::video_info(c.format, 64, 48);
         BufferRef buffer = g2g::test::random_frame(info, 3);
         std::shared_ptr<TensorFrame> frame = frame_of(buffer.get(), info);
         ASSERT_TRUE(frame);
@@ -203,19 +210,16 @@ TEST(TensorFrame, PlanesOfAViewAreTheViewReadInPlace)
         for (GstVideoOrientationMethod method :
              {GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_180,
               GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_UR_LL, GST_VIDEO_ORIENTATION_HORIZ}) {
-            const GstVideoInfo info = info_of(format, 64, 48);
-            BufferRef source = g2g::test::random_frame(info, 5);
-            GstVideoInfo view_info;
-            BufferRef view = view_buffer(source.get(), info, method, view_info);
-            std::shared_ptr<TensorFrame> frame = frame_of(view.get(), view_info);
+            ViewFrame made(format, method, 5);
+            const std::shared_ptr<TensorFrame> &frame = made.frame;
             ASSERT_TRUE(frame);
             EXPECT_EQ(frame->kind(), g2g::MemoryDomainKind::SystemView);
-            g2g::Result<BufferRef> dense = g2g::tensor_view_of(view.get())->materialize(view.get());
+            g2g::Result<BufferRef> dense = g2g::tensor_view_of(made.view.get())->materialize(made.view.get());
             ASSERT_TRUE(dense.ok());
             for (unsigned p = 0; p < frame->n_planes(); ++p) {
-                EXPECT_EQ(compare_with_dense(*frame, p, dense->get(), view_info), "")
+                EXPECT_EQ(compare_with_dense(*frame, p, dense->get(), made.view_info), "")
                     << gst_video_format_to_string(format) << " method " << method;
-                EXPECT_TRUE(inside_memory_of(*frame->plane(p), source.get()));
+                EXPECT_TRUE(inside_memory_of(*frame->plane(p), made.source.get()));
             }
         }
     }
@@ -225,11 +229,8 @@ TEST(TensorFrame, PlanesOfAViewAreTheViewReadInPlace)
 // strides in elements, unsigned integers of the component's bits, on the CPU.
 TEST(TensorFrame, DLPackOfAPlaneWithPositiveStridesIsTheFrameItself)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_P010_10LE, 64, 48);
-    BufferRef source = g2g::test::random_frame(info, 9);
-    GstVideoInfo view_info;
-    BufferRef view = view_buffer(source.get(), info, GST_VIDEO_ORIENTATION_UL_LR, view_info);
-    std::shared_ptr<TensorFrame> frame = frame_of(view.get(), view_info);
+    ViewFrame made(GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_ORIENTATION_UL_LR, 9);
+    std::shared_ptr<TensorFrame> frame = made.frame;
     ASSERT_TRUE(frame);
     const PlaneTensor chroma = *frame->plane(1);
     ASSERT_FALSE(chroma.has_negative_strides());
@@ -265,11 +266,9 @@ TEST(TensorFrame, DLPackOfAPlaneWithPositiveStridesIsTheFrameItself)
 // gives each tensor a copy of its own.
 TEST(TensorFrame, DLPackOfAPlaneWithNegativeStridesIsADenseCopyUnlessAskedOtherwise)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
-    BufferRef source = g2g::test::random_frame(info, 13);
-    GstVideoInfo view_info;
-    BufferRef view = view_buffer(source.get(), info, GST_VIDEO_ORIENTATION_90R, view_info);
-    std::shared_ptr<TensorFrame> frame = frame_of(view.get(), view_info);
+    ViewFrame made(GST_VIDEO_FORMAT_NV12, GST_VIDEO_ORIENTATION_90R, 13);
+    std::shared_ptr<TensorFrame> frame = made.frame;
+    const GstVideoInfo &view_info = made.view_info;
     ASSERT_TRUE(frame);
     ASSERT_TRUE(frame->plane(0)->has_negative_strides());
     g2g::Result<std::shared_ptr<const TensorFrame>> dense = frame->dense();
@@ -317,11 +316,8 @@ TEST(TensorFrame, DLPackOfAPlaneWithNegativeStridesIsADenseCopyUnlessAskedOtherw
 // The dense copy is made once; a copy is its own dense frame.
 TEST(TensorFrame, DenseIsMadeOnceAndACopyIsItsOwnDenseFrame)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_I420, 64, 48);
-    BufferRef source = g2g::test::random_frame(info, 17);
-    GstVideoInfo view_info;
-    BufferRef view = view_buffer(source.get(), info, GST_VIDEO_ORIENTATION_90L, view_info);
-    std::shared_ptr<TensorFrame> frame = frame_of(view.get(), view_info);
+    ViewFrame made(GST_VIDEO_FORMAT_I420, GST_VIDEO_ORIENTATION_90L, 17);
+    std::shared_ptr<TensorFrame> frame = made.frame;
     ASSERT_TRUE(frame);
     EXPECT_FALSE(frame->is_copy());
     std::shared_ptr<const TensorFrame> dense = *frame->dense();
@@ -337,7 +333,7 @@ TEST(TensorFrame, DenseIsMadeOnceAndACopyIsItsOwnDenseFrame)
 // other holders are gone; a tensor of the dense copy holds the copy, not the source.
 TEST(TensorFrame, ATensorHoldsItsFrameUntilItsDeleterRuns)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA, 32, 16);
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_RGBA, 32, 16);
     bool freed = false;
     DLManagedTensor *tensor = nullptr;
     {
@@ -372,7 +368,7 @@ TEST(TensorFrame, ATensorHoldsItsFrameUntilItsDeleterRuns)
 // its order.
 TEST(TensorFrame, BigEndianComponentsAreRefusedForDLPack)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_GRAY16_BE, 16, 8);
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_GRAY16_BE, 16, 8);
     BufferRef buffer = g2g::test::random_frame(info, 29);
     std::shared_ptr<TensorFrame> frame = frame_of(buffer.get(), info);
     ASSERT_TRUE(frame);
@@ -389,7 +385,7 @@ TEST(TensorFrame, BigEndianComponentsAreRefusedForDLPack)
 // unless the consumer asked for no copy.
 TEST(TensorFrame, AViewOnlyACopyReadsGoesOutAsItsCopy)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_YUY2, 32, 16);
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_YUY2, 32, 16);
     BufferRef source = g2g::test::random_frame(info, 31);
     g2g::Result<FrameView> view = FrameView::of_frame(source.get(), info);
     ASSERT_TRUE(view.ok());
@@ -415,7 +411,7 @@ TEST(TensorFrame, AViewOnlyACopyReadsGoesOutAsItsCopy)
 
 TEST(TensorFrame, APlaneTheFrameDoesNotHaveIsRefused)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12, 16, 8);
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_NV12, 16, 8);
     BufferRef buffer = g2g::test::random_frame(info, 37);
     std::shared_ptr<TensorFrame> frame = frame_of(buffer.get(), info);
     ASSERT_TRUE(frame);
@@ -429,7 +425,7 @@ TEST(TensorFrame, MemoryNoTensorAddressesIsRefusedByName)
 {
     g2g::test::StandIn object;
     BufferRef texture = g2g::test::handle_frame(g2g::MemoryDomainKind::WgpuTexture, object, 64 * 48 * 4);
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA, 64, 48);
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
     g2g::Result<std::shared_ptr<TensorFrame>> refused = TensorFrame::of(texture.get(), info, "myapp");
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().code(), g2g::ErrorCode::UnsupportedDomain);
@@ -449,7 +445,7 @@ TEST(TensorFrame, MemoryNoTensorAddressesIsRefusedByName)
     EXPECT_NE(refused.error().message().find("is not linear"), std::string::npos)
         << refused.error().message();
 
-    BufferRef small = g2g::test::random_frame(info_of(GST_VIDEO_FORMAT_RGBA, 16, 16), 41);
+    BufferRef small = g2g::test::random_frame(g2g::test::video_info(GST_VIDEO_FORMAT_RGBA, 16, 16), 41);
     refused = TensorFrame::of(small.get(), info, "myapp");
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message().rfind("myapp: ", 0), 0u) << refused.error().message();
@@ -466,21 +462,20 @@ TEST(TensorFrame, CudaFramesWhereCudaDoesNotRunAreRefusedWithTheDownload)
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
     gst_buffer_append_memory(frame.get(), memory.release());
     g2g::Result<std::shared_ptr<TensorFrame>> refused =
-        TensorFrame::of(frame.get(), info_of(GST_VIDEO_FORMAT_RGBA, 64, 48), "myapp");
+        TensorFrame::of(frame.get(), g2g::test::video_info(GST_VIDEO_FORMAT_RGBA, 64, 48), "myapp");
     ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.error().message(), "myapp reads system memory but received a Cuda frame: insert cudadownload "
-                                         "before it, or let caps negotiation settle on system memory");
+    EXPECT_EQ(refused.error().message(),
+              "myapp reads system memory but received a Cuda frame: insert cudadownload "
+              "before it, or let caps negotiation settle on system memory");
 }
 
 // materialize_into writes what materialize writes, into caller rows; a destination too small for
 // a plane is refused before anything is written.
 TEST(TensorFrame, MaterializeIntoWritesTheDenseFrameAndRefusesSmallDestinations)
 {
-    const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
-    BufferRef source = g2g::test::random_frame(info, 43);
-    GstVideoInfo view_info;
-    BufferRef view = view_buffer(source.get(), info, GST_VIDEO_ORIENTATION_90R, view_info);
-    std::shared_ptr<TensorFrame> frame = frame_of(view.get(), view_info);
+    ViewFrame made(GST_VIDEO_FORMAT_NV12, GST_VIDEO_ORIENTATION_90R, 43);
+    std::shared_ptr<TensorFrame> frame = made.frame;
+    const GstVideoInfo &view_info = made.view_info;
     ASSERT_TRUE(frame);
 
     GstVideoInfo padded = view_info;
