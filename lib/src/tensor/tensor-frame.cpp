@@ -3,7 +3,6 @@
 // strided tensors, and its dense copy (tensor/dlpack-export.cpp sends planes out as DLPack).
 #include <g2g/tensor-frame.h>
 
-#include <g2g/classify.h>
 #include <g2g/converters.h>
 #include <g2g/cuda-view.h>
 #include <g2g/memory-domain.h>
