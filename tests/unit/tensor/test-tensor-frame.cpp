@@ -169,6 +169,28 @@ INSTANTIATE_TEST_SUITE_P(Formats, PlanesOfDenseFrames,
                              return std::string(gst_video_format_to_string(info.param));
                          });
 
+// A mappable DMA-BUF (g2g's export of a system frame into its allocator, a memfd here) is read in
+// place: planes inside its mapping, DLPack over it, the fd's bytes the frame's.
+TEST(TensorFrame, AMappableDmaBufIsReadInPlace)
+{
+    const GstVideoInfo info = g2g::test::video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+    BufferRef system = g2g::test::random_frame(info, 47);
+    g2g::Result<BufferRef> exported = g2g::dmabuf::export_frame(system.get(), info);
+    ASSERT_TRUE(exported.ok()) << exported.error().message();
+    std::shared_ptr<TensorFrame> frame = frame_of(exported->get(), info);
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->kind(), g2g::MemoryDomainKind::DmaBuf);
+    for (unsigned p = 0; p < 2; ++p) {
+        EXPECT_TRUE(inside_memory_of(*frame->plane(p), exported->get()));
+        EXPECT_EQ(compare_with_dense(*frame, p, system.get(), info), "");
+    }
+    g2g::Result<DLManagedTensor *> tensor = frame->to_dlpack(1);
+    ASSERT_TRUE(tensor.ok());
+    EXPECT_EQ((*tensor)->dl_tensor.data, frame->plane(1)->data);
+    EXPECT_EQ((*tensor)->dl_tensor.device.device_type, kDLCPU);
+    (*tensor)->deleter(*tensor);
+}
+
 // The shapes of each format's planes: what an application indexes.
 TEST(TensorFrame, ShapesAreRowsColumnsAndComponentsOfEachPlane)
 {
