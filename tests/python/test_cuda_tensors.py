@@ -105,6 +105,21 @@ class NvdecFramesInTorch(unittest.TestCase):
                     expected = torch.rot90(torch.from_dlpack(source), k=1, dims=(0, 1))
                     self.assertTrue(torch.equal(target, expected))
 
+    def test_a_destination_that_is_not_on_the_frames_gpu_is_refused(self):
+        class HostMemory:  # a host array posing as device memory
+            def __init__(self, array):
+                self.array = array
+                self.__cuda_array_interface__ = dict(array.__array_interface__, version=3)
+
+        with decode("90l") as pipeline:
+            cuda, host, view = next(triples(pipeline, 1))
+        targets = [HostMemory(numpy.zeros((1920, 1080), numpy.uint8)), HostMemory(numpy.zeros((960, 540, 2), numpy.uint8))]
+        with self.assertRaises(g2g.Error) as refused:
+            view.materialize_into(targets)
+        self.assertEqual(str(refused.exception), "destination plane 0 is not CUDA device memory: the frame is on CUDA "
+                                                 "device 0, whose kernel writes it")
+        self.assertFalse(targets[0].array.any(), "nothing was written")
+
     def test_the_buffer_is_freed_when_the_last_cuda_tensor_dies(self):
         with decode() as pipeline:
             cuda, host, view = next(triples(pipeline, 1))

@@ -11,6 +11,24 @@
 #include "platform/platform.h"
 
 namespace g2g::platform::cuda {
+namespace {
+
+// The device ordinal of the device memory at `pointer`, or -1 for an address the driver does not
+// know as device memory (a host address, a freed allocation): an application's destination is
+// checked before a kernel writes there, since a kernel's fault would leave the frame's CUDA context
+// unusable for the whole pipeline.
+int device_of_pointer(std::uint64_t pointer)
+{
+    using GetAttribute = CUresult (*)(void *, CUpointer_attribute, CUdeviceptr);
+    static GetAttribute get_attribute = nullptr;
+    static const bool loaded = g2g::cuda::load_driver_symbol("cuPointerGetAttribute", get_attribute);
+    int ordinal = -1;
+    if (!loaded || get_attribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, pointer) != CUDA_SUCCESS)
+        return -1;
+    return ordinal;
+}
+
+} // namespace
 
 bool map_device_pointer(GstMemory *memory, GstMapInfo *map)
 {
@@ -49,9 +67,18 @@ Result<void> materialize_into_device(const FrameView &view, GstBuffer *source, v
 {
     if (gst_buffer_n_memory(source) != 1 || !gst_is_cuda_memory(gst_buffer_peek_memory(source, 0)))
         return Error(ErrorCode::InvalidArgument, "the frame is not one CUDA memory");
+    const int device = device_ordinal(gst_buffer_peek_memory(source, 0));
     std::uint64_t pointers[GST_VIDEO_MAX_PLANES] = {};
-    for (unsigned p = 0; p < view.n_planes(); ++p)
+    for (unsigned p = 0; p < view.n_planes(); ++p) {
         pointers[p] = reinterpret_cast<std::uint64_t>(planes[p]);
+        if (const int where = device_of_pointer(pointers[p]); where != device)
+            return Error(ErrorCode::InvalidArgument,
+                         "destination plane " + std::to_string(p) + " is " +
+                             (where < 0 ? std::string("not CUDA device memory")
+                                        : "memory of CUDA device " + std::to_string(where)) +
+                             ": the frame is on CUDA device " + std::to_string(device) +
+                             ", whose kernel writes it");
+    }
     return g2g::cuda::materialize_into_planes(
         view, source, GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(source, 0))->context, pointers, strides);
 }
