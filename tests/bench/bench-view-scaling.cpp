@@ -77,6 +77,21 @@ g2g::BufferRef frame_of(GstVideoFormat format, const FrameSize &size, GstVideoIn
     return frame;
 }
 
+// Another frame laid out as `frame` (planes from a line) with its bytes.
+g2g::BufferRef copy_of(const g2g::BufferRef &frame)
+{
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    params.align = kLine - 1;
+    const gsize size = gst_buffer_get_size(frame.get());
+    g2g::BufferRef copy = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, size, &params));
+    GstMapInfo map;
+    gst_buffer_map(frame.get(), &map, GST_MAP_READ);
+    gst_buffer_fill(copy.get(), 0, map.data, size);
+    gst_buffer_unmap(frame.get(), &map);
+    return copy;
+}
+
 // A dense destination laid out as `info` (default strides), its planes from a line.
 struct Destination {
     Aligned memory;
@@ -149,6 +164,27 @@ private:
     Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
 };
 
+// This machine's memory, in bytes (0 when sysconf cannot say).
+std::size_t physical_memory()
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+// How many sources and destinations section 6's materialize calls cycle through, each pair
+// `pair_bytes`: enough for `at_least` bytes in all, so that every call reads a source and writes
+// a destination the calls before it have pushed out of the last-level cache, as memcpy's buffers
+// are. (One frame written into one destination round after round runs from the cache wherever
+// both fit in it: an 8K RGBA frame and its destination, 265 MB, fit the 300 MiB the H200 host
+// reports, and measured 160% of memcpy there.) At most a quarter of the machine's memory.
+std::size_t cycle_count(std::size_t pair_bytes, std::size_t at_least)
+{
+    const std::size_t wanted = std::max<std::size_t>(1, (at_least + pair_bytes - 1) / pair_bytes);
+    const std::size_t memory = physical_memory();
+    const std::size_t affordable = memory ? std::max<std::size_t>(1, memory / 4 / pair_bytes) : wanted;
+    return std::min({wanted, affordable, std::size_t{1024}});
+}
+
 // The bands materialize splits a frame of `bytes` into on `threads` threads (lib/src/view/cpu/
 // worker-pool-private.h: one per 512 KiB of output at most).
 unsigned bands_for(std::size_t bytes, unsigned threads)
@@ -189,6 +225,13 @@ bool parse_scaling_options(int argc, char **argv, ScalingOptions &options)
                     return false;
                 }
                 options.threads.push_back(n);
+            }
+        } else if (option == "--cycle-mib") {
+            char *end = nullptr;
+            options.cycle_mib = std::strtol(value.c_str(), &end, 10);
+            if (end == value.c_str() || *end || options.cycle_mib < 0) {
+                std::fprintf(stderr, "--cycle-mib: %s is not a size in MiB\n", value.c_str());
+                return false;
             }
         } else if (option == "--rounds") {
             options.rounds = std::atoi(value.c_str());
@@ -286,10 +329,14 @@ void thread_scaling(const ScalingOptions &options)
         "\n6. Materialize on 1 to 16 threads (FrameView::materialize_into on a WorkerPool) against memcpy "
         "on as many threads\n");
     const CopyBandwidth copy;
+    const std::size_t cycled_bytes =
+        options.cycle_mib < 0 ? copy.bytes() : static_cast<std::size_t>(options.cycle_mib) << 20;
     std::printf(
-        "This machine: %u processors; last-level cache %zu MiB (sysconf); memcpy over %zu MiB buffers, "
-        "split in page bands on the same pool; bandwidths are output bytes per second.\n\n",
-        processors, copy.llc() >> 20, copy.bytes() >> 20);
+        "This machine: %u processors, %zu MiB of memory; last-level cache %zu MiB (sysconf); memcpy over "
+        "%zu MiB buffers, split in page bands on the same pool; materialize cycles through copies of the "
+        "frame and as many destinations, %zu MiB or more in all (the `cycled` column; at most a quarter "
+        "of the memory); bandwidths are output bytes per second.\n\n",
+        processors, physical_memory() >> 20, copy.llc() >> 20, copy.bytes() >> 20, cycled_bytes >> 20);
     FILE *csv = open_csv("threads.csv");
     const int rounds = options.rounds ? options.rounds : 5;
     std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
@@ -311,9 +358,9 @@ void thread_scaling(const ScalingOptions &options)
     }
     std::printf("\n");
     std::printf(
-        "| format | size | view | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, as many "
-        "threads | of memcpy |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| format | size | view | cycled | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, "
+        "as many threads | of memcpy |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     struct Goal {
         std::string what;
         double speedup, of_copy;
@@ -323,13 +370,29 @@ void thread_scaling(const ScalingOptions &options)
         const char *format_name = gst_video_format_to_string(format);
         for (const FrameSize &size : options.sizes) {
             GstVideoInfo in;
-            const g2g::BufferRef frame = frame_of(format, size, in);
+            std::vector<g2g::BufferRef> frames;
+            frames.push_back(frame_of(format, size, in));
+            // A source and its destination: the frame's size twice (any view of it has as many bytes).
+            const std::size_t count = cycle_count(2 * GST_VIDEO_INFO_SIZE(&in), cycled_bytes);
+            while (frames.size() < count)
+                frames.push_back(copy_of(frames[0]));
             for (const Method &m : {kMethods[0], kMethods[1], kMethods[2], kMethods[3]}) {
-                auto view = g2g::FrameView::of_frame(frame.get(), in);
+                auto view = g2g::FrameView::of_frame(frames[0].get(), in);
                 view->orient(m.method);
                 const GstVideoInfo &out = view->info();
                 const std::size_t bytes = GST_VIDEO_INFO_SIZE(&out);
-                Destination dst(out);
+                std::vector<Destination> destinations;
+                destinations.reserve(count);
+                for (std::size_t i = 0; i < count; ++i)
+                    destinations.emplace_back(out);
+                char cycled[48];
+                std::snprintf(cycled, sizeof cycled, "%zu (%zu MiB)", count,
+                              count * (GST_VIDEO_INFO_SIZE(&in) + bytes) >> 20);
+                std::size_t next = 0; // the source and destination of the next call
+                auto materialize = [&](const g2g::WorkerPool &pool) {
+                    const std::size_t i = next++ % count;
+                    (void)view->materialize_into(frames[i].get(), destinations[i].planes, out.stride, pool);
+                };
                 const std::string name = std::string(format_name) + "-" + size.name + "-" + m.name;
                 if (csv)
                     std::fprintf(csv, "\"%s\" speedup of-memcpy\n", name.c_str());
@@ -337,8 +400,7 @@ void thread_scaling(const ScalingOptions &options)
                 for (unsigned n : options.threads) {
                     const g2g::WorkerPool &pool = *pools[n];
                     const std::vector<double> best = alternating_seconds_per_call(
-                        {[&] { (void)view->materialize_into(frame.get(), dst.planes, out.stride, pool); },
-                         [&] { copy.copy(pool, pool.n_threads()); }},
+                        {[&] { materialize(pool); }, [&] { copy.copy(pool, pool.n_threads()); }},
                         calls_for(bytes), rounds);
                     const double seconds = best[0], copy_rate = copy.bytes() / best[1];
                     if (n == 1)
@@ -349,11 +411,11 @@ void thread_scaling(const ScalingOptions &options)
                     char against_one[16] = "-";
                     if (speedup > 0)
                         std::snprintf(against_one, sizeof against_one, "%.2fx", speedup);
-                    std::printf("| %s | %s | %s | %u%s | %u | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
-                                format_name, size.name.c_str(), m.name, n,
-                                n > processors ? " (> processors)" : "", bands_for(bytes, n), seconds * 1e3,
-                                1 / seconds, against_one, rate / 1e9, copy_rate / 1e9,
-                                100 * rate / copy_rate);
+                    std::printf(
+                        "| %s | %s | %s | %s | %u%s | %u | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
+                        format_name, size.name.c_str(), m.name, cycled, n,
+                        n > processors ? " (> processors)" : "", bands_for(bytes, n), seconds * 1e3,
+                        1 / seconds, against_one, rate / 1e9, copy_rate / 1e9, 100 * rate / copy_rate);
                     std::fflush(stdout);
                     if (csv)
                         std::fprintf(csv, "%u %g %g\n", n, speedup, 100 * rate / copy_rate);

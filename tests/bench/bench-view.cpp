@@ -11,8 +11,9 @@
 // docs/performance-view.png and docs/performance-threads.png.
 //
 //   bench-view [view|dense|bandwidth|traffic|libyuv|threads] [--csv DIR]
-//              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N]
-// --sizes, --threads and --rounds apply to sections 5 and 6 (a quick run: --sizes 1080p --rounds 3).
+//              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N] [--cycle-mib N]
+// --sizes, --threads and --rounds apply to sections 5 and 6 (a quick run: --sizes 1080p --rounds 3);
+// --cycle-mib to section 6 (how many MiB of frames and destinations it cycles through; 0: one).
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>
