@@ -21,13 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "bench-frames.h"
 #include "bench-util.h"
 #include "libyuv-peer.h"
+#include "view/cpu/row-bands-private.h"
+#include "view/cpu/worker-pool-private.h"
 
 namespace g2g::bench {
 namespace {
-
-constexpr std::size_t kLine = 64;
 
 struct Method {
     const char *name;
@@ -50,59 +51,6 @@ std::vector<std::string> split(const std::string &list)
             items.push_back(item);
     return items;
 }
-
-// Memory aligned to a line, freed with std::free.
-using Aligned = std::unique_ptr<guint8, decltype(&std::free)>;
-Aligned aligned_bytes(std::size_t bytes)
-{
-    return Aligned(static_cast<guint8 *>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine)),
-                   &std::free);
-}
-
-// A `format` frame of `size` whose planes start on lines (as a decoder's pool hands them out),
-// filled with a pattern.
-g2g::BufferRef frame_of(GstVideoFormat format, const FrameSize &size, GstVideoInfo &info)
-{
-    gst_video_info_set_format(&info, format, size.width, size.height);
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    params.align = kLine - 1;
-    g2g::BufferRef frame =
-        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), &params));
-    GstMapInfo map;
-    gst_buffer_map(frame.get(), &map, GST_MAP_WRITE);
-    for (gsize i = 0; i < map.size; ++i)
-        map.data[i] = static_cast<guint8>(i * 131 + (i >> 12));
-    gst_buffer_unmap(frame.get(), &map);
-    return frame;
-}
-
-// Another frame laid out as `frame` (planes from a line) with its bytes.
-g2g::BufferRef copy_of(const g2g::BufferRef &frame)
-{
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    params.align = kLine - 1;
-    const gsize size = gst_buffer_get_size(frame.get());
-    g2g::BufferRef copy = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, size, &params));
-    GstMapInfo map;
-    gst_buffer_map(frame.get(), &map, GST_MAP_READ);
-    gst_buffer_fill(copy.get(), 0, map.data, size);
-    gst_buffer_unmap(frame.get(), &map);
-    return copy;
-}
-
-// A dense destination laid out as `info` (default strides), its planes from a line.
-struct Destination {
-    Aligned memory;
-    guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
-    explicit Destination(const GstVideoInfo &info) : memory(aligned_bytes(GST_VIDEO_INFO_SIZE(&info)))
-    {
-        std::memset(memory.get(), 0, GST_VIDEO_INFO_SIZE(&info)); // pages faulted in before timing
-        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p)
-            planes[p] = memory.get() + GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
-    }
-};
 
 // Whether the visible bytes of two frames laid out as `info` are equal.
 bool same_frames(const GstVideoInfo &info, const Destination &a, const Destination &b)
@@ -135,19 +83,13 @@ class CopyBandwidth {
 public:
     CopyBandwidth()
     {
-        const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        // Twice the LLC (a VM may report the whole socket's), and never below 256 MiB.
-        bytes_ =
-            std::max<std::size_t>(llc > 0 ? 2 * static_cast<std::size_t>(llc) : 0, std::size_t{256} << 20);
-        bytes_ = (bytes_ + 4095) / 4096 * 4096;
-        llc_ = llc > 0 ? static_cast<std::size_t>(llc) : 0;
+        bytes_ = (past_cache_bytes() + 4095) / 4096 * 4096;
         from_ = aligned_bytes(bytes_);
         to_ = aligned_bytes(bytes_);
         std::memset(from_.get(), 1, bytes_);
         std::memset(to_.get(), 2, bytes_);
     }
     std::size_t bytes() const { return bytes_; }
-    std::size_t llc() const { return llc_; }
 
     // One copy of the buffer in `threads` page-aligned bands on `pool`.
     void copy(const g2g::WorkerPool &pool, unsigned threads) const
@@ -160,36 +102,22 @@ public:
     }
 
 private:
-    std::size_t bytes_ = 0, llc_ = 0;
+    std::size_t bytes_ = 0;
     Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
 };
 
-// This machine's memory, in bytes (0 when sysconf cannot say).
-std::size_t physical_memory()
+// The parts materialize splits `view` into on `threads` threads, as the library decides them
+// (lib/src/view/cpu/row-bands-private.h): "8", or for a transposing view "8 (4 x 2)", bands of rows
+// times blocks of columns.
+std::string parts_for(const g2g::FrameView &view, unsigned threads)
 {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
-}
-
-// How many sources and destinations section 6's materialize calls cycle through, each pair
-// `pair_bytes`: enough for `at_least` bytes in all, so that every call reads a source and writes
-// a destination the calls before it have pushed out of the last-level cache, as memcpy's buffers
-// are. (One frame written into one destination round after round runs from the cache wherever
-// both fit in it: an 8K RGBA frame and its destination, 265 MB, fit the 300 MiB the H200 host
-// reports, and measured 160% of memcpy there.) At most a quarter of the machine's memory.
-std::size_t cycle_count(std::size_t pair_bytes, std::size_t at_least)
-{
-    const std::size_t wanted = std::max<std::size_t>(1, (at_least + pair_bytes - 1) / pair_bytes);
-    const std::size_t memory = physical_memory();
-    const std::size_t affordable = memory ? std::max<std::size_t>(1, memory / 4 / pair_bytes) : wanted;
-    return std::min({wanted, affordable, std::size_t{1024}});
-}
-
-// The bands materialize splits a frame of `bytes` into on `threads` threads (lib/src/view/cpu/
-// worker-pool-private.h: one per 512 KiB of output at most).
-unsigned bands_for(std::size_t bytes, unsigned threads)
-{
-    return static_cast<unsigned>(std::clamp<std::size_t>(bytes / (std::size_t{512} << 10), 1, threads));
+    const unsigned parts =
+        g2g::detail::band_count(GST_VIDEO_INFO_SIZE(&view.info()), threads, g2g::detail::kMinBandBytes);
+    const g2g::PlaneView &plane = view.plane(0);
+    if (!g2g::detail::plane_transposes(plane))
+        return std::to_string(parts);
+    const unsigned bands = g2g::detail::transposed_bands(plane, parts);
+    return std::to_string(parts) + " (" + std::to_string(bands) + " x " + std::to_string(parts / bands) + ")";
 }
 
 } // namespace
@@ -217,6 +145,7 @@ bool parse_scaling_options(int argc, char **argv, ScalingOptions &options)
             }
         } else if (option == "--threads") {
             options.threads.clear();
+            options.threads_given = true;
             for (const std::string &count : split(value)) {
                 const unsigned n = static_cast<unsigned>(std::strtoul(count.c_str(), nullptr, 10));
                 if (n < 1 || n > g2g::WorkerPool::kMaxThreads) {
@@ -345,7 +274,7 @@ void thread_scaling(const ScalingOptions &options)
         "%zu MiB buffers, split in page bands on the same pool; materialize cycles through copies of the "
         "frame and as many destinations, %zu MiB or more in all (the `cycled` column; at most a quarter "
         "of the memory); bandwidths are output bytes per second.\n\n",
-        processors, physical_memory() >> 20, copy.llc() >> 20, copy.bytes() >> 20, cycled_bytes >> 20);
+        processors, physical_memory() >> 20, llc_bytes() >> 20, copy.bytes() >> 20, cycled_bytes >> 20);
     FILE *csv = open_csv("threads.csv");
     const int rounds = options.rounds ? options.rounds : 5;
     std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
@@ -367,7 +296,7 @@ void thread_scaling(const ScalingOptions &options)
     }
     std::printf("\n");
     std::printf(
-        "| format | size | view | cycled | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, "
+        "| format | size | view | cycled | threads | parts | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, "
         "as many threads | of memcpy |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     struct Goal {
@@ -421,16 +350,16 @@ void thread_scaling(const ScalingOptions &options)
                     if (speedup > 0)
                         std::snprintf(against_one, sizeof against_one, "%.2fx", speedup);
                     std::printf(
-                        "| %s | %s | %s | %s | %u%s | %u | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
+                        "| %s | %s | %s | %s | %u%s | %s | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
                         format_name, size.name.c_str(), m.name, cycled, n,
-                        n > processors ? " (> processors)" : "", bands_for(bytes, n), seconds * 1e3,
+                        n > processors ? " (> processors)" : "", parts_for(*view, n).c_str(), seconds * 1e3,
                         1 / seconds, against_one, rate / 1e9, copy_rate / 1e9, 100 * rate / copy_rate);
                     std::fflush(stdout);
                     if (csv)
                         std::fprintf(csv, "%u %g %g\n", n, speedup, 100 * rate / copy_rate);
                     const bool rotation =
                         m.method == GST_VIDEO_ORIENTATION_90R || m.method == GST_VIDEO_ORIENTATION_90L;
-                    if (n == 8 && rotation && size.width == 7680 && size.height == 4320)
+                    if (n == 8 && n <= processors && rotation && size.width == 7680 && size.height == 4320)
                         goals.push_back(
                             {std::string(format_name) + " 8K " + m.name, speedup, 100 * rate / copy_rate});
                 }
@@ -443,10 +372,9 @@ void thread_scaling(const ScalingOptions &options)
         "\nGoal: with 8 threads, 8K NV12 and RGBA rotations at 6x or more of one thread's frame rate, or at "
         "70%% or more of memcpy's bandwidth on 8 threads:\n");
     if (goals.empty())
-        std::printf(
-            "- not measured here (needs --threads with 1 and 8 and --sizes with 8K; this machine has %u "
-            "processors)\n",
-            processors);
+        std::printf("- not measured here (needs --threads with 1 and 8, --sizes with 8K, and 8 processors; "
+                    "this machine has %u)\n",
+                    processors);
     for (const Goal &goal : goals)
         std::printf("- %s: %.2fx one thread, %.0f%% of 8-thread memcpy: %s\n", goal.what.c_str(),
                     goal.speedup, goal.of_copy, goal.speedup >= 6 || goal.of_copy >= 70 ? "met" : "not met");

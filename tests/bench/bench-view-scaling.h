@@ -17,6 +17,7 @@ struct FrameSize {
 struct ScalingOptions {
     std::vector<FrameSize> sizes;  // --sizes (default 1080p, 4K, 8K)
     std::vector<unsigned> threads; // --threads (default 1, 2, 4, 8, 16: those the machine has)
+    bool threads_given = false;    // whether --threads was
     int rounds = 0;                // --rounds (default: 9 for section 5, 5 for section 6)
     // --cycle-mib: section 6's materialize cycles through frames and destinations of at least this
     // many MiB in all (default -1: as many as memcpy's buffer; 0: one frame, rewritten in place).
@@ -37,5 +38,10 @@ void libyuv_against_ours(const ScalingOptions &options);
 // memcpy over buffers twice the last-level cache, materialize cycling through as many bytes of
 // frames and destinations.
 void thread_scaling(const ScalingOptions &options);
+
+// 7. The cost of a split: each part of RGBA and NV12 90r and 90l rotations into 2 to 16 parts (the
+// --threads counts) timed alone on one thread, bands of rows against the blocks materialize cuts,
+// the parts' total and slowest time against the one-thread walk's (bench-view-parts.cpp).
+void part_costs(const ScalingOptions &options);
 
 } // namespace g2g::bench
