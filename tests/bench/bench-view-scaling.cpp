@@ -275,7 +275,6 @@ void thread_scaling(const ScalingOptions &options)
         "frame and as many destinations, %zu MiB or more in all (the `cycled` column; at most a quarter "
         "of the memory); bandwidths are output bytes per second.\n\n",
         processors, physical_memory() >> 20, llc_bytes() >> 20, copy.bytes() >> 20, cycled_bytes >> 20);
-    FILE *csv = open_csv("threads.csv");
     const int rounds = options.rounds ? options.rounds : 5;
     std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
     for (unsigned n : options.threads)
@@ -304,9 +303,12 @@ void thread_scaling(const ScalingOptions &options)
         double speedup, of_copy;
     };
     std::vector<Goal> goals;
-    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
-        const char *format_name = gst_video_format_to_string(format);
-        for (const FrameSize &size : options.sizes) {
+    for (const FrameSize &size : options.sizes) {
+        // One file per size, one block per format and view (tests/bench/plot-threads.gp).
+        FILE *csv = open_csv(("threads-" + size.name + ".csv").c_str());
+        bool first_block = true; // blocks are separated by two blank lines (none after the last)
+        for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+            const char *format_name = gst_video_format_to_string(format);
             GstVideoInfo in;
             std::vector<g2g::BufferRef> frames;
             frames.push_back(frame_of(format, size, in));
@@ -331,9 +333,10 @@ void thread_scaling(const ScalingOptions &options)
                     const std::size_t i = next++ % count;
                     (void)view->materialize_into(frames[i].get(), destinations[i].planes, out.stride, pool);
                 };
-                const std::string name = std::string(format_name) + "-" + size.name + "-" + m.name;
                 if (csv)
-                    std::fprintf(csv, "\"%s\" speedup of-memcpy\n", name.c_str());
+                    std::fprintf(csv, "%s\"%s %s\" speedup of-memcpy\n", first_block ? "" : "\n\n",
+                                 format_name, m.name);
+                first_block = false;
                 double one_thread = 0;
                 for (unsigned n : options.threads) {
                     const g2g::WorkerPool &pool = *pools[n];
@@ -363,10 +366,10 @@ void thread_scaling(const ScalingOptions &options)
                         goals.push_back(
                             {std::string(format_name) + " 8K " + m.name, speedup, 100 * rate / copy_rate});
                 }
-                if (csv)
-                    std::fprintf(csv, "\n\n");
             }
         }
+        if (csv)
+            std::fclose(csv);
     }
     std::printf(
         "\nGoal: with 8 threads, 8K NV12 and RGBA rotations at 6x or more of one thread's frame rate, or at "
@@ -378,8 +381,6 @@ void thread_scaling(const ScalingOptions &options)
     for (const Goal &goal : goals)
         std::printf("- %s: %.2fx one thread, %.0f%% of 8-thread memcpy: %s\n", goal.what.c_str(),
                     goal.speedup, goal.of_copy, goal.speedup >= 6 || goal.of_copy >= 70 ? "met" : "not met");
-    if (csv)
-        std::fclose(csv);
 }
 
 } // namespace g2g::bench

@@ -8,8 +8,8 @@
 //  6. materialize on 1 to 16 threads against memcpy on as many (bench-view-scaling.h);
 //  7. what cutting a rotation into parts for threads costs, each part alone on one thread.
 // Prints tables; with --csv DIR also writes viewout.csv, dense.csv, bandwidth.csv, libyuv.csv and
-// threads.csv there, which tests/bench/plot-view.gp and plot-threads.gp turn into
-// docs/performance-view.png and docs/performance-threads.png.
+// threads-SIZE.csv (one per size) there, which tests/bench/plot-view.gp and plot-threads.gp turn
+// into docs/performance-view.png and docs/performance-threads.png.
 //
 //   bench-view [view|dense|bandwidth|traffic|libyuv|threads|parts] [--csv DIR]
 //              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N] [--cycle-mib N]
