@@ -19,7 +19,7 @@ struct ScalingOptions {
     std::vector<unsigned> threads; // --threads (default 1, 2, 4, 8, 16: those the machine has)
     bool threads_given = false;    // whether --threads was
     int rounds = 0;                // --rounds (default: 9 for section 5, 5 for section 6)
-    // --cycle-mib: section 6's materialize cycles through frames and destinations of at least this
+    // --cycle-mib: sections 6 and 7 cycle through frames and destinations of at least this
     // many MiB in all (default -1: as many as memcpy's buffer; 0: one frame, rewritten in place).
     long cycle_mib = -1;
 };

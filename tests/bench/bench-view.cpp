@@ -14,7 +14,7 @@
 //   bench-view [view|dense|bandwidth|traffic|libyuv|threads|parts] [--csv DIR]
 //              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N] [--cycle-mib N]
 // --sizes, --threads and --rounds apply to sections 5 to 7 (a quick run: --sizes 1080p --rounds 3);
-// --cycle-mib to section 6 (how many MiB of frames and destinations it cycles through; 0: one).
+// --cycle-mib to sections 6 and 7 (how many MiB of frames and destinations they cycle through; 0: one).
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>

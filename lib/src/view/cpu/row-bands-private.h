@@ -58,16 +58,15 @@ inline std::uint32_t band_quantum(const PlaneView &plane)
 // How a transposing plane's n parts are laid out: `bands` bands of rows, each cut into n / bands
 // blocks of columns.
 //
-// Why blocks: a band of view rows reads a strip of every source row (its columns), and each strip
-// is a run of lines that the hardware prefetchers enter late and leave late (lines past the strip,
-// the next band's, fetched for nothing). Bands of a 8K NV12 frame on 8 threads read 960-byte
-// strips, and the 8 bands took 1.2x, 16 of them 1.5x, the one-thread walk's time (each band timed
-// alone, frames cycled from memory; 4K: 1.4x and 1.8x). A cut between columns costs instead at each
-// output row it crosses (its lines on either side through the cache), so the layout takes the
-// least cut length: bands cross the plane's width (view columns = source rows) each, column cuts
-// its height. 8K NV12 rotated, 8 parts: 4 bands of 2 blocks (1.1x the one-thread time, against
-// 1.2x in 8 bands); 16: 4 x 4 (1.25x against 1.55x). G2G_TRANSPOSE_PARTS=bands cuts rows only
-// (for comparisons).
+// Why blocks: a band of view rows reads a strip of every source row (its columns), a short run of
+// lines per source row. Each part of 8K NV12 rotated timed alone from memory (bench-view parts), 8
+// bands took 1.2-1.35x the one-thread walk's time in all, 16 bands 1.6-1.7x (4K: 1.3x and
+// 1.75-1.85x), while from the cache 8 bands cost what the walk does: the runs cost in memory (our
+// reading: the hardware prefetchers enter each late and run past its end). A cut between columns
+// costs instead at each output row it crosses (the line on either side through the cache), so the
+// layout takes the least cut length: bands cross the plane's view width (source rows) each, column
+// cuts its height (output rows). 8K NV12 rotated, 8 parts: 4 bands of 2 blocks (1.1x); 16: 4 x 4
+// (1.3x). G2G_TRANSPOSE_PARTS=bands cuts rows only (for comparisons).
 inline unsigned transposed_bands(const PlaneView &plane, unsigned n)
 {
     static const bool rows_only = [] {
