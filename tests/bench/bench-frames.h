@@ -74,6 +74,13 @@ struct Destination {
     }
 };
 
+// Calls per timed round of a frame of `bytes`: about 20 ms of work at the slowest of these rates.
+inline int calls_for(std::size_t bytes)
+{
+    return static_cast<int>(
+        std::clamp<std::size_t>((std::size_t{200} << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
+}
+
 // The last-level cache's size as sysconf reports it (0 when it does not say; a VM may report the
 // whole socket's).
 inline std::size_t llc_bytes()

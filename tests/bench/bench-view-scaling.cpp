@@ -70,13 +70,6 @@ bool same_frames(const GstVideoInfo &info, const Destination &a, const Destinati
     return true;
 }
 
-// Calls per timed round: about 20 ms of work at the slowest of these rates.
-int calls_for(std::size_t bytes)
-{
-    return static_cast<int>(
-        std::clamp<std::size_t>((std::size_t{200} << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
-}
-
 // Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
 // machine's copy bandwidth on that many threads, section 6's bar.
 class CopyBandwidth {

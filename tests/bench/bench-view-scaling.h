@@ -44,4 +44,8 @@ void thread_scaling(const ScalingOptions &options);
 // the parts' total and slowest time against the one-thread walk's (bench-view-parts.cpp).
 void part_costs(const ScalingOptions &options);
 
+// 8. The store choice by frame size: vert, horiz and 90r of RGBA and NV12 frames written through
+// the cache and streamed, alone and followed by a read of the frame (bench-view-stores.cpp).
+void store_choice(const ScalingOptions &options);
+
 } // namespace g2g::bench
