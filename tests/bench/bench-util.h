@@ -32,10 +32,18 @@ inline std::string &csv_dir()
     return dir;
 }
 
-// The CSV file `name` in csv_dir(), or nullptr without --csv.
+// The CSV file `name` in csv_dir() (made if missing), or nullptr without --csv. A file that cannot be
+// written is said on stderr: a run's figures are not to be lost silently.
 inline FILE *open_csv(const char *name)
 {
-    return csv_dir().empty() ? nullptr : std::fopen((csv_dir() + "/" + name).c_str(), "w");
+    if (csv_dir().empty())
+        return nullptr;
+    g_mkdir_with_parents(csv_dir().c_str(), 0755);
+    const std::string path = csv_dir() + "/" + name;
+    FILE *file = std::fopen(path.c_str(), "w");
+    if (!file)
+        std::fprintf(stderr, "cannot write %s: the table is printed only\n", path.c_str());
+    return file;
 }
 
 // Takes a leading "--csv DIR" off the arguments; returns the index of the next argument.
