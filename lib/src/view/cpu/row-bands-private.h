@@ -60,13 +60,13 @@ inline std::uint32_t band_quantum(const PlaneView &plane)
 //
 // Why blocks: a band of view rows reads a strip of every source row (its columns), a short run of
 // lines per source row. Each part of 8K NV12 rotated timed alone from memory (bench-view parts), 8
-// bands took 1.2-1.35x the one-thread walk's time in all, 16 bands 1.6-1.7x (4K: 1.3x and
-// 1.75-1.85x), while from the cache 8 bands cost what the walk does: the runs cost in memory (our
+// bands took 1.2-1.35x the one-thread walk's time in all, 16 bands 1.6-1.7x (4K: 1.3-1.5x and
+// 1.75-1.9x), while from the cache 8 bands cost what the walk does: the runs cost in memory (our
 // reading: the hardware prefetchers enter each late and run past its end). A cut between columns
 // costs instead at each output row it crosses (the line on either side through the cache), so the
 // layout takes the least cut length: bands cross the plane's view width (source rows) each, column
-// cuts its height (output rows). 8K NV12 rotated, 8 parts: 4 bands of 2 blocks (1.1x); 16: 4 x 4
-// (1.3x). G2G_TRANSPOSE_PARTS=bands cuts rows only (for comparisons).
+// cuts its height (output rows). 8K NV12 rotated, 8 parts: 4 bands of 2 blocks (1.1-1.17x); 16:
+// 4 x 4 (1.23-1.36x). G2G_TRANSPOSE_PARTS=bands cuts rows only (for comparisons).
 inline unsigned transposed_bands(const PlaneView &plane, unsigned n)
 {
     static const bool rows_only = [] {
