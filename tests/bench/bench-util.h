@@ -32,10 +32,18 @@ inline std::string &csv_dir()
     return dir;
 }
 
-// The CSV file `name` in csv_dir(), or nullptr without --csv.
+// The CSV file `name` in csv_dir() (made if missing), or nullptr without --csv. A file that cannot be
+// written is said on stderr: a run's figures are not to be lost silently.
 inline FILE *open_csv(const char *name)
 {
-    return csv_dir().empty() ? nullptr : std::fopen((csv_dir() + "/" + name).c_str(), "w");
+    if (csv_dir().empty())
+        return nullptr;
+    g_mkdir_with_parents(csv_dir().c_str(), 0755);
+    const std::string path = csv_dir() + "/" + name;
+    FILE *file = std::fopen(path.c_str(), "w");
+    if (!file)
+        std::fprintf(stderr, "cannot write %s: the table is printed only\n", path.c_str());
+    return file;
 }
 
 // Takes a leading "--csv DIR" off the arguments; returns the index of the next argument.
@@ -68,17 +76,25 @@ inline double seconds_per_call(const std::function<void()> &body, int calls, int
 // than those of figures taken one after the other. Each round starts with an untimed call: a
 // round must not be charged for what the previous one left behind (a memcpy leaves its whole
 // output dirty in the cache, to be written back by whoever runs next).
+// `calls` holds each body's calls per round.
 inline std::vector<double> alternating_seconds_per_call(const std::vector<std::function<void()>> &bodies,
-                                                        int calls, int rounds = 9)
+                                                        const std::vector<int> &calls, int rounds = 9)
 {
     std::vector<double> best(bodies.size(), 1e30);
     for (int r = 0; r < rounds; ++r) {
         for (std::size_t i = 0; i < bodies.size(); ++i) {
             bodies[i]();
-            best[i] = std::min(best[i], seconds_per_call(bodies[i], calls, 1));
+            best[i] = std::min(best[i], seconds_per_call(bodies[i], calls[i], 1));
         }
     }
     return best;
+}
+
+// The same, every body `calls` times per round.
+inline std::vector<double> alternating_seconds_per_call(const std::vector<std::function<void()>> &bodies,
+                                                        int calls, int rounds = 9)
+{
+    return alternating_seconds_per_call(bodies, std::vector<int>(bodies.size(), calls), rounds);
 }
 
 // The same for two: ours and a peer.

@@ -21,13 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "bench-frames.h"
 #include "bench-util.h"
 #include "libyuv-peer.h"
+#include "view/cpu/row-bands-private.h"
+#include "view/cpu/worker-pool-private.h"
 
 namespace g2g::bench {
 namespace {
-
-constexpr std::size_t kLine = 64;
 
 struct Method {
     const char *name;
@@ -51,44 +52,6 @@ std::vector<std::string> split(const std::string &list)
     return items;
 }
 
-// Memory aligned to a line, freed with std::free.
-using Aligned = std::unique_ptr<guint8, decltype(&std::free)>;
-Aligned aligned_bytes(std::size_t bytes)
-{
-    return Aligned(static_cast<guint8 *>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine)),
-                   &std::free);
-}
-
-// A `format` frame of `size` whose planes start on lines (as a decoder's pool hands them out),
-// filled with a pattern.
-g2g::BufferRef frame_of(GstVideoFormat format, const FrameSize &size, GstVideoInfo &info)
-{
-    gst_video_info_set_format(&info, format, size.width, size.height);
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    params.align = kLine - 1;
-    g2g::BufferRef frame =
-        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), &params));
-    GstMapInfo map;
-    gst_buffer_map(frame.get(), &map, GST_MAP_WRITE);
-    for (gsize i = 0; i < map.size; ++i)
-        map.data[i] = static_cast<guint8>(i * 131 + (i >> 12));
-    gst_buffer_unmap(frame.get(), &map);
-    return frame;
-}
-
-// A dense destination laid out as `info` (default strides), its planes from a line.
-struct Destination {
-    Aligned memory;
-    guint8 *planes[GST_VIDEO_MAX_PLANES] = {};
-    explicit Destination(const GstVideoInfo &info) : memory(aligned_bytes(GST_VIDEO_INFO_SIZE(&info)))
-    {
-        std::memset(memory.get(), 0, GST_VIDEO_INFO_SIZE(&info)); // pages faulted in before timing
-        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p)
-            planes[p] = memory.get() + GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
-    }
-};
-
 // Whether the visible bytes of two frames laid out as `info` are equal.
 bool same_frames(const GstVideoInfo &info, const Destination &a, const Destination &b)
 {
@@ -107,32 +70,19 @@ bool same_frames(const GstVideoInfo &info, const Destination &a, const Destinati
     return true;
 }
 
-// Calls per timed round: about 20 ms of work at the slowest of these rates.
-int calls_for(std::size_t bytes)
-{
-    return static_cast<int>(
-        std::clamp<std::size_t>((std::size_t{200} << 20) / std::max<std::size_t>(bytes, 1), 1, 20));
-}
-
 // Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
 // machine's copy bandwidth on that many threads, section 6's bar.
 class CopyBandwidth {
 public:
     CopyBandwidth()
     {
-        const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        // Twice the LLC (a VM may report the whole socket's), and never below 256 MiB.
-        bytes_ =
-            std::max<std::size_t>(llc > 0 ? 2 * static_cast<std::size_t>(llc) : 0, std::size_t{256} << 20);
-        bytes_ = (bytes_ + 4095) / 4096 * 4096;
-        llc_ = llc > 0 ? static_cast<std::size_t>(llc) : 0;
+        bytes_ = (past_cache_bytes() + 4095) / 4096 * 4096;
         from_ = aligned_bytes(bytes_);
         to_ = aligned_bytes(bytes_);
         std::memset(from_.get(), 1, bytes_);
         std::memset(to_.get(), 2, bytes_);
     }
     std::size_t bytes() const { return bytes_; }
-    std::size_t llc() const { return llc_; }
 
     // One copy of the buffer in `threads` page-aligned bands on `pool`.
     void copy(const g2g::WorkerPool &pool, unsigned threads) const
@@ -145,15 +95,22 @@ public:
     }
 
 private:
-    std::size_t bytes_ = 0, llc_ = 0;
+    std::size_t bytes_ = 0;
     Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
 };
 
-// The bands materialize splits a frame of `bytes` into on `threads` threads (lib/src/view/cpu/
-// worker-pool-private.h: one per 512 KiB of output at most).
-unsigned bands_for(std::size_t bytes, unsigned threads)
+// The parts materialize splits `view` into on `threads` threads, as the library decides them
+// (lib/src/view/cpu/row-bands-private.h): "8", or for a transposing view "8 (4 x 2)", bands of rows
+// times blocks of columns.
+std::string parts_for(const g2g::FrameView &view, unsigned threads)
 {
-    return static_cast<unsigned>(std::clamp<std::size_t>(bytes / (std::size_t{512} << 10), 1, threads));
+    const unsigned parts =
+        g2g::detail::band_count(GST_VIDEO_INFO_SIZE(&view.info()), threads, g2g::detail::kMinBandBytes);
+    const g2g::PlaneView &plane = view.plane(0);
+    if (!g2g::detail::plane_transposes(plane))
+        return std::to_string(parts);
+    const unsigned bands = g2g::detail::transposed_bands(plane, parts);
+    return std::to_string(parts) + " (" + std::to_string(bands) + " x " + std::to_string(parts / bands) + ")";
 }
 
 } // namespace
@@ -181,6 +138,7 @@ bool parse_scaling_options(int argc, char **argv, ScalingOptions &options)
             }
         } else if (option == "--threads") {
             options.threads.clear();
+            options.threads_given = true;
             for (const std::string &count : split(value)) {
                 const unsigned n = static_cast<unsigned>(std::strtoul(count.c_str(), nullptr, 10));
                 if (n < 1 || n > g2g::WorkerPool::kMaxThreads) {
@@ -189,6 +147,13 @@ bool parse_scaling_options(int argc, char **argv, ScalingOptions &options)
                     return false;
                 }
                 options.threads.push_back(n);
+            }
+        } else if (option == "--cycle-mib") {
+            char *end = nullptr;
+            options.cycle_mib = std::strtol(value.c_str(), &end, 10);
+            if (end == value.c_str() || *end || options.cycle_mib < 0) {
+                std::fprintf(stderr, "--cycle-mib: %s is not a size in MiB\n", value.c_str());
+                return false;
             }
         } else if (option == "--rounds") {
             options.rounds = std::atoi(value.c_str());
@@ -216,11 +181,15 @@ void libyuv_against_ours(const ScalingOptions &options)
         std::printf("(skipped: %s)\n", why);
         return;
     }
-    std::printf("libyuv %d; frames and destinations start on 64-byte lines; dense default strides.\n\n",
-                libyuv_peer::version());
+    std::printf(
+        "libyuv %d; frames and destinations start on 64-byte lines; dense default strides. memcpy: one "
+        "call copying as many bytes from the same frame, in the same rounds: the bar for the views that "
+        "keep rows whole (180, horiz, vert), which no copy beats while the frame is in the cache.\n\n",
+        libyuv_peer::version());
     FILE *csv = open_csv("libyuv.csv");
-    std::printf("| format | size | view | libyuv call | g2g ms | libyuv ms | g2g/libyuv (frame rate) |\n");
-    std::printf("|---|---|---|---|---|---|---|\n");
+    std::printf("| format | size | view | libyuv call | g2g ms | libyuv ms | g2g/libyuv (frame rate) | "
+                "memcpy ms |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
     const int rounds = options.rounds ? options.rounds : 9;
     int ahead = 0, cases = 0;
     std::string behind;
@@ -238,7 +207,7 @@ void libyuv_against_ours(const ScalingOptions &options)
                 auto view = g2g::FrameView::of_frame(frame.get(), in);
                 view->orient(m.method);
                 const GstVideoInfo &out = view->info();
-                Destination ours(out), peer(out);
+                Destination ours(out), peer(out), copied(out);
                 libyuv_peer::Planes planes{};
                 planes.width = size.width;
                 planes.height = size.height;
@@ -250,14 +219,17 @@ void libyuv_against_ours(const ScalingOptions &options)
                 }
                 auto run_ours = [&] { (void)view->materialize_into(frame.get(), ours.planes, out.stride); };
                 auto run_peer = [&] { libyuv_peer::run(format, m.method, planes); };
+                const std::size_t bytes = std::min(GST_VIDEO_INFO_SIZE(&in), GST_VIDEO_INFO_SIZE(&out));
+                auto run_copy = [&] { std::memcpy(copied.memory.get(), map.data, bytes); };
                 run_ours();
                 run_peer();
                 const bool same = same_frames(out, ours, peer);
-                const auto [ours_s, peer_s] =
-                    paired_seconds_per_call(run_ours, run_peer, calls_for(GST_VIDEO_INFO_SIZE(&out)), rounds);
-                std::printf("| %s | %s | %s | %s | %.3f | %.3f | %.2fx%s |\n", format_name, size.name.c_str(),
-                            m.name, call, ours_s * 1e3, peer_s * 1e3, peer_s / ours_s,
-                            same ? "" : " (outputs differ!)");
+                const std::vector<double> best = alternating_seconds_per_call(
+                    {run_ours, run_peer, run_copy}, calls_for(GST_VIDEO_INFO_SIZE(&out)), rounds);
+                const double ours_s = best[0], peer_s = best[1];
+                std::printf("| %s | %s | %s | %s | %.3f | %.3f | %.2fx%s | %.3f |\n", format_name,
+                            size.name.c_str(), m.name, call, ours_s * 1e3, peer_s * 1e3, peer_s / ours_s,
+                            same ? "" : " (outputs differ!)", best[2] * 1e3);
                 std::fflush(stdout);
                 if (csv)
                     std::fprintf(csv, "%s-%s-%s %g %g\n", format_name, size.name.c_str(), m.name, ours_s,
@@ -267,7 +239,9 @@ void libyuv_against_ours(const ScalingOptions &options)
                     ++ahead;
                 else
                     behind += std::string(behind.empty() ? "" : ", ") + format_name + " " + size.name + " " +
-                              m.name;
+                              m.name + " (g2g at " +
+                              std::to_string(static_cast<int>(100 * best[2] / ours_s + 0.5)) +
+                              "% of memcpy's frame rate)";
             }
             gst_buffer_unmap(frame.get(), &map);
         }
@@ -286,11 +260,14 @@ void thread_scaling(const ScalingOptions &options)
         "\n6. Materialize on 1 to 16 threads (FrameView::materialize_into on a WorkerPool) against memcpy "
         "on as many threads\n");
     const CopyBandwidth copy;
+    const std::size_t cycled_bytes =
+        options.cycle_mib < 0 ? copy.bytes() : static_cast<std::size_t>(options.cycle_mib) << 20;
     std::printf(
-        "This machine: %u processors; last-level cache %zu MiB (sysconf); memcpy over %zu MiB buffers, "
-        "split in page bands on the same pool; bandwidths are output bytes per second.\n\n",
-        processors, copy.llc() >> 20, copy.bytes() >> 20);
-    FILE *csv = open_csv("threads.csv");
+        "This machine: %u processors, %zu MiB of memory; last-level cache %zu MiB (sysconf); memcpy over "
+        "%zu MiB buffers, split in page bands on the same pool; materialize cycles through copies of the "
+        "frame and as many destinations, %zu MiB or more in all (the `cycled` column; at most a quarter "
+        "of the memory); bandwidths are output bytes per second.\n\n",
+        processors, physical_memory() >> 20, llc_bytes() >> 20, copy.bytes() >> 20, cycled_bytes >> 20);
     const int rounds = options.rounds ? options.rounds : 5;
     std::map<unsigned, std::unique_ptr<g2g::WorkerPool>> pools;
     for (unsigned n : options.threads)
@@ -311,35 +288,54 @@ void thread_scaling(const ScalingOptions &options)
     }
     std::printf("\n");
     std::printf(
-        "| format | size | view | threads | bands | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, as many "
-        "threads | of memcpy |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| format | size | view | cycled | threads | parts | ms | fr/s | vs 1 thread | GB/s | memcpy GB/s, "
+        "as many threads | of memcpy |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     struct Goal {
         std::string what;
         double speedup, of_copy;
     };
     std::vector<Goal> goals;
-    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
-        const char *format_name = gst_video_format_to_string(format);
-        for (const FrameSize &size : options.sizes) {
+    for (const FrameSize &size : options.sizes) {
+        // One file per size, one block per format and view (tests/bench/plot-threads.gp).
+        FILE *csv = open_csv(("threads-" + size.name + ".csv").c_str());
+        bool first_block = true; // blocks are separated by two blank lines (none after the last)
+        for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+            const char *format_name = gst_video_format_to_string(format);
             GstVideoInfo in;
-            const g2g::BufferRef frame = frame_of(format, size, in);
+            std::vector<g2g::BufferRef> frames;
+            frames.push_back(frame_of(format, size, in));
+            // A source and its destination: the frame's size twice (any view of it has as many bytes).
+            const std::size_t count = cycle_count(2 * GST_VIDEO_INFO_SIZE(&in), cycled_bytes);
+            while (frames.size() < count)
+                frames.push_back(copy_of(frames[0]));
             for (const Method &m : {kMethods[0], kMethods[1], kMethods[2], kMethods[3]}) {
-                auto view = g2g::FrameView::of_frame(frame.get(), in);
+                auto view = g2g::FrameView::of_frame(frames[0].get(), in);
                 view->orient(m.method);
                 const GstVideoInfo &out = view->info();
                 const std::size_t bytes = GST_VIDEO_INFO_SIZE(&out);
-                Destination dst(out);
-                const std::string name = std::string(format_name) + "-" + size.name + "-" + m.name;
+                std::vector<Destination> destinations;
+                destinations.reserve(count);
+                for (std::size_t i = 0; i < count; ++i)
+                    destinations.emplace_back(out);
+                char cycled[48];
+                std::snprintf(cycled, sizeof cycled, "%zu (%zu MiB)", count,
+                              count * (GST_VIDEO_INFO_SIZE(&in) + bytes) >> 20);
+                std::size_t next = 0; // the source and destination of the next call
+                auto materialize = [&](const g2g::WorkerPool &pool) {
+                    const std::size_t i = next++ % count;
+                    (void)view->materialize_into(frames[i].get(), destinations[i].planes, out.stride, pool);
+                };
                 if (csv)
-                    std::fprintf(csv, "\"%s\" speedup of-memcpy\n", name.c_str());
+                    std::fprintf(csv, "%s\"%s %s\" speedup of-memcpy\n", first_block ? "" : "\n\n",
+                                 format_name, m.name);
+                first_block = false;
                 double one_thread = 0;
                 for (unsigned n : options.threads) {
                     const g2g::WorkerPool &pool = *pools[n];
                     const std::vector<double> best = alternating_seconds_per_call(
-                        {[&] { (void)view->materialize_into(frame.get(), dst.planes, out.stride, pool); },
-                         [&] { copy.copy(pool, pool.n_threads()); }},
-                        calls_for(bytes), rounds);
+                        {[&] { materialize(pool); }, [&] { copy.copy(pool, pool.n_threads()); }},
+                        {calls_for(bytes), 1}, rounds); // memcpy's buffers are large enough for one call
                     const double seconds = best[0], copy_rate = copy.bytes() / best[1];
                     if (n == 1)
                         one_thread = seconds;
@@ -349,38 +345,35 @@ void thread_scaling(const ScalingOptions &options)
                     char against_one[16] = "-";
                     if (speedup > 0)
                         std::snprintf(against_one, sizeof against_one, "%.2fx", speedup);
-                    std::printf("| %s | %s | %s | %u%s | %u | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
-                                format_name, size.name.c_str(), m.name, n,
-                                n > processors ? " (> processors)" : "", bands_for(bytes, n), seconds * 1e3,
-                                1 / seconds, against_one, rate / 1e9, copy_rate / 1e9,
-                                100 * rate / copy_rate);
+                    std::printf(
+                        "| %s | %s | %s | %s | %u%s | %s | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
+                        format_name, size.name.c_str(), m.name, cycled, n,
+                        n > processors ? " (> processors)" : "", parts_for(*view, n).c_str(), seconds * 1e3,
+                        1 / seconds, against_one, rate / 1e9, copy_rate / 1e9, 100 * rate / copy_rate);
                     std::fflush(stdout);
                     if (csv)
                         std::fprintf(csv, "%u %g %g\n", n, speedup, 100 * rate / copy_rate);
                     const bool rotation =
                         m.method == GST_VIDEO_ORIENTATION_90R || m.method == GST_VIDEO_ORIENTATION_90L;
-                    if (n == 8 && rotation && size.width == 7680 && size.height == 4320)
+                    if (n == 8 && n <= processors && rotation && size.width == 7680 && size.height == 4320)
                         goals.push_back(
                             {std::string(format_name) + " 8K " + m.name, speedup, 100 * rate / copy_rate});
                 }
-                if (csv)
-                    std::fprintf(csv, "\n\n");
             }
         }
+        if (csv)
+            std::fclose(csv);
     }
     std::printf(
         "\nGoal: with 8 threads, 8K NV12 and RGBA rotations at 6x or more of one thread's frame rate, or at "
         "70%% or more of memcpy's bandwidth on 8 threads:\n");
     if (goals.empty())
-        std::printf(
-            "- not measured here (needs --threads with 1 and 8 and --sizes with 8K; this machine has %u "
-            "processors)\n",
-            processors);
+        std::printf("- not measured here (needs --threads with 1 and 8, --sizes with 8K, and 8 processors; "
+                    "this machine has %u)\n",
+                    processors);
     for (const Goal &goal : goals)
         std::printf("- %s: %.2fx one thread, %.0f%% of 8-thread memcpy: %s\n", goal.what.c_str(),
                     goal.speedup, goal.of_copy, goal.speedup >= 6 || goal.of_copy >= 70 ? "met" : "not met");
-    if (csv)
-        std::fclose(csv);
 }
 
 } // namespace g2g::bench

@@ -5,14 +5,17 @@
 //  3. FrameView::materialize bandwidth against memcpy of the same bytes, for composed views;
 //  4. transposes: materialize against the replay of its walk's loads and stores alone, and memcpy;
 //  5. materialize against libyuv (one thread each), 1080p / 4K / 8K, RGBA / I420 / NV12;
-//  6. materialize on 1 to 16 threads against memcpy on as many (bench-view-scaling.h).
+//  6. materialize on 1 to 16 threads against memcpy on as many (bench-view-scaling.h);
+//  7. what cutting a rotation into parts for threads costs, each part alone on one thread;
+//  8. stores by frame size: through the cache and streamed, alone and with the next element's read.
 // Prints tables; with --csv DIR also writes viewout.csv, dense.csv, bandwidth.csv, libyuv.csv and
-// threads.csv there, which tests/bench/plot-view.gp and plot-threads.gp turn into
-// docs/performance-view.png and docs/performance-threads.png.
+// threads-SIZE.csv (one per size) there, which tests/bench/plot-view.gp and plot-threads.gp turn
+// into docs/performance-view.png and docs/performance-threads.png.
 //
-//   bench-view [view|dense|bandwidth|traffic|libyuv|threads] [--csv DIR]
-//              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N]
-// --sizes, --threads and --rounds apply to sections 5 and 6 (a quick run: --sizes 1080p --rounds 3).
+//   bench-view [view|dense|bandwidth|traffic|libyuv|threads|parts|stores] [--csv DIR]
+//              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N] [--cycle-mib N]
+// --sizes, --threads and --rounds apply to sections 5 to 8 (a quick run: --sizes 1080p --rounds 3);
+// --cycle-mib to sections 6 and 7 (how many MiB of frames and destinations they cycle through; 0: one).
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>
@@ -335,6 +338,10 @@ int main(int argc, char **argv)
         g2g::bench::libyuv_against_ours(scaling);
     if (only.empty() || only == "threads")
         g2g::bench::thread_scaling(scaling);
+    if (only.empty() || only == "parts")
+        g2g::bench::part_costs(scaling);
+    if (only.empty() || only == "stores")
+        g2g::bench::store_choice(scaling);
     gst_deinit();
     return 0;
 }

@@ -2,9 +2,10 @@
 // Materialize split across threads: byte for byte the one-thread frame, for every format the CPU
 // backend takes, every method, with and without a crop, at odd and large sizes, into caller rows
 // that start anywhere or on lines, on pools of 2, 3, 4 and one-per-processor threads. The pools
-// split every frame, however small, into one band per thread (WorkerPoolState::min_band_bytes = 0),
-// so that tiny frames put band edges everywhere; the library's own split is run too. And the pool
-// itself: every task once, several callers at once, its threads joined when it goes.
+// split every frame, however small, into one part per thread (WorkerPoolState::min_band_bytes = 0),
+// so that small frames put band edges and column cuts everywhere; the library's own split is run
+// too. And the pool itself: every task once, several callers at once, its threads joined when it
+// goes.
 #include <g2g/frame-view.h>
 #include <g2g/worker-pool.h>
 
@@ -198,7 +199,10 @@ class MaterializeThreads : public testing::TestWithParam<GstVideoFormat> {};
 
 TEST_P(MaterializeThreads, EveryMethodAndCropMatchesOneThread)
 {
-    const std::pair<int, int> sizes[] = {{1, 1}, {33, 17}, {37, 23}, {1920, 1080}};
+    // 300x200 and 203x301: wide enough for transposing planes to be cut between columns too (whole
+    // tiles of 64 bytes: row-bands-private.h), into blocks (4 threads) or columns alone (a portrait
+    // frame rotated, 2 and 3 threads), at odd sizes as well.
+    const std::pair<int, int> sizes[] = {{1, 1}, {33, 17}, {37, 23}, {300, 200}, {203, 301}, {1920, 1080}};
     for (auto [w, h] : sizes) {
         expect_every_method_matches(GetParam(), w, h, w >= 1920 ? kLibrarySplit : kEveryCount);
         if (HasFatalFailure())

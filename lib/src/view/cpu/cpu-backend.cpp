@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend: views of host memory (System, SystemView, mappable DmaBuf) written densely
 // through mappings, by the plane copies and transposes of this folder, on the calling thread or
-// in row bands across a WorkerPool's threads (row-bands-private.h). FrameView::materialize and
-// materialize_into are its public faces.
+// in parts (bands of rows; blocks of transposing planes) across a WorkerPool's threads
+// (row-bands-private.h). FrameView::materialize and materialize_into are its public faces.
 #include <g2g/frame-view.h>
 
 #include <array>
@@ -159,15 +159,16 @@ Result<void> FrameView::write_planes(GstBuffer *source, guint8 *const dst[], con
     run([&](unsigned k) {
         for (unsigned p = 0; p < n_planes_; ++p) {
             const PlaneView &plane = planes_[p];
-            const detail::RowBand rows =
-                detail::row_band(plane.grid.height, detail::band_quantum(plane), k, bands);
-            if (rows.rows() == 0)
+            const detail::PlanePart part = detail::plane_part(plane, k, bands);
+            if (part.empty())
                 continue;
-            Grid<std::int64_t> part = plane.grid;
-            part.crop(0, rows.begin, plane.grid.width, rows.rows());
-            // Each band decides its stores by the whole frame's size, as the one-thread walk does.
-            detail::copy_plane(bases[p], part, plane.element_size,
-                               dst[p] + std::int64_t{rows.begin} * dst_stride[p], dst_stride[p], frame_bytes);
+            Grid<std::int64_t> grid = plane.grid;
+            grid.crop(part.cols.begin, part.rows.begin, part.cols.rows(), part.rows.rows());
+            // Each part decides its stores by the whole frame's size, as the one-thread walk does.
+            detail::copy_plane(bases[p], grid, plane.element_size,
+                               dst[p] + std::int64_t{part.rows.begin} * dst_stride[p] +
+                                   std::int64_t{part.cols.begin} * plane.element_size,
+                               dst_stride[p], frame_bytes);
         }
     });
     return {};

@@ -8,7 +8,7 @@
 //   transpose-avx512    the same with AVX-512, streamed past the caches for large frames
 //   stream-rows-avx512  copied and reversed rows with non-temporal AVX-512 stores
 //   simd-private, register-transpose-private   the building blocks they share
-//   row-bands-private   how a multi-threaded materialize splits a frame into row bands
+//   row-bands-private   how a multi-threaded materialize splits a frame (bands of rows, blocks)
 //   worker-pool         the threads it runs on (g2g/worker-pool.h), made once and reused
 #pragma once
 
