@@ -117,6 +117,11 @@ void Recording::transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, 
     buffer->barrier.parent.access_flags = access;
 }
 
+GstVulkanFence *new_fence(GstVulkanDevice *device, GError **error)
+{
+    return gst_vulkan_fence_new(device, error);
+}
+
 Result<GstVulkanFence *> Recording::submit()
 {
     if (VkResult r = vkEndCommandBuffer(cmd()); r != VK_SUCCESS)
@@ -124,7 +129,7 @@ Result<GstVulkanFence *> Recording::submit()
     gst_vulkan_command_buffer_unlock(buffer_);
 
     GError *error = nullptr;
-    GstVulkanFence *fence = gst_vulkan_device_create_fence(queue_->device, &error);
+    GstVulkanFence *fence = new_fence(queue_->device, &error);
     if (!fence) {
         gst_vulkan_command_buffer_lock(buffer_); // the destructor unlocks
         return failure("creating a Vulkan fence", error);

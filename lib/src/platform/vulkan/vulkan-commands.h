@@ -19,6 +19,16 @@ namespace g2g::vulkan {
 Error failure(const char *what, GError *error);
 Error failure(const char *what, VkResult result);
 
+// A fence of g2g's own on `device` (gst_vulkan_fence_new), never one of the device's fence cache
+// (gst_vulkan_device_create_fence), which GStreamer 1.22's Vulkan elements share with it. A fence's
+// device is cleared only when it goes back to that cache, and CI's stress-pipelines crashed, rarely,
+// on a g2g download's fence whose device was NULL: so someone released it while g2g still held it.
+// g2g's own references add up (read twice); GStreamer's Vulkan elements release their fences through
+// trash lists that have no lock, and stop while frames are in flight, so a fence released twice
+// there is the likelier cause. Fences of g2g's own are g2g's alone: freed at their last reference,
+// never handed to another holder.
+GstVulkanFence *new_fence(GstVulkanDevice *device, GError **error);
+
 // A barrier moving `image` on from the layout, access and stage its memory records to these, which
 // it then records (as GStreamer's Vulkan elements do); `src_stages` gathers the stages to wait for.
 VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,

@@ -103,7 +103,7 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
 Result<void> Engine::finish()
 {
     GError *error = nullptr;
-    GstVulkanFence *fence = gst_vulkan_device_create_fence(device_, &error);
+    GstVulkanFence *fence = new_fence(device_, &error);
     if (!fence)
         return failure("creating a Vulkan fence", error);
     VkResult submitted;
