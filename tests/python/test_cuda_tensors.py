@@ -144,6 +144,21 @@ class NvdecFramesInTorch(unittest.TestCase):
                                                  "before the appsink for NumPy")
 
 
+@unittest.skipUnless(hasattr(torch, "uint16"), "this PyTorch has no uint16 (2.3 and later have)")
+class SixteenBitPlanes(unittest.TestCase):
+    def test_p010_planes_reach_torch_as_uint16_in_place(self):
+        with Pipeline("videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=P010_10LE,width=64,height=48 ! "
+                      "cudaupload ! tee name=t t. ! queue ! appsink name=cuda sync=false caps=\"%s\" "
+                      "t. ! queue ! cudadownload ! video/x-raw ! appsink name=host sync=false" % CUDA_CAPS) as pipeline:
+            cuda = g2g.pull(pipeline.element("cuda"), timeout=20)
+            host = g2g.pull(pipeline.element("host"), timeout=20)
+        self.assertEqual(cuda.kind, "Cuda")
+        for plane, expected in zip(cuda.planes, host_planes(host)):
+            tensor = torch.from_dlpack(plane)
+            self.assertEqual((tensor.dtype, tensor.data_ptr()), (torch.uint16, plane.data_ptr))
+            numpy.testing.assert_array_equal(tensor.cpu().to(torch.int32).numpy(), expected.astype(numpy.int32))
+
+
 @unittest.skipIf(cupy is None, "CuPy is not installed")
 class NvdecFramesInCuPy(unittest.TestCase):
     def test_a_rotation_reaches_cupy_strided_with_no_copy(self):
