@@ -85,26 +85,13 @@ class NumPyGetsTheViewItself(unittest.TestCase):
             self.assertTrue(inside(array_span(in_place), memory))
             numpy.testing.assert_array_equal(in_place, wanted)
 
-    def test_a_dense_frame_is_its_buffers_planes(self):
-        with Pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=33,height=17 ! "
-                      "appsink name=sink sync=false") as pipeline:
+    def assert_read_in_place(self, description, kind):
+        """The frame of `description`'s appsink "sink" is `kind` and its planes are its own memory,
+        equal to its pixels (NumPy, DLPack, and PyTorch where it is installed)."""
+        with Pipeline(description) as pipeline:
             sample = pipeline.pull("sink")
         frame = g2g.frame(sample.get_buffer(), sample.get_caps())
-        self.assertEqual(frame.kind, "System")
-        memory = memory_span(sample.get_buffer())
-        for plane, wanted in zip(frame.planes, source_planes(sample)):
-            array = numpy.asarray(plane)
-            self.assertTrue(inside(array_span(array), memory))
-            numpy.testing.assert_array_equal(array, wanted)
-            numpy.testing.assert_array_equal(numpy.from_dlpack(plane), wanted)
-
-    @unittest.skipUnless(support.has_elements("g2gdmabufupload"), "a build without the dmabuf feature")
-    def test_a_dma_buf_frame_is_read_in_place(self):
-        with Pipeline("videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=64,height=48 ! "
-                      "g2gdmabufupload ! appsink name=sink sync=false") as pipeline:
-            sample = pipeline.pull("sink")
-        frame = g2g.frame(sample)
-        self.assertEqual(frame.kind, "DmaBuf")
+        self.assertEqual(frame.kind, kind)
         memory = memory_span(sample.get_buffer())
         for plane, wanted in zip(frame.planes, source_planes(sample)):
             array = numpy.asarray(plane)
@@ -113,6 +100,15 @@ class NumPyGetsTheViewItself(unittest.TestCase):
             numpy.testing.assert_array_equal(numpy.from_dlpack(plane), wanted)
             if torch is not None:
                 self.assertEqual(torch.from_dlpack(plane).data_ptr(), plane.data_ptr)
+
+    def test_a_dense_frame_is_its_buffers_planes(self):
+        self.assert_read_in_place("videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=33,height=17 ! "
+                                  "appsink name=sink sync=false", "System")
+
+    @unittest.skipUnless(support.has_elements("g2gdmabufupload"), "a build without the dmabuf feature")
+    def test_a_dma_buf_frame_is_read_in_place(self):
+        self.assert_read_in_place("videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=64,"
+                                  "height=48 ! g2gdmabufupload ! appsink name=sink sync=false", "DmaBuf")
 
     def test_materialize_into_writes_the_view_into_the_applications_arrays(self):
         source, view, frame = pull_view("NV12", "90r")
