@@ -170,21 +170,13 @@ class Plane:
         self.index = index
         self._layout = _native.PlaneLayout()
         _native.call(_native.frame_get_plane, frame._handle, index, ctypes.byref(self._layout))
-
-    @property
-    def shape(self):
         layout = self._layout
+        # A third axis for elements of several values (RGBA's 4, NV12's chroma pair).
+        axes = [(layout.rows, layout.row_stride), (layout.columns, layout.column_stride)]
         if layout.components > 1:
-            return (layout.rows, layout.columns, layout.components)
-        return (layout.rows, layout.columns)
-
-    @property
-    def strides(self):
-        """Byte strides, as NumPy's."""
-        layout = self._layout
-        if layout.components > 1:
-            return (layout.row_stride, layout.column_stride, layout.component_size)
-        return (layout.row_stride, layout.column_stride)
+            axes.append((layout.components, layout.component_size))
+        self.shape = tuple(extent for extent, _ in axes)
+        self.strides = tuple(stride for _, stride in axes)  # bytes, as NumPy's
 
     @property
     def typestr(self):
