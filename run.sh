@@ -114,8 +114,10 @@ for build in sys.argv[1:]:
         for test in map(json.loads, log):
             if test["result"] in ("OK", "SKIP"):
                 continue
-            # What the failing program printed last: a crash's cause, a sanitizer's stack.
-            tail = "\n".join((test.get("stdout") or "").splitlines()[-40:])
+            # What the failing program printed last: a crash's cause, a sanitizer's stack. TAP
+            # programs' stderr is logged apart from their stdout (a Python traceback is there).
+            output = (test.get("stdout") or "") + (test.get("stderr") or "")
+            tail = "\n".join(output.splitlines()[-40:])
             print(f"--- {build}: the end of {test['name']}'s output\n{tail}\n---", file=sys.stderr)
             if test["name"] not in failing_programs:
                 print(f"{build}: {test['name']} failed as a whole ({test['result']})", file=sys.stderr)
