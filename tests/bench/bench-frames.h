@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Frames for bench-view's sections 5 to 7 (bench-view-scaling.cpp, bench-view-parts.cpp): sources
+// Frames for bench-view's sections 5 to 9 (bench-view-scaling.cpp, -parts, -stores, -goals): sources
 // and destinations on 64-byte lines, as decoders' pools and applications' tensors hand them out, and
-// how many of them to cycle through so that every call runs from memory rather than the cache.
+// how many of them to cycle through so that every call runs from memory rather than the cache, and
+// memcpy over as many bytes on a pool's threads.
 #pragma once
 
 #include <g2g/frame-view.h>
+#include <g2g/worker-pool.h>
 
 #include <gst/video/video.h>
 #include <unistd.h>
@@ -115,5 +117,34 @@ inline std::size_t cycle_count(std::size_t pair_bytes, std::size_t at_least)
     const std::size_t affordable = memory ? std::max<std::size_t>(1, memory / 4 / pair_bytes) : wanted;
     return std::min({wanted, affordable, std::size_t{1024}});
 }
+
+// Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
+// machine's copy bandwidth on that many threads, the bar of sections 6 and 9.
+class CopyBandwidth {
+public:
+    CopyBandwidth()
+    {
+        bytes_ = (past_cache_bytes() + 4095) / 4096 * 4096;
+        from_ = aligned_bytes(bytes_);
+        to_ = aligned_bytes(bytes_);
+        std::memset(from_.get(), 1, bytes_);
+        std::memset(to_.get(), 2, bytes_);
+    }
+    std::size_t bytes() const { return bytes_; }
+
+    // One copy of the buffer in `threads` page-aligned bands on `pool`.
+    void copy(const g2g::WorkerPool &pool, unsigned threads) const
+    {
+        const std::size_t pages = bytes_ / 4096;
+        pool.run(threads, [&](unsigned k) {
+            const std::size_t begin = pages * k / threads * 4096, end = pages * (k + 1) / threads * 4096;
+            std::memcpy(to_.get() + begin, from_.get() + begin, end - begin);
+        });
+    }
+
+private:
+    std::size_t bytes_ = 0;
+    Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
+};
 
 } // namespace g2g::bench

@@ -70,35 +70,6 @@ bool same_frames(const GstVideoInfo &info, const Destination &a, const Destinati
     return true;
 }
 
-// Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
-// machine's copy bandwidth on that many threads, section 6's bar.
-class CopyBandwidth {
-public:
-    CopyBandwidth()
-    {
-        bytes_ = (past_cache_bytes() + 4095) / 4096 * 4096;
-        from_ = aligned_bytes(bytes_);
-        to_ = aligned_bytes(bytes_);
-        std::memset(from_.get(), 1, bytes_);
-        std::memset(to_.get(), 2, bytes_);
-    }
-    std::size_t bytes() const { return bytes_; }
-
-    // One copy of the buffer in `threads` page-aligned bands on `pool`.
-    void copy(const g2g::WorkerPool &pool, unsigned threads) const
-    {
-        const std::size_t pages = bytes_ / 4096;
-        pool.run(threads, [&](unsigned k) {
-            const std::size_t begin = pages * k / threads * 4096, end = pages * (k + 1) / threads * 4096;
-            std::memcpy(to_.get() + begin, from_.get() + begin, end - begin);
-        });
-    }
-
-private:
-    std::size_t bytes_ = 0;
-    Aligned from_{nullptr, &std::free}, to_{nullptr, &std::free};
-};
-
 // The parts materialize splits `view` into on `threads` threads, as the library decides them
 // (lib/src/view/cpu/row-bands-private.h): "8", or for a transposing view "8 (4 x 2)", bands of rows
 // times blocks of columns.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// bench-view's sections 5 and 6 (bench-view-scaling.cpp): FrameView::materialize_into against
-// libyuv, one thread each, at 1080p, 4K and 8K; and materialize split across 1 to 16 threads
-// against memcpy in as many threads over buffers larger than the last-level cache.
+// bench-view's sections 5 to 9 (bench-view-scaling.cpp and its -parts, -stores, -goals neighbours):
+// FrameView::materialize_into against libyuv, one thread each, at 1080p, 4K and 8K; materialize
+// split across 1 to 16 threads against memcpy in as many threads over buffers larger than the
+// last-level cache; what a split costs, the store choice, the goal lines.
 #pragma once
 
 #include <string>
@@ -47,5 +48,10 @@ void part_costs(const ScalingOptions &options);
 // 8. The store choice by frame size: vert, horiz and 90r of RGBA and NV12 frames written through
 // the cache and streamed, alone and followed by a read of the frame (bench-view-stores.cpp).
 void store_choice(const ScalingOptions &options);
+
+// 9. Issue 19's goal lines (8K RGBA and NV12 90r and 90l on 8 threads against one thread and
+// against memcpy on 8), all three figures measured back to back in every round, their medians and
+// spread over --rounds rounds (default 15) (bench-view-goals.cpp).
+void goal_lines(const ScalingOptions &options);
 
 } // namespace g2g::bench

@@ -7,15 +7,17 @@
 //  5. materialize against libyuv (one thread each), 1080p / 4K / 8K, RGBA / I420 / NV12;
 //  6. materialize on 1 to 16 threads against memcpy on as many (bench-view-scaling.h);
 //  7. what cutting a rotation into parts for threads costs, each part alone on one thread;
-//  8. stores by frame size: through the cache and streamed, alone and with the next element's read.
+//  8. stores by frame size: through the cache and streamed, alone and with the next element's read;
+//  9. issue 19's goal lines, the three figures each compares measured back to back in every round.
 // Prints tables; with --csv DIR also writes viewout.csv, dense.csv, bandwidth.csv, libyuv.csv and
 // threads-SIZE.csv (one per size) there, which tests/bench/plot-view.gp and plot-threads.gp turn
 // into docs/performance-view.png and docs/performance-threads.png.
 //
-//   bench-view [view|dense|bandwidth|traffic|libyuv|threads|parts|stores] [--csv DIR]
+//   bench-view [view|dense|bandwidth|traffic|libyuv|threads|parts|stores|goals] [--csv DIR]
 //              [--sizes 1080p,4K,8K|WxH,...] [--threads 1,2,4,8,16] [--rounds N] [--cycle-mib N]
 // --sizes, --threads and --rounds apply to sections 5 to 8 (a quick run: --sizes 1080p --rounds 3);
-// --cycle-mib to sections 6 and 7 (how many MiB of frames and destinations they cycle through; 0: one).
+// --cycle-mib to sections 6, 7 and 9 (how many MiB of frames and destinations they cycle through; 0:
+// one); section 9 takes --rounds (15) and --cycle-mib, and is always 8K on 1 and 8 threads.
 #include <g2g/frame-view.h>
 
 #include <gst/check/gstharness.h>
@@ -342,6 +344,8 @@ int main(int argc, char **argv)
         g2g::bench::part_costs(scaling);
     if (only.empty() || only == "stores")
         g2g::bench::store_choice(scaling);
+    if (only.empty() || only == "goals")
+        g2g::bench::goal_lines(scaling);
     gst_deinit();
     return 0;
 }
