@@ -3,7 +3,7 @@
 """Decode, rotate as a view, and hand each frame to NumPy and PyTorch: no copy where the consumer
 reads the frame as it is, one dense copy where it cannot (PyTorch takes no negative strides).
 
-    meson devenv -C build python3 python/examples/frames_to_tensors.py [video.h264]
+    meson devenv -C build -w . python3 python/examples/frames_to_tensors.py [video.h264]
 
 Without a file it rotates a test pattern. With an H.264 file it decodes with nvh264dec where there
 is an NVIDIA GPU (the frames, and the tensors, stay in CUDA memory), else with decodebin.

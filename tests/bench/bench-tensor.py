@@ -10,7 +10,7 @@ today, on the same frames in one run (ratios: the machine is shared and noisy):
   GBytes      G2g.buffer_require_system_bytes(...).get_data() (GLib.Bytes.get_data copies into a
               Python bytes), numpy.frombuffer
 
-    meson devenv -C build python3 tests/bench/bench-tensor.py [--rounds 7] [--frames 20]
+    meson devenv -C build -w . python3 tests/bench/bench-tensor.py [--rounds 7] [--frames 20]
 
 The goal: g2g's cost does not grow with the frame (4K within 2x of 720p).
 """
