@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "bench-view-scaling.h"
 
@@ -117,6 +118,50 @@ inline std::size_t cycle_count(std::size_t pair_bytes, std::size_t at_least)
     const std::size_t affordable = memory ? std::max<std::size_t>(1, memory / 4 / pair_bytes) : wanted;
     return std::min({wanted, affordable, std::size_t{1024}});
 }
+
+// A `format` frame of `size` and copies of it, as many as cycle_count gives for `at_least` bytes of
+// sources and destinations (a source and its destination: the frame's size twice, since any view
+// of it has as many bytes).
+inline std::vector<g2g::BufferRef> cycled_frames(GstVideoFormat format, const FrameSize &size,
+                                                 std::size_t at_least, GstVideoInfo &info)
+{
+    std::vector<g2g::BufferRef> frames;
+    frames.push_back(frame_of(format, size, info));
+    const std::size_t count = cycle_count(2 * GST_VIDEO_INFO_SIZE(&info), at_least);
+    while (frames.size() < count)
+        frames.push_back(copy_of(frames[0]));
+    return frames;
+}
+
+// One orientation of cycled frames with a destination for each: every materialize() reads the
+// next source and writes its destination, which the calls before it pushed out of the cache.
+class CycledView {
+public:
+    CycledView(const std::vector<g2g::BufferRef> &frames, const GstVideoInfo &in,
+               GstVideoOrientationMethod method)
+        : frames_(frames), view_(g2g::FrameView::of_frame(frames[0].get(), in))
+    {
+        view_->orient(method);
+        destinations_.reserve(frames.size());
+        for (std::size_t i = 0; i < frames.size(); ++i)
+            destinations_.emplace_back(view_->info());
+    }
+    const g2g::FrameView &view() const { return *view_; }
+    const GstVideoInfo &out() const { return view_->info(); }
+    std::size_t count() const { return frames_.size(); }
+
+    void materialize(const g2g::WorkerPool &pool)
+    {
+        const std::size_t i = next_++ % frames_.size();
+        (void)view_->materialize_into(frames_[i].get(), destinations_[i].planes, view_->info().stride, pool);
+    }
+
+private:
+    const std::vector<g2g::BufferRef> &frames_;
+    g2g::Result<g2g::FrameView> view_; // a frame of the benchmark's own: never an error
+    std::vector<Destination> destinations_;
+    std::size_t next_ = 0; // the source and destination of the next call
+};
 
 // Buffers larger than the last-level cache, copied by memcpy on a pool's threads in bands: the
 // machine's copy bandwidth on that many threads, the bar of sections 6 and 9.

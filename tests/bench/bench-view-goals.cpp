@@ -76,26 +76,12 @@ void goal_lines(const ScalingOptions &options)
     const FrameSize size{"8K", 7680, 4320};
     for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
         GstVideoInfo in;
-        std::vector<g2g::BufferRef> frames;
-        frames.push_back(frame_of(format, size, in));
-        const std::size_t count = cycle_count(2 * GST_VIDEO_INFO_SIZE(&in), cycled_bytes);
-        while (frames.size() < count)
-            frames.push_back(copy_of(frames[0]));
+        const std::vector<g2g::BufferRef> frames = cycled_frames(format, size, cycled_bytes, in);
         for (const auto &[name, method] :
              {std::pair{"90r", GST_VIDEO_ORIENTATION_90R}, std::pair{"90l", GST_VIDEO_ORIENTATION_90L}}) {
-            auto view = g2g::FrameView::of_frame(frames[0].get(), in);
-            view->orient(method);
-            const GstVideoInfo &out = view->info();
-            const std::size_t bytes = GST_VIDEO_INFO_SIZE(&out);
-            std::vector<Destination> destinations;
-            destinations.reserve(count);
-            for (std::size_t i = 0; i < count; ++i)
-                destinations.emplace_back(out);
-            std::size_t next = 0;
-            auto materialize = [&](const g2g::WorkerPool &pool) {
-                const std::size_t i = next++ % count;
-                (void)view->materialize_into(frames[i].get(), destinations[i].planes, out.stride, pool);
-            };
+            CycledView cycled(frames, in, method);
+            const std::size_t bytes = GST_VIDEO_INFO_SIZE(&cycled.out());
+            auto materialize = [&](const g2g::WorkerPool &pool) { cycled.materialize(pool); };
             const int calls = calls_for(bytes);
             std::vector<double> speedups, of_copy, one_ms, eight_ms, copy_rates;
             int met = 0;

@@ -274,29 +274,14 @@ void thread_scaling(const ScalingOptions &options)
         for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
             const char *format_name = gst_video_format_to_string(format);
             GstVideoInfo in;
-            std::vector<g2g::BufferRef> frames;
-            frames.push_back(frame_of(format, size, in));
-            // A source and its destination: the frame's size twice (any view of it has as many bytes).
-            const std::size_t count = cycle_count(2 * GST_VIDEO_INFO_SIZE(&in), cycled_bytes);
-            while (frames.size() < count)
-                frames.push_back(copy_of(frames[0]));
+            const std::vector<g2g::BufferRef> frames = cycled_frames(format, size, cycled_bytes, in);
             for (const Method &m : {kMethods[0], kMethods[1], kMethods[2], kMethods[3]}) {
-                auto view = g2g::FrameView::of_frame(frames[0].get(), in);
-                view->orient(m.method);
-                const GstVideoInfo &out = view->info();
-                const std::size_t bytes = GST_VIDEO_INFO_SIZE(&out);
-                std::vector<Destination> destinations;
-                destinations.reserve(count);
-                for (std::size_t i = 0; i < count; ++i)
-                    destinations.emplace_back(out);
+                CycledView cycled_view(frames, in, m.method);
+                const std::size_t bytes = GST_VIDEO_INFO_SIZE(&cycled_view.out());
                 char cycled[48];
-                std::snprintf(cycled, sizeof cycled, "%zu (%zu MiB)", count,
-                              count * (GST_VIDEO_INFO_SIZE(&in) + bytes) >> 20);
-                std::size_t next = 0; // the source and destination of the next call
-                auto materialize = [&](const g2g::WorkerPool &pool) {
-                    const std::size_t i = next++ % count;
-                    (void)view->materialize_into(frames[i].get(), destinations[i].planes, out.stride, pool);
-                };
+                std::snprintf(cycled, sizeof cycled, "%zu (%zu MiB)", cycled_view.count(),
+                              cycled_view.count() * (GST_VIDEO_INFO_SIZE(&in) + bytes) >> 20);
+                auto materialize = [&](const g2g::WorkerPool &pool) { cycled_view.materialize(pool); };
                 if (csv)
                     std::fprintf(csv, "%s\"%s %s\" speedup of-memcpy\n", first_block ? "" : "\n\n",
                                  format_name, m.name);
@@ -319,8 +304,9 @@ void thread_scaling(const ScalingOptions &options)
                     std::printf(
                         "| %s | %s | %s | %s | %u%s | %s | %.3f | %.0f | %s | %.1f | %.1f | %.0f%% |\n",
                         format_name, size.name.c_str(), m.name, cycled, n,
-                        n > processors ? " (> processors)" : "", parts_for(*view, n).c_str(), seconds * 1e3,
-                        1 / seconds, against_one, rate / 1e9, copy_rate / 1e9, 100 * rate / copy_rate);
+                        n > processors ? " (> processors)" : "", parts_for(cycled_view.view(), n).c_str(),
+                        seconds * 1e3, 1 / seconds, against_one, rate / 1e9, copy_rate / 1e9,
+                        100 * rate / copy_rate);
                     std::fflush(stdout);
                     if (csv)
                         std::fprintf(csv, "%u %g %g\n", n, speedup, 100 * rate / copy_rate);
