@@ -134,7 +134,8 @@ inline std::vector<g2g::BufferRef> cycled_frames(GstVideoFormat format, const Fr
 }
 
 // One orientation of cycled frames with a destination for each: every materialize() reads the
-// next source and writes its destination, which the calls before it pushed out of the cache.
+// next source and writes its destination, which the calls before it pushed out of the cache. The
+// frames are the caller's, and outlive it.
 class CycledView {
 public:
     CycledView(const std::vector<g2g::BufferRef> &frames, const GstVideoInfo &in,

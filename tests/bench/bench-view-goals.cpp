@@ -14,13 +14,13 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "bench-frames.h"
+#include "bench-util.h"
 #include "bench-view-scaling.h"
 
 namespace g2g::bench {
@@ -29,14 +29,12 @@ namespace {
 constexpr unsigned kGoalThreads = 8;
 constexpr double kGoalSpeedup = 6, kGoalOfCopy = 0.70;
 
-double seconds_of(const std::function<void()> &body, int calls)
+// Seconds per call of `calls` calls of `body`, after one untimed call, as in
+// alternating_seconds_per_call: what the body before it left dirty in the cache is written back there.
+double seconds_after_one_untimed(const std::function<void()> &body, int calls)
 {
-    body(); // untimed: what the body before it left dirty in the cache is written back here
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i)
-        body();
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    return took.count() / calls;
+    body();
+    return seconds_per_call(body, calls, 1);
 }
 
 double median(std::vector<double> values)
@@ -81,14 +79,13 @@ void goal_lines(const ScalingOptions &options)
              {std::pair{"90r", GST_VIDEO_ORIENTATION_90R}, std::pair{"90l", GST_VIDEO_ORIENTATION_90L}}) {
             CycledView cycled(frames, in, method);
             const std::size_t bytes = GST_VIDEO_INFO_SIZE(&cycled.out());
-            auto materialize = [&](const g2g::WorkerPool &pool) { cycled.materialize(pool); };
             const int calls = calls_for(bytes);
             std::vector<double> speedups, of_copy, one_ms, eight_ms, copy_rates;
             int met = 0;
             for (int r = 0; r < rounds; ++r) {
-                const double t1 = seconds_of([&] { materialize(one); }, calls);
-                const double t8 = seconds_of([&] { materialize(eight); }, calls);
-                const double tc = seconds_of([&] { copy.copy(eight, kGoalThreads); }, 1);
+                const double t1 = seconds_after_one_untimed([&] { cycled.materialize(one); }, calls);
+                const double t8 = seconds_after_one_untimed([&] { cycled.materialize(eight); }, calls);
+                const double tc = seconds_after_one_untimed([&] { copy.copy(eight, kGoalThreads); }, 1);
                 const double copy_rate = copy.bytes() / tc;
                 speedups.push_back(t1 / t8);
                 of_copy.push_back(bytes / t8 / copy_rate);

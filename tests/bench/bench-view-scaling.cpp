@@ -281,7 +281,6 @@ void thread_scaling(const ScalingOptions &options)
                 char cycled[48];
                 std::snprintf(cycled, sizeof cycled, "%zu (%zu MiB)", cycled_view.count(),
                               cycled_view.count() * (GST_VIDEO_INFO_SIZE(&in) + bytes) >> 20);
-                auto materialize = [&](const g2g::WorkerPool &pool) { cycled_view.materialize(pool); };
                 if (csv)
                     std::fprintf(csv, "%s\"%s %s\" speedup of-memcpy\n", first_block ? "" : "\n\n",
                                  format_name, m.name);
@@ -290,7 +289,7 @@ void thread_scaling(const ScalingOptions &options)
                 for (unsigned n : options.threads) {
                     const g2g::WorkerPool &pool = *pools[n];
                     const std::vector<double> best = alternating_seconds_per_call(
-                        {[&] { materialize(pool); }, [&] { copy.copy(pool, pool.n_threads()); }},
+                        {[&] { cycled_view.materialize(pool); }, [&] { copy.copy(pool, pool.n_threads()); }},
                         {calls_for(bytes), 1}, rounds); // memcpy's buffers are large enough for one call
                     const double seconds = best[0], copy_rate = copy.bytes() / best[1];
                     if (n == 1)
