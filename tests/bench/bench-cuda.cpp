@@ -25,6 +25,7 @@
 #include <string>
 
 #include "bench-util.h"
+#include "compat/cuda-compat.h"
 
 using g2g::bench::open_csv;
 using g2g::bench::run_to_eos;
@@ -39,9 +40,7 @@ double now()
 // A GstCudaMemory frame of `info` in `context`.
 GstBuffer *device_frame(GstCudaContext *context, const GstVideoInfo &info)
 {
-    GstAllocator *allocator = gst_allocator_find(GST_CUDA_MEMORY_TYPE_NAME);
-    GstMemory *memory = gst_cuda_allocator_alloc(GST_CUDA_ALLOCATOR(allocator), context, &info);
-    gst_object_unref(allocator);
+    GstMemory *memory = g2g::compat::cuda_alloc(context, info);
     if (!memory) {
         std::fprintf(stderr, "cannot allocate a CUDA frame\n");
         std::exit(1);

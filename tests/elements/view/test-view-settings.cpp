@@ -133,7 +133,7 @@ TEST(G2gViewSettings, AnOrientationThatKeepsTheCapsLandsOnTheNextFrame)
                 EXPECT_EQ(gst_buffer_peek_memory(out.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
                 const g2g::FrameView *view = g2g::tensor_view_of(out.get());
                 ASSERT_NE(view, nullptr);
-                out = std::move(*view->materialize(out.get()));
+                out = view->materialize(out.get()).value();
             } else if (g_str_equal(direction, "identity")) {
                 EXPECT_EQ(out.get(), frame.get()); // passthrough: the input itself
             }

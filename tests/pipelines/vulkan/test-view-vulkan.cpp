@@ -15,6 +15,7 @@
 #endif
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <tuple>

@@ -6,6 +6,7 @@
 
 #include <g2g/dmabuf.h>
 
+#include "compat/cuda-compat.h"
 #include "memory-export.h"
 #include "platform/dmabuf/dmabuf-memory.h"
 #include "platform/platform.h"
@@ -82,7 +83,7 @@ Result<Export> export_frame(GstBuffer *frame)
     // The device pointer, and with it the bytes a CPU wrote into the memory's staging copy, if
     // any, uploaded first: the importer reads the device's bytes.
     GstMapInfo map;
-    if (!gst_memory_map(memory, &map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
+    if (!compat::cuda_map_for_reading(memory, &map))
         return Error(ErrorCode::MapFailed, "cannot map the CUDA frame's memory on its device");
     const auto data = reinterpret_cast<CUdeviceptr>(map.data);
     gst_memory_unmap(memory, &map);

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "cuda-external.h"
-#include "cuda-shared-memory.h"
+#include "compat/cuda-compat.h"
 #include "platform/vulkan/vulkan-commands.h"
 #include "platform/vulkan/vulkan-engine.h"
 
@@ -324,7 +324,7 @@ BufferRef SharedImages::cuda_face()
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     auto *hold = new FaceHold{shared_from_this(), 0, nullptr};
     gst_buffer_append_memory(
-        buffer.get(), wrap_cuda_memory(cuda_, layout, planes_[0].allocation->data, hold, release_cuda));
+        buffer.get(), compat::cuda_wrap(cuda_, layout, planes_[0].allocation->data, hold, release_cuda));
     gst_buffer_add_video_meta_full(buffer.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&layout),
                                    GST_VIDEO_INFO_WIDTH(&layout), GST_VIDEO_INFO_HEIGHT(&layout), 1,
                                    layout.offset, layout.stride);
@@ -343,7 +343,7 @@ std::shared_ptr<SharedImages> SharedImages::of_vulkan_memory(GstMemory *memory)
 
 std::shared_ptr<SharedImages> SharedImages::of_cuda_memory(GstMemory *memory)
 {
-    auto *hold = static_cast<FaceHold *>(wrapped_cuda_user_data(memory, release_cuda));
+    auto *hold = static_cast<FaceHold *>(compat::cuda_wrapped_user_data(memory, release_cuda));
     return hold ? hold->frame : nullptr;
 }
 
@@ -412,7 +412,7 @@ BufferRef SharedBuffer::cuda_face()
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     auto *hold = new BufferHold{shared_from_this()};
     gst_buffer_append_memory(buffer.get(),
-                             wrap_cuda_memory(cuda_, layout_, allocations_[0].data, hold, release));
+                             compat::cuda_wrap(cuda_, layout_, allocations_[0].data, hold, release));
     gst_buffer_add_video_meta_full(buffer.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&layout_),
                                    GST_VIDEO_INFO_WIDTH(&layout_), GST_VIDEO_INFO_HEIGHT(&layout_),
                                    GST_VIDEO_INFO_N_PLANES(&layout_), layout_.offset, layout_.stride);

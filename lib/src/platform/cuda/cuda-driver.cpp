@@ -38,16 +38,6 @@ std::string describe(GstCudaContext *context)
     return describe_device(device_id_of(context));
 }
 
-GstCudaAllocator *default_allocator()
-{
-    // Registered once by gst_cuda_memory_init_once(); held for the process, as GStreamer holds it.
-    static GstCudaAllocator *const allocator = [] {
-        gst_cuda_memory_init_once();
-        return reinterpret_cast<GstCudaAllocator *>(gst_allocator_find(GST_CUDA_MEMORY_TYPE_NAME));
-    }();
-    return allocator;
-}
-
 void *driver_symbol(const char *name)
 {
     if (!available())

@@ -25,10 +25,6 @@ std::string describe_device(gint id);
 // The device id `context` was made for (its cuda-device-id).
 gint device_id_of(GstCudaContext *context);
 
-// GStreamer's CUDA allocator (GST_CUDA_MEMORY_TYPE_NAME), for new CUDA memory on any context:
-// gst_cuda_allocator_alloc takes no NULL allocator in 1.22.
-GstCudaAllocator *default_allocator();
-
 // A driver entry point of libcuda.so.1 (already loaded by GStreamer's loader: this only finds
 // it), or nullptr when that driver lacks it or CUDA does not load here.
 void *driver_symbol(const char *name);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "compat/cuda-compat.h"
 #include "platform/cuda/cuda-driver.h"
 #include "platform/platform.h"
 
@@ -32,8 +33,7 @@ int device_of_pointer(std::uint64_t pointer)
 
 bool map_device_pointer(GstMemory *memory, GstMapInfo *map)
 {
-    return gst_is_cuda_memory(memory) &&
-           gst_memory_map(memory, map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA));
+    return gst_is_cuda_memory(memory) && g2g::compat::cuda_map_for_reading(memory, map);
 }
 
 int device_ordinal(GstMemory *memory)
@@ -48,7 +48,7 @@ Result<BufferRef> dense_frame(const FrameView &view, GstBuffer *source)
     GstCudaContext *context = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(source, 0))->context;
     // The allocator pitches the rows as the driver likes; the memory's own info says how, and the
     // kernel writes to that layout.
-    GstMemory *memory = gst_cuda_allocator_alloc(g2g::cuda::default_allocator(), context, &view.info());
+    GstMemory *memory = g2g::compat::cuda_alloc(context, view.info());
     if (!memory)
         return Error(ErrorCode::MapFailed, "cannot allocate a " + std::to_string(view.width()) + "x" +
                                                std::to_string(view.height()) + " " +

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "compat/cuda-compat.h"
 #include "platform/cuda/cuda-driver.h"
 #include "platform/platform.h"
 #include "view/frame-view-private.h"
@@ -202,7 +203,7 @@ Result<void> materialize_into(const FrameView &view, GstBuffer *source, GstBuffe
                        " " + std::to_string(view.width()) + "x" + std::to_string(view.height()) + " frame");
 
     GstMapInfo src_map, dst_map;
-    if (!gst_memory_map(src_memory, &src_map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
+    if (!compat::cuda_map_for_reading(src_memory, &src_map))
         return Error(ErrorCode::MapFailed, "cannot map the source CUDA memory");
     if (!gst_memory_map(dst_memory, &dst_map, static_cast<GstMapFlags>(GST_MAP_WRITE | GST_MAP_CUDA))) {
         gst_memory_unmap(src_memory, &src_map);
@@ -230,7 +231,7 @@ Result<void> materialize_into_planes(const FrameView &view, GstBuffer *source, g
         return refused("the frame is on CUDA device " + std::to_string(device_of(src_context)) +
                        " but the output is on CUDA device " + std::to_string(device_of(dst_context)));
     GstMapInfo src_map;
-    if (!gst_memory_map(*checked, &src_map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
+    if (!compat::cuda_map_for_reading(*checked, &src_map))
         return Error(ErrorCode::MapFailed, "cannot map the source CUDA memory");
     CUdeviceptr destinations[GST_VIDEO_MAX_PLANES] = {};
     const gsize offsets[GST_VIDEO_MAX_PLANES] = {};

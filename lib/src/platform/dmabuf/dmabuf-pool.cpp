@@ -2,7 +2,9 @@
 // G2gDmaBufPool: GStreamer's video buffer pool on g2g's DMA-BUF allocator. Each frame is one
 // DMA-BUF holding every plane at GstVideoInfo's offsets and strides, always with a GstVideoMeta
 // (importers need the planes), and with its DRM format recorded on the memory.
-#include <gst/video/gstvideopool.h>
+// The whole video library: 1.28's gstvideopool.h alone does not compile (its
+// gstvideodmabufpool.h needs GstVideoBufferPool, which gstvideopool.h declares after including it).
+#include <gst/video/video.h>
 
 #include "core/log-private.h"
 #include "dmabuf-memory.h"

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "cuda-shared-memory.h"
+// GStreamer 1.22's CUDA library (compat/cuda-compat.h), which 1.22 alone needs:
+// - gst_cuda_allocator_alloc takes no stream and no NULL allocator;
+// - its allocator allocates every CUDA memory itself: wrapping a device pointer came in 1.24. So a
+//   GstCudaMemory over memory g2g holds (a Vulkan allocation imported into CUDA) is made by an
+//   allocator that derives GStreamer's, so that gst_is_cuda_memory() says yes and every nvcodec
+//   element maps it (GST_MAP_CUDA: the device pointer) as its own; mapping it for the CPU
+//   downloads it, as GStreamer's does. On 1.24 this subclass would be wrong: 1.24's elements read
+//   GstCudaMemory's private part (its stream), which only GStreamer's allocator fills;
+// - its CUDA memory carries no stream, so nothing needs waiting for before a read.
+#include "compat/cuda-compat.h"
 
 #include <gst/cuda/gstcudaloader.h>
-
-#include <cstring>
 
 #include "platform/cuda/cuda-driver.h"
 
@@ -78,8 +85,7 @@ void shared_unmap(GstMemory *mem, GstMapInfo *info)
 GstMemory *shared_copy(GstMemory *mem, gssize, gssize)
 {
     auto *memory = reinterpret_cast<SharedCudaMemory *>(mem);
-    GstMemory *copy =
-        gst_cuda_allocator_alloc(g2g::cuda::default_allocator(), memory->cuda.context, &memory->cuda.info);
+    GstMemory *copy = g2g::compat::cuda_alloc(memory->cuda.context, memory->cuda.info);
     if (!copy)
         return nullptr;
     const GstVideoInfo &from = memory->cuda.info;
@@ -164,7 +170,7 @@ static void g2g_cuda_shared_allocator_init(G2gCudaSharedAllocator *self)
     GST_OBJECT_FLAG_SET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
-namespace g2g::cuda_vulkan {
+namespace g2g::compat {
 
 namespace {
 
@@ -183,7 +189,17 @@ GstAllocator *shared_allocator()
 
 } // namespace
 
-GstMemory *wrap_cuda_memory(GstCudaContext *context, const GstVideoInfo &info, CUdeviceptr data,
+GstMemory *cuda_alloc(GstCudaContext *context, const GstVideoInfo &info)
+{
+    // Registered once by gst_cuda_memory_init_once(); held for the process, as GStreamer holds it.
+    static GstCudaAllocator *const allocator = [] {
+        gst_cuda_memory_init_once();
+        return reinterpret_cast<GstCudaAllocator *>(gst_allocator_find(GST_CUDA_MEMORY_TYPE_NAME));
+    }();
+    return gst_cuda_allocator_alloc(allocator, context, &info);
+}
+
+GstMemory *cuda_wrap(GstCudaContext *context, const GstVideoInfo &info, CUdeviceptr data,
                             gpointer user_data, GDestroyNotify notify)
 {
     auto *memory = g_new0(SharedCudaMemory, 1);
@@ -199,7 +215,7 @@ GstMemory *wrap_cuda_memory(GstCudaContext *context, const GstVideoInfo &info, C
     return GST_MEMORY_CAST(memory);
 }
 
-gpointer wrapped_cuda_user_data(GstMemory *memory, GDestroyNotify notify)
+gpointer cuda_wrapped_user_data(GstMemory *memory, GDestroyNotify notify)
 {
     if (!memory || !memory->allocator || !G2G_IS_CUDA_SHARED_ALLOCATOR(memory->allocator))
         return nullptr;
@@ -207,4 +223,9 @@ gpointer wrapped_cuda_user_data(GstMemory *memory, GDestroyNotify notify)
     return shared->notify == notify ? shared->user_data : nullptr;
 }
 
-} // namespace g2g::cuda_vulkan
+bool cuda_map_for_reading(GstMemory *memory, GstMapInfo *map)
+{
+    return gst_memory_map(memory, map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA));
+}
+
+} // namespace g2g::compat

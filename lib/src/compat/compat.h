@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What differs between the GStreamer versions g2g supports (1.22 to 1.28), in one place: the rest
+// of g2g calls these and never tests a version. Each difference is one header here and one file
+// per version from which it changed, `<difference>-<version>.cpp`; meson.build in this folder
+// lists them and the build takes, for each, the file of the newest version not past the GStreamer it
+// builds against. Each file opens by saying which versions need it and why. docs/versions.md is the
+// table for users.
+//
+//   cuda-compat.h      GstCudaMemory: allocation (1.24 added a stream argument), wrapping device
+//                      memory g2g holds (1.22: an allocator subclass; 1.24: alloc_wrapped), and
+//                      waiting for a producer's stream before reading (1.24's memory has one)
+//                                              cuda-compat-1.22.cpp, cuda-compat-1.24.cpp
+#pragma once
