@@ -2,43 +2,122 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # g2g's one entry point, for a fresh Debian 12 machine (as root, or with sudo):
 #   ./run.sh demo   install what is missing, build, run the demo
-#   ./run.sh test   install what is missing, build, run every test twice: a plain build, then one
-#                   with AddressSanitizer + UndefinedBehaviorSanitizer and GStreamer's leaks tracer;
-#                   then each fuzz target for a minute (clang's libFuzzer, tests/fuzz/README.md)
+#   ./run.sh test   install what is missing, build, run every test on each GStreamer g2g supports:
+#                   on the host's (Debian 12: GStreamer 1.22) a plain build, then one with
+#                   AddressSanitizer + UndefinedBehaviorSanitizer and GStreamer's leaks tracer, then
+#                   each fuzz target for a minute (clang's libFuzzer, tests/fuzz/README.md); then a
+#                   plain build and the suite in a Debian 13 root (GStreamer 1.26) and in a Debian
+#                   unstable root (GStreamer 1.28), made with debootstrap from Debian's archive the
+#                   first time and kept in $G2G_ROOTS (default /var/cache/g2g-roots, outside the
+#                   checkout). Its last line counts every case of every build.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(
+# What every build needs, on the host and in the other versions' roots.
+build_packages=(
   meson ninja-build pkg-config g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   libvulkan-dev mesa-vulkan-drivers libxkbcommon-dev libxkbcommon-x11-dev
-  libgtest-dev clang libclang-rt-dev glslc libdrm-dev
+  libgtest-dev glslc libdrm-dev
   # The D3D11 adapter (g2g/d3d11-texture.h) is compiled against the real d3d11.h: a test.
   g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev
-  # bench-view's peer (tests/bench): libyuv's rotations and mirrors.
-  libyuv-dev
   # Frames as tensors: DLPack's header, the GIR/typelib (G2g-1.0), the Python package and its
   # tests' consumers (PyGObject with GStreamer's overrides, NumPy, PyTorch built for the CPU).
   libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   python3-dev python3-gi python3-gst-1.0 python3-numpy python3-torch
 )
+# What the host needs besides: clang for the fuzzing build, bench-view's peer (libyuv's rotations
+# and mirrors, tests/bench), debootstrap for the roots.
+host_packages=("${build_packages[@]}" clang libclang-rt-dev libyuv-dev debootstrap)
+
+# The other GStreamer versions: Debian roots (name, Debian suite, packages of that root alone).
+# Debian unstable's nvcc host compiler: CUDA 13.0 refuses its GCC 16 (meson.build tries g++-15).
+roots=("debian13 trixie" "debian-unstable sid g++-15")
+root_cache=${G2G_ROOTS:-/var/cache/g2g-roots}
+debian_mirror=http://deb.debian.org/debian
 
 # System plugins the tests use (as peers and oracles).
 test_plugins=(coreelements coretracers videotestsrc audiotestsrc app vulkan nvcodec videoconvertscale
               videofilter videocrop videoparsersbad debugutilsbad typefindfunctions png)
 
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+# install_packages PACKAGE... [-- PREFIX...]: installs what is missing of PACKAGE..., through PREFIX
+# (in_root NAME) where given.
 install_packages() {
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  local wanted=() prefix=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do wanted+=("$1"); shift; done
+  [ $# -gt 0 ] && { shift; prefix=("$@"); }
+  local missing
+  missing=$(comm -23 <(printf '%s\n' "${wanted[@]}" | sort -u) \
+    <(${prefix[@]+"${prefix[@]}"} dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null |
+      awk '$1 == "ii" { print $2 }' | sed 's/:.*//' | sort -u))
+  [ -z "$missing" ] && return 0
+  echo "installing${prefix[1]+ in the ${prefix[1]} root}:" $missing
+  # in_root is root already; a function cannot be run through sudo.
+  [ ${#prefix[@]} -gt 0 ] || prefix=($sudo)
+  # shellcheck disable=SC2086 # a list of package names
+  { ${prefix[@]+"${prefix[@]}"} apt-get update -qq &&
+    ${prefix[@]+"${prefix[@]}"} env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends $missing; } >/dev/null
+}
+
+# in_root NAME COMMAND...: COMMAND as root in the root NAME, this checkout mounted at its own path,
+# with /proc, /dev and /sys, and the host's CUDA toolkit where it has one (Debian has none: so
+# the kernels build on every version). The mounts live in a mount namespace of the command's own:
+# nothing stays mounted after it.
+in_root() {
+  local dir=$root_cache/$1; shift
+  $sudo unshare --mount --propagation private bash -c '
+    set -e
+    dir=$1 src=$2; shift 2
+    mount -t proc proc "$dir/proc"
+    mount --rbind /dev "$dir/dev"
+    mount --rbind /sys "$dir/sys"
+    mkdir -p "$dir$src"
+    mount --bind "$src" "$dir$src"
+    if [ -x /usr/local/cuda/bin/nvcc ]; then
+      mkdir -p "$dir/usr/local/cuda"
+      mount --bind -o ro "$(readlink -f /usr/local/cuda)" "$dir/usr/local/cuda"
+    fi
+    exec chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      sh -c "cd \"\$0\" && exec \"\$@\"" "$src" "$@"
+  ' _ "$dir" "$PWD" "$@"
+}
+
+# make_root NAME SUITE [PACKAGE...]: the root of Debian SUITE in $root_cache/NAME, made once with
+# debootstrap from Debian's archive and reused; then completed with what the packages lists gained.
+make_root() {
+  local name=$1 suite=$2 dir=$root_cache/$1; shift 2
+  if [ ! -f "$dir/etc/g2g-root" ]; then
+    echo "making the $name root (Debian $suite) in $dir"
+    $sudo mkdir -p "$root_cache"
+    $sudo rm -rf "$dir.partial"
+    if ! $sudo debootstrap --variant=minbase "$suite" "$dir.partial" "$debian_mirror" >"$root_cache/$name.log" 2>&1; then
+      tail -n 20 "$root_cache/$name.log"
+      echo "debootstrap of $suite failed (log: $root_cache/$name.log)" >&2
+      return 1
+    fi
+    # Debian unstable's Release file on the mirror is past its Valid-Until date.
+    echo 'Acquire::Check-Valid-Until "false";' | $sudo tee "$dir.partial/etc/apt/apt.conf.d/99g2g" >/dev/null
+    echo "$suite" | $sudo tee "$dir.partial/etc/g2g-root" >/dev/null
+    $sudo rm -rf "$dir"
+    $sudo mv "$dir.partial" "$dir"
+  fi
+  install_packages "${build_packages[@]}" "$@" -- in_root "$name"
+}
+
+# The features each build must have where its GStreamer has them: a domain that disappears from a
+# version that has it fails the build instead of skipping its tests. CUDA where the machine has the
+# toolkit too (nvcc: Debian has none).
+required_features() {
+  echo -Ddmabuf=enabled
+  pkg-config --exists gstreamer-vulkan-1.0 && echo -Dvulkan=enabled
+  pkg-config --exists gstreamer-cuda-1.0 && [ -x /usr/local/cuda/bin/nvcc ] && echo -Dcuda=enabled
+  return 0
 }
 
 # build DIR [meson options...]: quiet when it works, the compiler's words when it does not.
@@ -56,7 +135,7 @@ build() {
 }
 
 run_demo() {
-  build build || exit 1
+  build build $(required_features) || exit 1
   GST_PLUGIN_PATH=$PWD/build/gst GST_REGISTRY=$PWD/build/demo-registry.bin build/tests/g2g-demo "$PWD/build/demo"
 }
 
@@ -184,10 +263,47 @@ run_fuzz() {
   done
 }
 
+# Each root's build and suite, run inside it (./run.sh _root-test DIR LABEL there); the roots are
+# made meanwhile the host's builds run.
+root_build_dir() { echo "build-$1"; }
+run_root_tests() {
+  local name=$1 dir
+  dir=$(root_build_dir "$name")
+  if ! wait_root "$name"; then
+    echo "== $name: no root (see above); its suite did not run"
+    return 0
+  fi
+  in_root "$name" ./run.sh _root-test "$dir" || true
+}
+
+# The root jobs started by start_roots, and their logs.
+declare -A root_jobs=()
+start_roots() {
+  local entry name
+  for entry in "${roots[@]}"; do
+    read -r name _ <<<"$entry"
+    # shellcheck disable=SC2086 # suite and packages
+    make_root $entry >"build-$name.root.log" 2>&1 &
+    root_jobs[$name]=$!
+  done
+}
+wait_root() {
+  local status=0
+  wait "${root_jobs[$1]}" || status=$?
+  cat "build-$1.root.log"
+  return $status
+}
+
 run_tests() {
   rm -f build/meson-logs/testlog.* build-asan/meson-logs/testlog.*
-  if build build; then
-    run_suite build "plain build"
+  local entry name
+  for entry in "${roots[@]}"; do
+    read -r name _ <<<"$entry"
+    rm -f "$(root_build_dir "$name")"/meson-logs/testlog.*
+  done
+  start_roots
+  if build build $(required_features); then
+    run_suite build "plain build, GStreamer $(pkg-config --modversion gstreamer-1.0)"
   fi
   # The application interfaces (the GIR, whose scanner runs a program linked with the library, and
   # the Python package) are tested in the plain build: sanitized, neither would run uninstrumented.
@@ -207,13 +323,27 @@ run_tests() {
     run_suite build-asan "AddressSanitizer + UndefinedBehaviorSanitizer + leaks tracer"
   ) fi
   run_fuzz
-  summarize build build-asan build-fuzz
+  local dirs=(build build-asan build-fuzz)
+  for entry in "${roots[@]}"; do
+    read -r name _ <<<"$entry"
+    run_root_tests "$name"
+    dirs+=("$(root_build_dir "$name")")
+  done
+  summarize "${dirs[@]}"
 }
 
-install_packages
+command=${1:-demo}
+case "$command" in
+  # Inside a root (run_root_tests): the plain build and its suite, with that root's GStreamer.
+  _root-test)
+    build "$2" $(required_features) && run_suite "$2" "plain build, GStreamer $(pkg-config --modversion gstreamer-1.0) ($(. /etc/os-release; echo "$PRETTY_NAME") root)"
+    exit 0 ;;
+  demo|test) ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
+install_packages "${host_packages[@]}"
 system_plugin_dir=$(pkg-config --variable=pluginsdir gstreamer-1.0)
-case "${1:-demo}" in
+case "$command" in
   demo) run_demo ;;
   test) run_tests ;;
-  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
