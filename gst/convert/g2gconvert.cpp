@@ -39,6 +39,7 @@
 
 #include "common/context-glue.h"
 #include "common/element-error.h"
+#include "compat/dma-drm-compat.h"
 #include "core/caps-domain.h"
 #include "platform/cuda-dmabuf/cuda-dmabuf.h"
 #include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
@@ -234,10 +235,9 @@ static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, G
     const std::optional<Route> route = route_between(incaps, outcaps);
     if (!route)
         return FALSE;
-    // DMA_DRM caps (1.24's form) name their format in drm-format, which 1.22's video info cannot read.
-    const g2g::CapsRef out = g2g::dmabuf::caps_from_dma_drm(outcaps);
-    if (!gst_video_info_from_caps(&state.in_info, incaps) || gst_caps_is_empty(out.get()) ||
-        !gst_video_info_from_caps(&state.out_info, out.get()))
+    // memory:DMABuf output caps may be DMA_DRM (1.24's form).
+    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
+        !g2g::compat::video_info_from_caps(&state.out_info, outcaps))
         return FALSE;
     state.route = *route;
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));

@@ -10,4 +10,7 @@
 //                      memory g2g holds (1.22: an allocator subclass; 1.24: alloc_wrapped), and
 //                      waiting for a producer's stream before reading (1.24's memory has one)
 //                                              cuda-compat-1.22.cpp, cuda-compat-1.24.cpp
+//   dma-drm-compat.h   DMA_DRM caps read into a video info (1.24 reads them itself; 1.22 has
+//                      no DMA_DRM and reads g2g's restatement in its own form)
+//                                              dma-drm-compat-1.22.cpp, dma-drm-compat-1.24.cpp
 #pragma once

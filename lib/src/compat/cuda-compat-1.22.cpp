@@ -199,8 +199,8 @@ GstMemory *cuda_alloc(GstCudaContext *context, const GstVideoInfo &info)
     return gst_cuda_allocator_alloc(allocator, context, &info);
 }
 
-GstMemory *cuda_wrap(GstCudaContext *context, const GstVideoInfo &info, CUdeviceptr data,
-                            gpointer user_data, GDestroyNotify notify)
+GstMemory *cuda_wrap(GstCudaContext *context, const GstVideoInfo &info, CUdeviceptr data, gpointer user_data,
+                     GDestroyNotify notify)
 {
     auto *memory = g_new0(SharedCudaMemory, 1);
     const gsize size = GST_VIDEO_INFO_SIZE(&info);

@@ -30,10 +30,11 @@ GstMemory *cuda_wrap(GstCudaContext *context, const GstVideoInfo &info, CUdevice
                      GDestroyNotify notify)
 {
     gst_cuda_memory_init_once();
-    GstMemory *memory = gst_cuda_allocator_alloc_wrapped(nullptr, context, nullptr, &info, data, user_data, notify);
+    GstMemory *memory =
+        gst_cuda_allocator_alloc_wrapped(nullptr, context, nullptr, &info, data, user_data, notify);
     if (memory)
-        gst_cuda_memory_set_token_data(GST_CUDA_MEMORY_CAST(memory), wrap_token(), reinterpret_cast<gpointer>(notify),
-                                       nullptr);
+        gst_cuda_memory_set_token_data(GST_CUDA_MEMORY_CAST(memory), wrap_token(),
+                                       reinterpret_cast<gpointer>(notify), nullptr);
     return memory;
 }
 

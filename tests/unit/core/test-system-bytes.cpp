@@ -116,7 +116,8 @@ TEST(SystemBytes, AViewOfADmaBufIsMaterializedNeverSlicedRaw)
     ASSERT_EQ(bytes->span().size(), GST_VIDEO_INFO_SIZE(&dense));
     ASSERT_TRUE(gst_buffer_map(expected->get(), &map, GST_MAP_READ));
     for (gint row = 0; row < GST_VIDEO_INFO_HEIGHT(&dense); ++row) {
-        const gsize start = static_cast<gsize>(row) * static_cast<gsize>(GST_VIDEO_INFO_PLANE_STRIDE(&dense, 0));
+        const gsize start =
+            static_cast<gsize>(row) * static_cast<gsize>(GST_VIDEO_INFO_PLANE_STRIDE(&dense, 0));
         const auto width = static_cast<gsize>(GST_VIDEO_INFO_WIDTH(&dense));
         EXPECT_EQ(std::vector<guint8>(bytes->span().begin() + start, bytes->span().begin() + start + width),
                   std::vector<guint8>(map.data + start, map.data + start + width))

@@ -4,6 +4,7 @@
 // text that is none, and caps that have no DMA_DRM (which stay as they are).
 #include <g2g/dmabuf.h>
 
+#include "compat/dma-drm-compat.h"
 #include "g2g-config.h"
 
 #include <gst/video/video.h>
@@ -317,6 +318,58 @@ TEST(DmaDrmCaps, DrmFormatOfIsNulloptWhereTheStructureNamesNone)
           "video/x-raw,format=v210", "video/x-raw", "video/x-raw,format=(int)5"})
         EXPECT_FALSE(drm_format_of_caps(none)) << none;
     EXPECT_FALSE(drm_format_of(nullptr));
+}
+
+// ---- Reading DMA_DRM caps into a video info (compat/dma-drm-compat.h) ----
+
+TEST(DmaDrmCaps, BothFormsReadAsTheSameVideoInfo)
+{
+    REQUIRE_DMABUF();
+    GstVideoInfo drm;
+    GstVideoInfo plain;
+    ASSERT_TRUE(g2g::compat::video_info_from_caps(&drm, dmabuf("format=DMA_DRM,drm-format=NV12").get()));
+    ASSERT_TRUE(g2g::compat::video_info_from_caps(&plain, dmabuf("format=NV12").get()));
+    EXPECT_TRUE(gst_video_info_is_equal(&drm, &plain));
+    EXPECT_EQ(GST_VIDEO_INFO_FORMAT(&drm), GST_VIDEO_FORMAT_NV12);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&drm), 64);
+    // A tiled layout is no frame of the linear format; nor are text that is no drm-format, a
+    // fourcc no video format has, caps that are not fixed.
+    for (const char *none :
+         {"format=DMA_DRM,drm-format=NV12:0x0100000000000001", "format=DMA_DRM,drm-format=NV12:0xZZ",
+          "format=DMA_DRM,drm-format=ABCD", "format=DMA_DRM,drm-format={NV12,YU12}", "format=DMA_DRM"}) {
+        GstVideoInfo info;
+        EXPECT_FALSE(g2g::compat::video_info_from_caps(&info, dmabuf(none).get())) << none;
+    }
+}
+
+// GStreamer 1.24's elements write DMA_DRM caps with gst_video_info_dma_drm_to_caps: g2g reads every
+// format of its table from them, and its fourcc for the format is GStreamer's.
+TEST(DmaDrmCaps, TheCapsGStreamersOwnWriterGivesAreRead)
+{
+    REQUIRE_DMABUF();
+    int written = 0;
+    for (GstVideoFormat format : g2g::dmabuf::drm_video_formats()) {
+        SCOPED_TRACE(gst_video_format_to_string(format));
+        GstVideoInfo info;
+        ASSERT_TRUE(gst_video_info_set_format(&info, format, 64, 48));
+        const CapsRef written_caps = CapsRef::adopt(g2g::compat::gstreamer_dma_drm_caps(info));
+        if (!written_caps)
+            continue; // none on 1.22; on 1.24, a format its table lacks (GRAY8 before 1.26)
+        ++written;
+        GstVideoInfo read;
+        ASSERT_TRUE(g2g::compat::video_info_from_caps(&read, written_caps.get())) << text(written_caps);
+        EXPECT_EQ(GST_VIDEO_INFO_FORMAT(&read), format);
+        EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&read), 64);
+        EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&read), 48);
+        EXPECT_EQ(drm_format_of(gst_caps_get_structure(written_caps.get(), 0)),
+                  (DrmFormat{g2g::dmabuf::drm_fourcc_of(format), 0}))
+            << text(written_caps);
+    }
+    if (written == 0)
+        GTEST_SKIP() << gst_version_string()
+                     << " has no DMA_DRM caps writer (gst_video_info_dma_drm_to_caps came in 1.24)";
+    // 1.24.0's table already had NV12, I420 and the 8-bit RGB formats.
+    EXPECT_GE(written, 20);
 }
 
 // ---- A build without the dmabuf feature ----

@@ -6,6 +6,7 @@
 // gstvideodmabufpool.h needs GstVideoBufferPool, which gstvideopool.h declares after including it).
 #include <gst/video/video.h>
 
+#include "compat/dma-drm-compat.h"
 #include "core/log-private.h"
 #include "dmabuf-memory.h"
 
@@ -74,7 +75,7 @@ GstBufferPool *pool_new(const GstCaps *caps, guint min_buffers, guint max_buffer
 {
     const CapsRef plain = caps_from_dma_drm(caps);
     GstVideoInfo info;
-    if (!plain || !gst_video_info_from_caps(&info, plain.get()))
+    if (!plain || !compat::video_info_from_caps(&info, caps))
         return nullptr;
     auto *pool = static_cast<GstBufferPool *>(g_object_new(g2g_dmabuf_pool_get_type(), nullptr));
     gst_object_ref_sink(pool);
