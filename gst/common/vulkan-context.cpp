@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "allocation.h"
+#include "compat/vulkan-device-compat.h"
+#include "compat/vulkan-upload-compat.h"
 #include "element-error.h"
 #include "upstream-thread.h"
 // GStreamer's Vulkan headers, with the C linkage some of 1.22's forget.
@@ -222,14 +224,13 @@ bool VulkanContextUse::create_device(GstElement *element)
         return false;
     }
     // As gst_vulkan_instance_create_device does (whose create-device signal lets an application
-    // hand its own device here), but with what sharing memory with CUDA needs enabled before the
-    // device opens (a no-op where the driver lacks it: the bridge then says so) and on the GPU
-    // asked for.
-    GstVulkanDevice *made = nullptr;
-    g_signal_emit_by_name(instance.get(), "create-device", &made);
+    // hand its own device here; its form depends on the GStreamer version), but with what sharing
+    // memory with CUDA needs enabled before the device opens (a no-op where the driver lacks it: the
+    // bridge then says so) and on the GPU asked for.
+    const guint index = device_index(element, instance_of(instance));
+    GstVulkanDevice *made = g2g::compat::vulkan_device_from_handler(instance_of(instance), index);
     if (!made)
-        made = gst_vulkan_device_new_with_index(instance_of(instance),
-                                                device_index(element, instance_of(instance)));
+        made = gst_vulkan_device_new_with_index(instance_of(instance), index);
     const Ref<GstObject> device = adopt(made);
     // Only before it opens: GStreamer would list an extension enabled on an open device as enabled.
     if (made->device == VK_NULL_HANDLE)
@@ -351,11 +352,7 @@ Result<BufferRef> VulkanContextUse::download(GstBuffer *dense, const GstVideoInf
 
 bool VulkanContextUse::upload_races(GstElement *element)
 {
-    // 1.24's vulkanupload records its copies with GstVulkanOperation and keeps its buffers until
-    // they ran.
-    guint major = 0, minor = 0, micro = 0, nano = 0;
-    gst_version(&major, &minor, &micro, &nano);
-    return (major == 1 && minor < 24) && runs_upstream_in_thread(element, "vulkanupload");
+    return g2g::compat::vulkanupload_races_staging() && runs_upstream_in_thread(element, "vulkanupload");
 }
 
 bool VulkanContextUse::check_frame(GstElement *element, GstBuffer *buffer)

@@ -87,10 +87,11 @@ public:
     // ensure made (Engine::download: the copy recorded with a fence; mapping the frame waits).
     // With `wait`, the copy has run when it returns (see upload_races).
     Result<BufferRef> download(GstBuffer *dense, const GstVideoInfo &info, bool wait);
-    // True when GStreamer 1.22's vulkanupload feeds `element` in its streaming thread: it hands
-    // its staging buffer back before its copy has run, so the frame after is written into it
-    // unless something in that thread waits for the GPU first (vulkandownload does, every frame).
-    // A download there must wait; anywhere else it need not (docs/design-notes.md).
+    // True when vulkanupload feeds `element` in its streaming thread and this GStreamer's
+    // vulkanupload hands its staging buffer back before its copy has run (1.22 to 1.28 do:
+    // compat::vulkanupload_races_staging), so the frame after is written into it unless something
+    // in that thread waits for the GPU first (vulkandownload does, every frame). A download there
+    // must wait; anywhere else it need not (docs/design-notes.md).
     static bool upload_races(GstElement *element);
     // The engine ensure made (nullptr before).
     std::shared_ptr<g2g::vulkan::Engine> engine() const;

@@ -57,7 +57,8 @@ struct MaterializeState {
     Route route = Route::Passthrough;
     bool in_view = false;
     bool vulkan_in = false;
-    // Download route behind GStreamer 1.22's vulkanupload in this thread: each copy is waited for.
+    // Download route behind vulkanupload in this thread, which races its staging buffer
+    // (compat::vulkanupload_races_staging): each copy is waited for.
     bool download_waits = false;
     // Download of a view: the (active) pool of the dense VulkanImage frame it is written into first.
     g2g::Ref<GstBufferPool> staging;

@@ -5,6 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <mutex>
+
+#include "g2g-config.h"
+#if G2G_HAVE_VULKAN
+#include "compat/vulkan-upload-compat.h"
+#endif
 
 #include "frames.h"
 #include "pipeline.h"
@@ -32,6 +38,31 @@ std::string sink(const std::string &name)
 }
 
 } // namespace
+
+std::string vulkanupload_cannot_make(const std::string &format)
+{
+#if G2G_HAVE_VULKAN
+    const char *lack = compat::vulkanupload_lacks_format(gst_video_format_from_string(format.c_str()));
+    if (!lack)
+        return "";
+    static std::mutex lock;
+    static std::map<std::string, std::string> known;
+    const std::lock_guard guard(lock);
+    if (const auto found = known.find(format); found != known.end())
+        return found->second;
+    // Ends in vulkandownload, as have_vulkan_device's run does.
+    const PipelineRun run = run_pipeline("videotestsrc num-buffers=1 ! " + raw_caps(format, 16, 16) +
+                                         " ! vulkanupload ! vulkandownload ! fakesink");
+    g_autofree gchar *version = gst_version_string();
+    return known[format] = run.error.empty() ? ""
+                                             : "vulkanupload of " + std::string(version) + " cannot make " +
+                                                   format + " VulkanImage frames: " + lack +
+                                                   " (here: " + run.error_source + ": " + run.error + ")";
+#else
+    (void)format;
+    return "";
+#endif
+}
 
 std::string compare_with_peers(const std::vector<BufferRef> &sent, const std::vector<std::string> &sent_caps,
                                const std::vector<BufferRef> &got, const std::vector<std::string> &got_caps,

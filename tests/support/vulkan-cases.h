@@ -18,14 +18,21 @@
 #include <string>
 #include <vector>
 
-// Skips the test where no Vulkan device runs GStreamer's vulkanupload and vulkandownload.
-#define SKIP_WITHOUT_VULKAN()                                                                                \
+// Skips the test where this GStreamer's vulkanupload cannot make VulkanImage frames of `format`
+// (vulkanupload_cannot_make says why).
+#define SKIP_WHERE_VULKANUPLOAD_CANNOT_MAKE(format)                                                          \
     do {                                                                                                     \
-        if (!g2g::test::have_vulkan_device())                                                                \
-            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
+        if (const std::string why = g2g::test::vulkanupload_cannot_make(format); !why.empty())               \
+            GTEST_SKIP() << why;                                                                             \
     } while (false)
 
 namespace g2g::test {
+
+// "" where vulkanupload makes VulkanImage frames of `format` here; else why not: a lack this
+// GStreamer's source has (compat::vulkanupload_lacks_format: 1.24 and 1.26 make no I420, YV12, Y444
+// or GRAY8 images) that a one-frame `vulkanupload ! vulkandownload` run confirms. A format the
+// compat layer does not name is never excused: its tests run, and fail if vulkanupload fails.
+std::string vulkanupload_cannot_make(const std::string &format);
 
 // "video/x-raw,format=<format>,width=<w>,height=<h>,framerate=30/1"
 std::string raw_caps(const std::string &format, int width, int height);

@@ -4,12 +4,14 @@
 // nothing else) with its create-device signal answering the device, and the device through
 // NEED_CONTEXT for g2g's elements, which ask for it. Header-only, like vulkan-teardown.h.
 //
-// Why a pipeline that restarts needs it: GStreamer 1.22's vulkanupload keeps the image pool of its
-// first run for good (vkupload.c: RawToImageUpload's pool is made once and freed at finalize)
-// while every start gives it a new device (vulkandownload creates one per start), so from the
-// second run on its frames are images of the first run's device. GStreamer's own elements then
-// record commands over another device's images without noticing; g2g's refuse such frames
-// (vulkan-context.h, check_frame). With one device for all, every run's frames are of it.
+// Why a pipeline that restarts needs it on GStreamer 1.22 (compat::vulkanupload_keeps_image_pool):
+// its vulkanupload keeps the image pool of its first run for good (vkupload.c: RawToImageUpload's
+// pool is made once and freed at finalize) while every start gives it a new device (vulkandownload
+// creates one per start), so from the second run on its frames are images of the first run's
+// device. GStreamer's own elements then record commands over another device's images without
+// noticing; g2g's refuse such frames (vulkan-context.h, check_frame). With one device for all,
+// every run's frames are of it. It also hands a pipeline a device GStreamer opened (without the
+// extensions g2gconvert needs: tests/pipelines/cuda/test-cuda-vulkan.cpp).
 #pragma once
 
 #include <gst/gst.h>
@@ -24,6 +26,11 @@
 extern "C" {
 #include <gst/vulkan/vulkan.h>
 }
+
+// The create-device signal's form differs between GStreamer versions (1.26 added the device index),
+// and only 1.22's vulkanupload keeps its image pool.
+#include "compat/vulkan-device-compat.h"
+#include "compat/vulkan-upload-compat.h"
 #endif
 
 namespace g2g::test {
@@ -37,14 +44,14 @@ public:
         if (!gst_vulkan_instance_open(instance_, nullptr))
             return;
         device_ = gst_vulkan_instance_create_device(instance_, nullptr);
-        g_signal_connect(instance_, "create-device", G_CALLBACK(create_device), this);
+        handler_ = g2g::compat::vulkan_on_create_device(instance_, create_device, this);
 #endif
     }
     ~SharedVulkanDevice()
     {
 #if G2G_HAVE_VULKAN
-        if (instance_)
-            g_signal_handlers_disconnect_by_data(instance_, this);
+        if (handler_)
+            g_signal_handler_disconnect(instance_, handler_);
         if (device_) {
             vkDeviceWaitIdle(device_->device);
             gst_object_unref(device_);
@@ -55,6 +62,18 @@ public:
     }
     SharedVulkanDevice(const SharedVulkanDevice &) = delete;
     SharedVulkanDevice &operator=(const SharedVulkanDevice &) = delete;
+
+    // Whether a pipeline that restarts needs one device for all its runs on this GStreamer (1.22's
+    // vulkanupload keeps its image pool: compat::vulkanupload_keeps_image_pool); from 1.24 on each
+    // run's frames are of that run's device.
+    static bool needed_for_restarts()
+    {
+#if G2G_HAVE_VULKAN
+        return g2g::compat::vulkanupload_keeps_image_pool();
+#else
+        return false;
+#endif
+    }
 
     // Answers the NEED_CONTEXT messages of `pipeline`'s elements (a sync handler on its bus, which
     // must not have another). This object must outlive the pipeline.
@@ -71,7 +90,8 @@ public:
 
 private:
 #if G2G_HAVE_VULKAN
-    static GstVulkanDevice *create_device(GstVulkanInstance *, gpointer data)
+    // The one device, whichever physical device is asked for (1.26's signal names one).
+    static GstVulkanDevice *create_device(GstVulkanInstance *, guint, gpointer data)
     {
         auto *self = static_cast<SharedVulkanDevice *>(data);
         return self->device_ ? GST_VULKAN_DEVICE(gst_object_ref(self->device_)) : nullptr;
@@ -101,6 +121,7 @@ private:
 
     GstVulkanInstance *instance_ = nullptr;
     GstVulkanDevice *device_ = nullptr;
+    gulong handler_ = 0; // create-device's
 #endif
 };
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Test helpers for frames that went through GStreamer 1.22's vulkanupload and vulkandownload: the
+// Test helpers for frames that went through GStreamer's vulkanupload and vulkandownload: the
 // bytes they store and hand out, so a frame can be compared with a peer's.
 //
-// Both copy each plane between a buffer and its image with VkBufferImageCopy.bufferRowLength = the
-// plane's width (gstvkupload.c, gstvkdownload.c: GST_VIDEO_INFO_COMP_WIDTH), whatever the stride
-// of the buffer's layout:
+// GStreamer 1.22 to 1.26 (compat::vulkanupload_shears_padded_planes) copy each plane between a
+// buffer and its image with VkBufferImageCopy.bufferRowLength = the plane's width (vkupload.c,
+// vkdownload.c: GST_VIDEO_INFO_COMP_WIDTH), whatever the stride of the buffer's layout:
 //  - vulkanupload's image row y holds the bytes [y * row, (y + 1) * row) of the plane as laid out
 //    in its Vulkan buffer pool (GStreamer's default strides, rows rounded up to 4 bytes), row =
 //    width * texel size: where the stride is larger than the row, the image is the plane sheared;
@@ -14,7 +14,8 @@
 // widths that are multiples of 4; I420 and YV12 of 8; one row) pass both unchanged. Elsewhere the
 // images also hold the source buffer's row padding, whatever that memory held: those bytes are
 // marked unknown, and a peer that only moves samples (videoflip, videocrop on these formats) moves
-// the marks with them.
+// the marks with them. Where a version copies rows faithfully, the images hold the sent frame and
+// vulkandownload's frame is read as its GstVideoMeta says.
 #pragma once
 
 #include <gst/video/video.h>
@@ -25,6 +26,9 @@
 #include <string>
 
 namespace g2g::test {
+
+// Whether this GStreamer's vulkanupload and vulkandownload shear padded planes as above.
+bool vulkan_copies_shear_padded_planes();
 
 struct StoredFrame {
     BufferRef frame; // the bytes the images hold, in the sent frame's default layout

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// GStreamer 1.22's vulkanupload hands a frame on as soon as it has submitted the copy into its
-// image, and gives the buffer it copies from back to its pool at once: the next frame is written
-// into that buffer while the copy may not have run yet, and the image then holds the next frame's
-// pixels (`videotestsrc ! vulkanupload ! queue ! vulkandownload` on lavapipe: 71 of 100 frames).
-// A consumer that waits for each frame, as vulkandownload does, hides it; g2g's fenced download,
-// which does not wait, shows it. Tests that compare pixels wait, after each frame vulkanupload
-// hands on, for everything submitted to its queue. Header-only, like vulkan-teardown.h.
+// GStreamer's vulkanupload (1.22 to 1.28: compat::vulkanupload_races_staging) hands a frame on as
+// soon as it has submitted the copy into its image, and gives the buffer it copies from back to its
+// pool at once: the next frame is written into that buffer while the copy may not have run yet, and
+// the image then holds the next frame's pixels (`videotestsrc ! vulkanupload ! queue !
+// vulkandownload` on lavapipe with 1.22: 71 of 100 frames). A consumer that waits for each frame, as
+// vulkandownload does, hides it; g2g's fenced download, which does not wait, shows it. Tests that
+// compare pixels wait, after each frame vulkanupload hands on, for everything submitted to its
+// queue. Header-only, like vulkan-teardown.h.
 #pragma once
 
 #include <gst/gst.h>
@@ -13,6 +14,7 @@
 #include "g2g-config.h"
 
 #if G2G_HAVE_VULKAN
+#include "compat/vulkan-upload-compat.h"
 #include "platform/vulkan/gst-vulkan.h"
 #endif
 
@@ -61,10 +63,12 @@ inline void wait_for_queue_of(GstElement *element, GstPad *pad)
 #endif
 
 // Makes every vulkanupload of `pipeline` (not yet running) wait for its copy before handing a
-// frame on.
+// frame on, on the versions whose vulkanupload races its staging buffer.
 inline void wait_for_each_upload(GstBin *pipeline)
 {
 #if G2G_HAVE_VULKAN
+    if (!g2g::compat::vulkanupload_races_staging())
+        return;
     GstIterator *it = gst_bin_iterate_recurse(pipeline);
     GValue item = G_VALUE_INIT;
     while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {

@@ -13,4 +13,14 @@
 //   dma-drm-compat.h   DMA_DRM caps read into a video info (1.24 reads them itself; 1.22 has
 //                      no DMA_DRM and reads g2g's restatement in its own form)
 //                                              dma-drm-compat-1.22.cpp, dma-drm-compat-1.24.cpp
+//   vulkan-device-compat.h   GstVulkanInstance's create-device signal (1.26 added the device index)
+//                                              vulkan-device-compat-1.22.cpp, vulkan-device-compat-1.26.cpp
+//   vulkan-format-compat.h   the Vulkan format of each plane's image (1.24's table names no format for
+//                            planes 1 and 2 of 3-plane formats; 1.26 takes UNORM for RGB whatever the
+//                            transfer)
+//                                              vulkan-format-compat-1.22.cpp, vulkan-format-compat-1.24.cpp
+//   vulkan-upload-compat.h   what vulkanupload does to frames: sheared padded planes and its staging
+//                            race (1.22 to 1.26), its image pool made once (1.22 only), the formats
+//                            it cannot make (1.24 and 1.26: 3-plane formats, GRAY8)
+//                                              vulkan-upload-compat-1.22.cpp, vulkan-upload-compat-1.24.cpp
 #pragma once

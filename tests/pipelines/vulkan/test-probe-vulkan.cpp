@@ -12,8 +12,7 @@ using g2g::test::run_pipeline;
 
 TEST(ProbePipeline, VulkanFramesPassRequireVulkanTextureAndComeBackIdentical)
 {
-    if (!g2g::test::have_vulkan_device())
-        GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+    SKIP_WITHOUT_VULKAN();
     auto reference =
         run_pipeline("videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48 "
                      "! appsink name=sink");
@@ -37,8 +36,7 @@ TEST(ProbePipeline, VulkanFramesPassRequireVulkanTextureAndComeBackIdentical)
 
 TEST(ProbePipeline, VulkanFrameIntoASystemReaderIsALoudErrorNamingTheDownload)
 {
-    if (!g2g::test::have_vulkan_device())
-        GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+    SKIP_WITHOUT_VULKAN();
     // A tee keeps a vulkandownload branch so lavapipe is waited for at teardown (see pipeline.cpp).
     auto run =
         run_pipeline("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload "

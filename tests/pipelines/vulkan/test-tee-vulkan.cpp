@@ -19,11 +19,11 @@ using namespace g2g::test::tee_pipeline;
 
 TEST(G2gTeeDomains, OneDownloadPerFrameFeedsEverySystemBranch)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    SKIP_WITHOUT_VULKAN();
     // The Vulkan branch downloads in the streaming thread (its queue comes after the download):
-    // GStreamer 1.22's vulkanupload hands its staging buffer back to its pool before its copy
-    // has run, and only a wait for the GPU before the next frame is filled keeps the frames right.
+    // vulkanupload (GStreamer 1.22 to 1.28: compat::vulkanupload_races_staging) hands its staging
+    // buffer back to its pool before its copy has run, and only a wait for the GPU before the next
+    // frame is filled keeps the frames right.
     // vulkandownload waits; g2gtee's download (g2gmaterialize) does not, by design. On lavapipe, with
     // the Vulkan branch behind a queue, every frame but the first came out as the last one.
     TeeStats stats;
@@ -56,8 +56,7 @@ TEST(G2gTeeDomains, OneDownloadPerFrameFeedsEverySystemBranch)
 
 TEST(G2gTeeDomains, UpstreamIsOfferedTheGpuDomainWhenOneBranchTakesIt)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    SKIP_WITHOUT_VULKAN();
     GstElement *pipeline = gst_parse_launch("g2gtee name=t t. ! vulkandownload ! fakesink "
                                             "t. ! queue ! video/x-raw ! fakesink",
                                             nullptr);
@@ -76,8 +75,7 @@ TEST(G2gTeeDomains, UpstreamIsOfferedTheGpuDomainWhenOneBranchTakesIt)
 
 TEST(G2gTeeDomains, VulkanCopyBudgetNamesTheDownload)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    SKIP_WITHOUT_VULKAN();
     PipelineRun run = run_pipeline(source() + " ! vulkanupload ! g2gtee name=t copy-budget=0 "
                                               "t. ! queue ! vulkandownload ! fakesink "
                                               "t. ! queue ! appsink name=sink caps=video/x-raw");
@@ -88,14 +86,15 @@ TEST(G2gTeeDomains, VulkanCopyBudgetNamesTheDownload)
         << run.error;
 }
 
-// GStreamer 1.22's vulkanupload hands its staging buffer back before its copy has run; a download
-// that does not wait lets the next frame be written into it first (docs/design-notes.md). Behind
-// vulkanupload in its own thread, g2gmaterialize's download waits for each copy: readers queued
-// after it (here mapping only after EOS) get every frame right, through g2gtee and without it.
+// vulkanupload hands its staging buffer back before its copy has run (GStreamer 1.22 to 1.28:
+// compat::vulkanupload_races_staging; on 1.26.2 without the wait, frames came out with the next
+// frame's pixels); a download that does not wait lets the next frame be written into it first
+// (docs/design-notes.md). Behind vulkanupload in its own thread, g2gmaterialize's download waits for
+// each copy: readers queued after it (here mapping only after EOS) get every frame right, through
+// g2gtee and without it.
 TEST(G2gTeeDomains, DownloadsBehindVulkanuploadInItsThreadGiveEveryFrameToAQueuedReader)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device (lavapipe) on this machine";
+    SKIP_WITHOUT_VULKAN();
     const std::string snow = "videotestsrc num-buffers=12 pattern=snow ! " + std::string(kRgba);
     PipelineRun want = run_pipeline(snow + " ! appsink name=sink");
     ASSERT_EQ(want.error, "");

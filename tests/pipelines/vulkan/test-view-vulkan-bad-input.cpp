@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Bad input to g2gview and g2gmaterialize on VulkanImage: formats g2gview does not take there
-// (refused in caps), RGBA that GStreamer 1.22 puts in an SRGB image (refused by name, never
-// misread), a frame of another Vulkan device (refused naming both). Without a Vulkan device every
-// test skips.
+// (refused in caps), RGBA that GStreamer 1.22 and 1.24 put in an SRGB image (refused by name, never
+// misread; 1.26's UNORM image comes out right), a frame of another Vulkan device (refused naming
+// both). Without a Vulkan device every test skips.
 #include "g2g-config.h"
 
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
 #if G2G_HAVE_VULKAN
+#include "compat/vulkan-format-compat.h"
 #include "platform/vulkan/gst-vulkan.h"
 #include "platform/vulkan/vulkan-engine.h"
 #endif
@@ -18,7 +19,9 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "frames.h"
 #include "pipeline.h"
 #include "vulkan-cases.h"
 #include "vulkan-frames.h"
@@ -69,21 +72,61 @@ TEST(VulkanViewBadInput, FormatsG2gviewDoesNotTakeOnVulkanImageAreRefusedInCaps)
     }
 }
 
-TEST(VulkanViewBadInput, RgbaThatGStreamerPutsInAnSrgbImageIsRefusedNotMisread)
+#if G2G_HAVE_VULKAN
+// The Vulkan format of the first memory of `buffer` when it is an image, else VK_FORMAT_UNDEFINED.
+VkFormat first_image_format(GstBuffer *buffer)
+{
+    GstMemory *memory = gst_buffer_n_memory(buffer) > 0 ? gst_buffer_peek_memory(buffer, 0) : nullptr;
+    return memory && gst_is_vulkan_image_memory(memory)
+               ? reinterpret_cast<GstVulkanImageMemory *>(memory)->create_info.format
+               : VK_FORMAT_UNDEFINED;
+}
+
+// RGBA whose colorimetry's transfer is not sRGB: GStreamer 1.22 and 1.24 put it in an
+// R8G8B8A8_SRGB image, which a shader reads converted to linear light and cannot write (no SRGB
+// format is a storage format), so g2g refuses it by name; 1.26 puts it in a UNORM image
+// (compat/vulkan-format-compat-1.24.cpp), which g2g turns as videoflip does. Never misread: the
+// test asserts what this version's vulkanupload makes (g2g's model of it,
+// compat::vulkan_plane_format), then the refusal or the right frames accordingly.
+TEST(VulkanViewBadInput, RgbaOfANonSrgbTransferIsRefusedInAnSrgbImageAndRightInAUnormOne)
 {
     SKIP_WITHOUT_VULKAN();
-    // GStreamer 1.22 picks an SRGB image for RGBA whose transfer is not sRGB (docs/design-notes.md).
-    const PipelineRun run = run_pipeline(
-        "videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48,colorimetry=bt709 ! "
-        "vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! vulkandownload ! appsink name=sink",
-        {}, 20 * GST_SECOND, {}, g2g::test::wait_for_each_upload);
-    EXPECT_NE(
-        run.error.find("cannot write R8G8B8A8_SRGB images from a shader (plane 0 of RGBA), so g2g cannot "
-                       "materialize RGBA views on it"),
-        std::string::npos)
-        << run.error;
-    EXPECT_TRUE(run.buffers.empty());
+    const std::string caps = g2g::test::raw_caps("RGBA", 64, 48) + ",colorimetry=bt709";
+    const GstVideoInfo info = g2g::test::video_info_of_caps(caps);
+    const VkFormat model = g2g::compat::vulkan_plane_format(info, 0);
+    std::vector<VkFormat> made;
+    const PipelineRun peer = run_pipeline(
+        g2g::test::vulkan_case_source(caps) +
+            " ! vulkanupload ! identity name=tap ! vulkandownload ! appsink name=sink",
+        [&](GstBuffer *buffer) { made.push_back(first_image_format(buffer)); }, 20 * GST_SECOND, {},
+        g2g::test::wait_for_each_upload);
+    ASSERT_EQ(peer.error, "") << peer.error_source;
+    ASSERT_FALSE(made.empty());
+    EXPECT_EQ(made.front(), model) << "vulkanupload's image format is not the one g2g's compatibility layer "
+                                      "says this GStreamer picks";
+
+    const PipelineRun run = run_pipeline(g2g::test::vulkan_case_source(caps) +
+                                             " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize "
+                                             "! vulkandownload ! appsink name=sink " +
+                                             g2g::test::vulkan_case_source(caps) + " ! appsink name=sent",
+                                         {}, 20 * GST_SECOND, {}, g2g::test::wait_for_each_upload);
+    if (model == VK_FORMAT_R8G8B8A8_SRGB) {
+        EXPECT_NE(run.error.find("cannot write R8G8B8A8_SRGB images from a shader (plane 0 of RGBA), so g2g "
+                                 "cannot materialize RGBA views on it"),
+                  std::string::npos)
+            << run.error;
+        EXPECT_TRUE(run.buffers.empty());
+    } else {
+        ASSERT_EQ(run.error, "") << run.error_source;
+        EXPECT_EQ(model, VK_FORMAT_R8G8B8A8_UNORM);
+        EXPECT_EQ(g2g::test::compare_with_peers(
+                      run.sinks.at("sent"), run.frame_caps.at("sent"), run.sinks.at("sink"),
+                      run.frame_caps.at("sink"),
+                      [](std::size_t) { return std::string("videoflip video-direction=90r"); }, true),
+                  "");
+    }
 }
+#endif
 
 #if G2G_HAVE_VULKAN
 // A Vulkan device of its own (a second logical device of the first physical device) and the

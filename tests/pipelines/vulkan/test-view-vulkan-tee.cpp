@@ -59,6 +59,7 @@ class VulkanViewTee : public testing::TestWithParam<const char *> {};
 TEST_P(VulkanViewTee, BranchesOfEveryDomainEqualThePeerAndShareOneDownload)
 {
     SKIP_WITHOUT_VULKAN();
+    SKIP_WHERE_VULKANUPLOAD_CANNOT_MAKE(GetParam());
     const std::string caps = g2g::test::raw_caps(GetParam(), 37, 23);
     g2g::ElementRef tee;
     const PipelineRun run = run_pipeline(
@@ -91,6 +92,7 @@ TEST_P(VulkanViewTee, BranchesOfEveryDomainEqualThePeerAndShareOneDownload)
 TEST_P(VulkanViewTee, ViewsInsideTheBranchesOfDenseVulkanFrames)
 {
     SKIP_WITHOUT_VULKAN();
+    SKIP_WHERE_VULKANUPLOAD_CANNOT_MAKE(GetParam());
     const std::string caps = g2g::test::raw_caps(GetParam(), 37, 23);
     g2g::ElementRef tee;
     // A GPU view branch, a view of system frames (the tee downloads for it and the dense branch, once).
@@ -236,7 +238,8 @@ TEST_P(VulkanViewRenegotiation, TheUpstreamSizeChangedMidStream)
                                 change_caps_of(pipeline, "sentsize", &sent);
                             });
     };
-    // GStreamer's own elements first: whether 1.22's vulkanupload renegotiates a size at all.
+    // GStreamer's own elements first: whether this vulkanupload renegotiates a size at all (1.22's
+    // keeps its first caps' image pool: compat::vulkanupload_keeps_image_pool).
     const PipelineRun theirs = run_with("vulkandownload");
     if (!theirs.error.empty())
         GTEST_SKIP() << "vulkanupload ! vulkandownload does not renegotiate the size here: " << theirs.error;

@@ -10,6 +10,7 @@
 
 #include "cuda-external.h"
 #include "compat/cuda-compat.h"
+#include "compat/vulkan-format-compat.h"
 #include "platform/vulkan/vulkan-commands.h"
 #include "platform/vulkan/vulkan-engine.h"
 
@@ -171,9 +172,8 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
     VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     for (guint p = 0; p < planes; ++p) {
-        GstVideoInfo copy = info;
         Plane plane;
-        plane.format = gst_vulkan_format_from_video_info(&copy, p);
+        plane.format = compat::vulkan_plane_format(info, p);
         const std::string which = "plane " + std::to_string(p) + " of " + what;
         if (plane.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);

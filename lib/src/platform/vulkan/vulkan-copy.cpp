@@ -21,7 +21,8 @@ GstVulkanImageMemory *image_at(GstBuffer *buffer, guint index)
 Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout)
 {
     // Larger images give their corner: GStreamer 1.22's vulkanupload keeps its first caps' image
-    // pool, so after a renegotiation to a smaller size its frames are larger images.
+    // pool (compat::vulkanupload_keeps_image_pool), so after a renegotiation to a smaller size its
+    // frames are larger images.
     if (Result<void> fits = check_images(source, layout); !fits)
         return fits;
     const guint planes = GST_VIDEO_INFO_N_PLANES(&layout);

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "compat/vulkan-format-compat.h"
 #include "vulkan-commands.h"
 
 // The SPIR-V glslc compiled from shaders/materialize.comp at build time.
@@ -235,6 +236,10 @@ Result<const Engine::Kernels *> Engine::kernels()
 
 Result<void> Engine::check_writable(const GstVideoInfo &info) const
 {
+    // What the physical device supports: GStreamer 1.22 opens its devices with no feature enabled
+    // (pEnabledFeatures = NULL), and lavapipe and NVIDIA's driver run the shader on them anyway;
+    // from 1.24 on it enables every feature the physical device has (gstvkdevice.c: pNext =
+    // gst_vulkan_physical_device_get_features, 25140499fc), so there the check is what is enabled.
     const GstVulkanPhysicalDevice *physical = device_->physical_device;
     if (!physical->features.shaderStorageImageWriteWithoutFormat)
         return Error(ErrorCode::UnsupportedDomain,
@@ -242,7 +247,12 @@ Result<void> Engine::check_writable(const GstVideoInfo &info) const
                          " cannot write images from a shader without a format qualifier "
                          "(shaderStorageImageWriteWithoutFormat), which g2g's materialize shader needs");
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
-        const VkFormat format = gst_vulkan_format_from_video_info(const_cast<GstVideoInfo *>(&info), p);
+        // The format of g2g's storage images, which are GStreamer's for this version.
+        const VkFormat format = compat::vulkan_plane_format(info, p);
+        if (format == VK_FORMAT_UNDEFINED)
+            return Error(ErrorCode::UnsupportedDomain,
+                         std::string("GStreamer names no Vulkan format for plane ") + std::to_string(p) +
+                             " of " + GST_VIDEO_INFO_NAME(&info) + ", so g2g cannot make its images");
         VkFormatProperties properties{};
         vkGetPhysicalDeviceFormatProperties(physical->device, format, &properties);
         if (!(properties.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)) {

@@ -15,7 +15,8 @@
 //                         submission, the trash list) and the view's walks in texels
 //   vulkan-view-backend   the ViewBackend of VulkanTexture frames: the view geometry in texels
 //   vulkan-storage-pool   a buffer pool of images a compute shader may write (GStreamer 1.22's
-//                         image pool sets no storage usage)
+//                         image pool sets no storage usage), of the formats GStreamer gives each
+//                         plane (compat::vulkan_plane_format)
 //   vulkan-fenced-memory  the system memory a download hands out: it waits for its fence on map
 //   shaders/              the GLSL compute shaders
 //
@@ -67,8 +68,8 @@ public:
     // memory: one copy per plane into a host-visible staging buffer, recorded with a fence. The
     // returned buffer (one memory, `info`'s default layout, a GstVideoMeta, source's timestamps)
     // is handed on at once; mapping it waits for the fence, once. With `wait`, the copy is waited
-    // for before returning (behind GStreamer 1.22's vulkanupload, whose staging buffer must not
-    // be refilled before its copy ran: docs/design-notes.md).
+    // for before returning (behind vulkanupload, whose staging buffer must not be refilled before
+    // its copy ran: compat::vulkanupload_races_staging, docs/design-notes.md).
     Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info, bool wait = false);
 
     // Copies the dense VulkanImage frame `source` into `buffer` (memory another API shares, laid out

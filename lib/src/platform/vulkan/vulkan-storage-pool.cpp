@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The frames g2g's shader writes: one image per plane of the Vulkan format GStreamer picks for it
-// (gst_vulkan_format_from_video_info, so vulkandownload and the other Vulkan elements read them as
-// their own), optimal tiling, device-local, with the usage of GStreamer 1.22's image pool plus
-// STORAGE, which its pool cannot be told to set. The pool and each image know their engine weakly,
-// so the view backend writes a frame of this pool on the engine's queue; a strong reference would
-// cycle (the engine's trash holds the frames it is writing, a frame holds its pool).
+// (compat::vulkan_plane_format: gst_vulkan_format_from_video_info where it names one, so
+// vulkandownload and the other Vulkan elements read them as their own), optimal tiling,
+// device-local, with the usage of GStreamer 1.22's image pool plus STORAGE, which its pool cannot be
+// told to set. The pool and each image know their engine weakly, so the view backend writes a frame
+// of this pool on the engine's queue; a strong reference would cycle (the engine's trash holds the
+// frames it is writing, a frame holds its pool).
 #include <memory>
 
+#include "compat/vulkan-format-compat.h"
 #include "vulkan-engine.h"
 
 namespace {
@@ -59,7 +61,7 @@ static GstFlowReturn g2g_vulkan_storage_pool_alloc(GstBufferPool *pool, GstBuffe
                                         VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
         GstMemory *memory = gst_vulkan_image_memory_alloc(
-            self->device, gst_vulkan_format_from_video_info(&self->info, p),
+            self->device, g2g::compat::vulkan_plane_format(self->info, p),
             GST_VIDEO_INFO_COMP_WIDTH(&self->info, p), GST_VIDEO_INFO_COMP_HEIGHT(&self->info, p),
             VK_IMAGE_TILING_OPTIMAL, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
         if (!memory) {

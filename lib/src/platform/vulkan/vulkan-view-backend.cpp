@@ -16,8 +16,8 @@
 namespace g2g {
 namespace {
 
-// The formats whose every plane is one image GStreamer 1.22 makes (gst_vulkan_format_from_video_info)
-// of 8-bit UNORM channels, which the shader reads and writes exactly. Not: packed 4:2:2 (a
+// The formats whose every plane is one image of 8-bit UNORM channels as GStreamer makes them
+// (compat::vulkan_plane_format), which the shader reads and writes exactly. Not: packed 4:2:2 (a
 // macropixel is not a texel), RGB/BGR (24-bit images have no storage support), 16-bit formats.
 constexpr GstVideoFormat kVulkanViewFormats[] = {
     GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GstVulkanInstance's "create-device" signal, through which an application hands GStreamer's Vulkan
+// elements (and g2g's) the device they open, in the form of each GStreamer version (compat.h has
+// the map). Built with the vulkan feature; meson picks vulkan-device-compat-1.22.cpp or
+// vulkan-device-compat-1.26.cpp.
+#pragma once
+
+#include "platform/vulkan/gst-vulkan.h"
+
+namespace g2g::compat {
+
+// The device a handler of `instance`'s "create-device" signal makes for its physical device
+// `device_index` (one reference), or nullptr when none does: what
+// gst_vulkan_instance_create_device asks before creating a device of its own. 1.26 added the
+// index to the signal; before it, a handler is asked for the instance's device (index 0).
+GstVulkanDevice *vulkan_device_from_handler(GstVulkanInstance *instance, guint device_index);
+
+// A handler of "create-device": the device to use for physical device `device_index` of `instance`
+// (one reference), or nullptr to let GStreamer create one.
+using VulkanDeviceMaker = GstVulkanDevice *(*)(GstVulkanInstance *instance, guint device_index,
+                                               gpointer data);
+
+// Connects `make` to `instance`'s "create-device" signal in the signal's form of this GStreamer
+// (1.22 and 1.24: no argument, so `make` is told index 0); returns the handler's id.
+gulong vulkan_on_create_device(GstVulkanInstance *instance, VulkanDeviceMaker make, gpointer data);
+
+} // namespace g2g::compat
