@@ -2,6 +2,8 @@
 // Test helpers: real GStreamer pipelines run to EOS or error (see pipeline.h).
 #include "pipeline.h"
 
+#include "g2g-config.h"
+
 #include <gst/app/gstappsink.h>
 
 #include "vulkan-teardown.h"
@@ -48,6 +50,24 @@ bool have_vulkan_device()
         return run.error.empty();
     }();
     return usable;
+}
+
+std::string vulkan_not_in_gstreamer()
+{
+    if (G2G_HAVE_VULKAN || have_element("vulkanupload"))
+        return "";
+    return std::string(gst_version_string()) +
+           " here has no Vulkan (no vulkanupload, and g2g found no gstreamer-vulkan-1.0 to build its Vulkan "
+           "domain with): Debian builds its GStreamer 1.28 plugins-bad without Vulkan";
+}
+
+std::string vulkan_domain_lost()
+{
+    if (G2G_HAVE_VULKAN || !have_element("vulkanupload"))
+        return "";
+    return std::string(gst_version_string()) +
+           " here has Vulkan (vulkanupload) but g2g was built without its Vulkan domain: install "
+           "libgstreamer-plugins-bad1.0-dev, libvulkan-dev and glslc and build with -Dvulkan=enabled";
 }
 
 bool have_cuda_device()

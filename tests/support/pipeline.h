@@ -19,6 +19,31 @@ bool have_element(const char *factory);
 // True when vulkanupload can make a VulkanImage frame here (a Vulkan driver such as lavapipe).
 bool have_vulkan_device();
 
+// Why the Vulkan domain is not in this build, where this GStreamer has none either ("" otherwise):
+// Debian builds its 1.28 plugins-bad without Vulkan (no gstreamer-vulkan-1.0, no vulkanupload).
+std::string vulkan_not_in_gstreamer();
+// Why the Vulkan domain is missing from this build although this GStreamer has it ("" otherwise):
+// a domain lost where GStreamer has it is a failure, not a skip.
+std::string vulkan_domain_lost();
+
+// Fails where this build lost the Vulkan domain its GStreamer has; skips, saying what is missing,
+// where this GStreamer has no Vulkan.
+#define SKIP_WITHOUT_VULKAN_DOMAIN()                                                                         \
+    do {                                                                                                     \
+        if (const std::string lost = g2g::test::vulkan_domain_lost(); !lost.empty())                         \
+            FAIL() << lost;                                                                                  \
+        if (const std::string missing = g2g::test::vulkan_not_in_gstreamer(); !missing.empty())              \
+            GTEST_SKIP() << missing;                                                                         \
+    } while (false)
+
+// The same, and skips where no Vulkan device runs GStreamer's vulkanupload and vulkandownload.
+#define SKIP_WITHOUT_VULKAN()                                                                                \
+    do {                                                                                                     \
+        SKIP_WITHOUT_VULKAN_DOMAIN();                                                                        \
+        if (!g2g::test::have_vulkan_device())                                                                \
+            GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";            \
+    } while (false)
+
 // True when a CUDA device and the nvcodec plugin's cudaupload are usable.
 bool have_cuda_device();
 

@@ -52,8 +52,7 @@ TEST(Classify, PlainFdMemoryIsSystem)
 
 TEST(Classify, VulkanuploadFramesAreVulkanTexture)
 {
-    if (!g2g::test::have_vulkan_device())
-        GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+    SKIP_WITHOUT_VULKAN();
     std::vector<K> seen;
     auto run = g2g::test::run_pipeline(
         "videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! vulkanupload "
