@@ -338,6 +338,11 @@ case "$command" in
   _root-test)
     build "$2" $(required_features) && run_suite "$2" "plain build, GStreamer $(pkg-config --modversion gstreamer-1.0) ($(. /etc/os-release; echo "$PRETTY_NAME") root)"
     exit 0 ;;
+  # A command in a root, as the tests run there (tests/gpu/bundle-from-root.sh uses it).
+  _in-root)
+    shift
+    in_root "$@"
+    exit ;;
   demo|test) ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac

@@ -10,6 +10,7 @@
 //   bench-cuda-vulkan [--csv DIR] [--seconds S] [--repeats N]
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/gst.h>
 

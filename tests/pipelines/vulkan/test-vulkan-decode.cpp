@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GStreamer 1.24's Vulkan video decoder (vulkanh264dec: VulkanImage frames straight from the
+// decoder, one multi-planar image per frame) through g2gview, g2gmaterialize, g2gtee and
+// g2gconvert, against what users run today on the same GPU and streams: nvh264dec ! cudadownload !
+// videoflip. GStreamer registers vulkanh264dec, like nvh264dec, only where a device decodes H.264
+// (not on lavapipe, and 1.22 has none): elsewhere every test skips, saying why. Runs on the GPU
+// machine with a 1.26 build.
+#include <gst/video/video.h>
+
+#include <gtest/gtest.h>
+
+#include "frames.h"
+#include "pipeline.h"
+
+#include <string>
+
+using g2g::test::compare_frames;
+using g2g::test::PipelineRun;
+using g2g::test::run_pipeline;
+using g2g::test::video_info_of_caps;
+
+namespace {
+
+constexpr const char *kStreams[] = {"ball-1920x1080-300f.h264", "smpte-3840x2160-120f.h264"};
+constexpr GstClockTime kLong = 120 * GST_SECOND;
+// Frames compared per stream: enough to cross reference frames and B-frames of both streams.
+constexpr const char *kFrames = " ! identity eos-after=40";
+
+std::string skip_reason()
+{
+    if (const std::string missing = g2g::test::vulkan_not_in_gstreamer(); !missing.empty())
+        return missing;
+    if (!g2g::test::have_element("vulkanh264dec"))
+        return std::string(gst_version_string()) +
+               " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan device that "
+               "decodes H.264 (not lavapipe)";
+    if (!g2g::test::have_element("nvh264dec") || !g2g::test::have_cuda_device())
+        return "no nvh264dec and cudadownload (the peer) on this machine";
+    return {};
+}
+
+#define SKIP_WITHOUT_DECODERS()                                                                              \
+    do {                                                                                                     \
+        if (const std::string lost = g2g::test::vulkan_domain_lost(); !lost.empty())                         \
+            FAIL() << lost;                                                                                  \
+        if (const std::string why = skip_reason(); !why.empty())                                             \
+            GTEST_SKIP() << why;                                                                             \
+    } while (false)
+
+std::string vulkan_decoded(const std::string &stream)
+{
+    return "filesrc location=" + g2g::test::media_path(stream.c_str()) +
+           " ! h264parse ! vulkanh264dec ! video/x-raw(memory:VulkanImage)" + kFrames;
+}
+
+// What applications do today: NVDEC, a host round trip, GStreamer's CPU flip.
+PipelineRun peer(const std::string &stream, const std::string &flip)
+{
+    return run_pipeline("filesrc location=" + g2g::test::media_path(stream.c_str()) +
+                            " ! h264parse ! nvh264dec" + kFrames + " ! cudadownload ! video/x-raw" +
+                            (flip.empty() ? "" : " ! videoflip video-direction=" + flip) +
+                            " ! video/x-raw ! appsink name=sink sync=false",
+                        {}, kLong);
+}
+
+// Every frame appsink `sink` of `ours` received equals the peer's, visible pixels.
+void expect_same_frames(const PipelineRun &ours, const PipelineRun &theirs, const std::string &what,
+                        const char *sink = "sink")
+{
+    ASSERT_EQ(ours.error, "") << what;
+    ASSERT_EQ(theirs.error, "") << what;
+    ASSERT_FALSE(theirs.buffers.empty()) << what;
+    const std::vector<g2g::BufferRef> &frames = ours.sinks.at(sink);
+    ASSERT_EQ(frames.size(), theirs.buffers.size()) << what;
+    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at(sink));
+    const GstVideoInfo peer_info = video_info_of_caps(theirs.sink_caps.at("sink"));
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        ASSERT_EQ(compare_frames(our_info, frames[i].get(), peer_info, theirs.buffers[i].get()), "")
+            << what << ", frame " << i;
+}
+
+} // namespace
+
+TEST(VulkanDecode, ARotationOfTheDecodersImagesEqualsNvdecThroughVideoflip)
+{
+    SKIP_WITHOUT_DECODERS();
+    for (const char *stream : kStreams) {
+        SCOPED_TRACE(stream);
+        // The view keeps the decoder's image; the shader writes the dense frame; vulkandownload reads it.
+        const PipelineRun ours = run_pipeline(
+            vulkan_decoded(stream) + " ! g2gview video-direction=90r ! g2gmaterialize ! "
+                                     "video/x-raw(memory:VulkanImage) ! vulkandownload ! video/x-raw ! "
+                                     "appsink name=sink sync=false",
+            {}, kLong);
+        expect_same_frames(ours, peer(stream, "90r"),
+                           "vulkanh264dec ! g2gview 90r ! g2gmaterialize ! vulkandownload");
+        // Straight to system memory: g2gmaterialize's own fenced download.
+        const PipelineRun to_system = run_pipeline(
+            vulkan_decoded(stream) + " ! g2gview video-direction=ur-ll left=8 top=4 ! "
+                                     "g2gmaterialize ! video/x-raw ! appsink name=sink sync=false",
+            {}, kLong);
+        const PipelineRun cropped = run_pipeline(
+            "filesrc location=" + g2g::test::media_path(stream) + " ! h264parse ! nvh264dec" + kFrames +
+                " ! cudadownload ! videocrop left=8 top=4 ! videoflip video-direction=ur-ll ! "
+                "video/x-raw ! appsink name=sink sync=false",
+            {}, kLong);
+        expect_same_frames(to_system, cropped,
+                           "vulkanh264dec ! g2gview ur-ll crop ! g2gmaterialize ! video/x-raw");
+    }
+}
+
+TEST(VulkanDecode, G2gteeSharesTheDecodersImagesAndDownloadsThemOnceForItsSystemBranches)
+{
+    SKIP_WITHOUT_DECODERS();
+    const char *stream = kStreams[0];
+    const PipelineRun ours = run_pipeline(
+        vulkan_decoded(stream) + " ! g2gtee name=t "
+                                 "t. ! queue ! g2gview video-direction=90r ! g2gmaterialize ! video/x-raw ! "
+                                 "appsink name=sink sync=false "
+                                 "t. ! queue ! video/x-raw ! appsink name=dense sync=false "
+                                 "t. ! queue ! video/x-raw ! appsink name=dense2 sync=false",
+        {}, kLong);
+    expect_same_frames(ours, peer(stream, "90r"), "g2gtee's view branch");
+    const PipelineRun plain = peer(stream, "");
+    expect_same_frames(ours, plain, "g2gtee's first system branch", "dense");
+    expect_same_frames(ours, plain, "g2gtee's second system branch", "dense2");
+}
+
+TEST(VulkanDecode, G2gconvertHandsTheDecodersFramesToCudaOnTheGpu)
+{
+    SKIP_WITHOUT_DECODERS();
+    if (!g2g::test::have_element("g2gconvert"))
+        GTEST_SKIP() << "g2gconvert is not built here (it needs the cuda and the vulkan feature)";
+    for (const char *stream : kStreams) {
+        SCOPED_TRACE(stream);
+        const PipelineRun ours = run_pipeline(
+            vulkan_decoded(stream) + " ! g2gconvert ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+                                     "video/x-raw ! appsink name=sink sync=false",
+            {}, kLong);
+        expect_same_frames(ours, peer(stream, ""), "vulkanh264dec ! g2gconvert ! cudadownload");
+    }
+}
