@@ -313,6 +313,9 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     if (!to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
+    if (state.in_view && !carried)
+        return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                          g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self)).error());
     g2g::Result<g2g::FrameView> identity =
         carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(inbuf, state.in_info);
     if (!identity)

@@ -201,8 +201,8 @@ static gboolean g2g_materialize_stop(GstBaseTransform *trans)
 
 // ---- Per frame (view caps or a download in; passthrough otherwise) ----
 
-// Writes the view `inbuf` carries (its identity view when it carries none: view caps over a plain
-// frame, or a GstVideoMeta / crop meta one) densely into `outbuf`, laid out as the output caps.
+// Writes the view `inbuf` carries (it came in view caps, which a frame without its view does not
+// describe: refused) densely into `outbuf`, laid out as the output caps.
 static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer *outbuf)
 {
     GstVideoInfo *info = &self->state->out_info;
@@ -211,13 +211,11 @@ static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffe
         const g2g::element::ObjectLock lock(self);
         threads.want(self->n_threads);
     }
-    const g2g::FrameView *view = g2g::tensor_view_of(inbuf);
-    if (!view) {
-        g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(inbuf, *info);
-        if (!identity)
-            return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
-        return g2g::element::write_dense(GST_ELEMENT(self), *identity, inbuf, info, outbuf, threads);
-    }
+    const g2g::Result<const g2g::FrameView *> carried =
+        g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self));
+    if (!carried)
+        return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, carried.error());
+    const g2g::FrameView *view = *carried;
     if (GstFlowReturn fits = g2g::element::check_view_fits(GST_ELEMENT(self), *view, info);
         fits != GST_FLOW_OK)
         return fits;

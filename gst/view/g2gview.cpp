@@ -549,6 +549,10 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
     if (state.vulkan && !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
         return GST_FLOW_ERROR;
 
+    if (state.in_view) {
+        if (const auto carried = g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self)); !carried)
+            return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, carried.error());
+    }
     g2g::Result<g2g::FrameView> view = g2g::element::compose_view(inbuf, state.in_info, state.active);
     if (!view)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, view.error());

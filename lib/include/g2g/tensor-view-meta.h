@@ -6,6 +6,8 @@
 
 #include <gst/gst.h>
 
+#include <string_view>
+
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
 
@@ -25,6 +27,13 @@ namespace g2g {
 
 // The view a buffer carries, or nullptr.
 const FrameView *tensor_view_of(GstBuffer *buffer);
+
+// The view a frame that arrived in view caps (meta:G2gTensorView) carries. Refused, naming `reader`,
+// where it carries none: an element upstream dropped its G2gTensorViewMeta (unixfdsink, a process
+// boundary, any element that does not declare meta:G2gTensorView), so its bytes are the source
+// frame's, laid out as nothing the caps say; a frame in view caps always carries its view, an
+// identity one included (g2gview attaches it).
+Result<const FrameView *> view_of_view_caps_frame(GstBuffer *buffer, std::string_view reader);
 
 // The view a frame reads as: the one `buffer` carries, else its identity view as `info` (its caps)
 // lays it out. Refused when that view's format or size is not `info`'s (caps that do not describe

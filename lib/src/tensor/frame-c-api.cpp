@@ -3,6 +3,7 @@
 #include <g2g/dlpack.h>
 #include <g2g/frame.h>
 #include <g2g/tensor-frame.h>
+#include <g2g/tensor-view-meta.h>
 
 #include <atomic>
 #include <string>
@@ -94,6 +95,15 @@ G2gFrame *g2g_frame_new(GstBuffer *buffer, GstCaps *caps, GError **error)
                                     std::string("g2g_frame_new needs a buffer and its raw video caps, got ") +
                                         (buffer ? "a buffer" : "no buffer") + " and caps " + text));
         return nullptr;
+    }
+    // View caps describe the view, not the bytes: a frame that lost its view is no frame of them.
+    const GstCapsFeatures *features = gst_caps_get_features(caps, 0);
+    if (features && !gst_caps_features_is_any(features) &&
+        gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW)) {
+        if (const auto carried = g2g::view_of_view_caps_frame(buffer, "g2g_frame_new"); !carried) {
+            set_error(error, carried.error());
+            return nullptr;
+        }
     }
     g2g::Result<std::shared_ptr<g2g::TensorFrame>> frame =
         g2g::TensorFrame::of(buffer, info, "g2g_frame_new");

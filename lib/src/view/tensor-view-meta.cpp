@@ -65,6 +65,19 @@ const FrameView *tensor_view_of(GstBuffer *buffer)
     return meta ? meta->view : nullptr;
 }
 
+Result<const FrameView *> view_of_view_caps_frame(GstBuffer *buffer, std::string_view reader)
+{
+    if (const FrameView *carried = buffer ? tensor_view_of(buffer) : nullptr)
+        return carried;
+    return Error(ErrorCode::InvalidArgument,
+                 std::string(reader) +
+                     " received a frame in view caps (" G2G_CAPS_FEATURE_META_TENSOR_VIEW
+                     ") without its G2gTensorViewMeta: an element upstream dropped the view "
+                     "(unixfdsink and every element that does not declare " G2G_CAPS_FEATURE_META_TENSOR_VIEW
+                     " lose it), so its bytes are not the frame its caps describe; insert "
+                     "g2gmaterialize before that element");
+}
+
 Result<FrameView> view_of_frame(GstBuffer *buffer, const GstVideoInfo &info)
 {
     const FrameView *carried = buffer ? tensor_view_of(buffer) : nullptr;

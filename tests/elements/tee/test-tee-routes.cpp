@@ -3,6 +3,7 @@
 // converted, or dropped with a gap), routes following renegotiation and branches that come
 // late, and conversions created and stopped while frames flow.
 #include <g2g/gst-ref.h>
+#include <g2g/tensor-view-meta.h>
 
 #include <gst/allocators/allocators.h>
 #include <gst/check/gstharness.h>
@@ -58,6 +59,19 @@ BufferRef system_frame(guint8 value)
     return buffer;
 }
 
+// The same frame as a view (its identity view attached): what a frame in view caps always carries.
+BufferRef view_frame(guint8 value)
+{
+    BufferRef buffer = system_frame(value);
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+    g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(buffer.get(), info);
+    EXPECT_TRUE(identity) << identity.error().message();
+    if (identity)
+        g2g::attach_tensor_view(buffer.get(), std::move(*identity));
+    return buffer;
+}
+
 // A g2gtee whose first branch takes views, after frame `seed` went through it as a view; nullptr
 // when that frame did not (a failure is added).
 GstHarness *streaming_views(guint8 seed)
@@ -65,7 +79,7 @@ GstHarness *streaming_views(guint8 seed)
     GstHarness *views = gst_harness_new_with_padnames("g2gtee", "sink", "src_%u");
     gst_harness_set_sink_caps_str(views, kView);
     gst_harness_set_src_caps_str(views, kView);
-    const GstFlowReturn flow = gst_harness_push(views, system_frame(seed).release());
+    const GstFlowReturn flow = gst_harness_push(views, view_frame(seed).release());
     EXPECT_EQ(flow, GST_FLOW_OK);
     if (flow != GST_FLOW_OK) {
         gst_harness_teardown(views);
@@ -172,7 +186,7 @@ TEST(G2gTeeRoutes, ABranchAddedMidStreamThatTakesOnlyDenseFramesGetsAConversion)
     GstHarness *dense = gst_harness_new_with_element(views->element, nullptr, "src_%u");
     gst_harness_set_sink_caps_str(dense, kSystem);
     gst_harness_play(dense);
-    BufferRef frame = system_frame(7);
+    BufferRef frame = view_frame(7);
     ASSERT_EQ(gst_harness_push(views, gst_buffer_ref(frame.get())), GST_FLOW_OK);
     BufferRef as_view = BufferRef::adopt(gst_harness_pull(views));
     BufferRef materialized = BufferRef::adopt(gst_harness_pull(dense));
@@ -224,7 +238,7 @@ TEST(G2gTeeRoutes, ARefusalIsAnErrorAtTheFirstFrameAndEveryFrameIsRefused)
     gst_harness_set_src_caps_str(views, kView); // the dense branch would need a conversion
     EXPECT_EQ(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR), nullptr);
 
-    EXPECT_EQ(gst_harness_push(views, system_frame(1).release()), GST_FLOW_ERROR);
+    EXPECT_EQ(gst_harness_push(views, view_frame(1).release()), GST_FLOW_ERROR);
     Ref<GstMessage> error = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR));
     ASSERT_TRUE(error);
     GError *refusal = nullptr;
@@ -234,7 +248,7 @@ TEST(G2gTeeRoutes, ARefusalIsAnErrorAtTheFirstFrameAndEveryFrameIsRefused)
         << refusal->message;
     g_error_free(refusal);
 
-    EXPECT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_ERROR);
+    EXPECT_EQ(gst_harness_push(views, view_frame(2).release()), GST_FLOW_ERROR);
     EXPECT_EQ(gst_bus_pop_filtered(bus.get(), GST_MESSAGE_ERROR), nullptr); // said once
     EXPECT_EQ(gst_harness_buffers_received(views) + gst_harness_buffers_received(dense), 0u);
     gst_element_set_bus(views->element, nullptr);
@@ -250,7 +264,7 @@ TEST(G2gTeeRoutes, TwoHundredConvertedBranchesComeAndGoWhileFramesFlow)
     GstSegment segment;
     gst_segment_init(&segment, GST_FORMAT_TIME);
     GstCaps *caps = gst_caps_from_string(kView);
-    BufferRef frame = system_frame(9);
+    BufferRef frame = view_frame(9);
     GstHarnessThread *pusher = gst_harness_stress_push_buffer_start(h, caps, &segment, frame.get());
     gst_caps_unref(caps);
     // Each added branch takes only dense frames: linking it starts a conversion (g2gmaterialize
@@ -320,7 +334,7 @@ TEST(G2gTeeRoutes, ABranchLinkedSinceTheRoutesWereDecidedIsDecidedBeforeItsFirst
     ASSERT_NE(views, nullptr);
 
     GstPad *src = gst_element_request_pad_simple(views->element, "src_%u");
-    ASSERT_EQ(gst_harness_push(views, system_frame(2).release()), GST_FLOW_OK); // decided unlinked
+    ASSERT_EQ(gst_harness_push(views, view_frame(2).release()), GST_FLOW_OK); // decided unlinked
     gst_buffer_unref(gst_harness_pull(views));
     Captured dense;
     GstPad *sink = capturing_dense_sink_pad(&dense);
@@ -328,7 +342,7 @@ TEST(G2gTeeRoutes, ABranchLinkedSinceTheRoutesWereDecidedIsDecidedBeforeItsFirst
                                 static_cast<GstPadLinkCheck>(GST_PAD_LINK_CHECK_DEFAULT |
                                                              GST_PAD_LINK_CHECK_NO_RECONFIGURE)),
               GST_PAD_LINK_OK);
-    BufferRef frame = system_frame(3);
+    BufferRef frame = view_frame(3);
     ASSERT_EQ(gst_harness_push(views, gst_buffer_ref(frame.get())), GST_FLOW_OK);
     gst_buffer_unref(gst_harness_pull(views));
     ASSERT_EQ(dense.frames.size(), 1u);

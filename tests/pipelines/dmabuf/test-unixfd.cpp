@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GStreamer 1.24's unixfdsink / unixfdsrc carry fd-backed frames to another process: g2g's DMA-BUF
+// frames arrive as DMA-BUFs, g2gview's dense output (written into the memfd memory unixfdsink
+// proposes) as system memory, each equal to what GStreamer's own elements make of the same frames;
+// a view, whose G2gTensorViewMeta no process boundary carries, is refused on the other side, never
+// read as a dense frame of its caps. The receiver is a second process (gst-launch-1.0) that writes
+// what it received to a file. GStreamer 1.22 has no unixfd plugin: there every test skips.
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <gtest/gtest.h>
+
+#include "g2g-config.h"
+#include "pipeline.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+using g2g::test::PipelineRun;
+using g2g::test::run_pipeline;
+
+namespace {
+
+// `frames` frames of a moving ball, NV12 64x48.
+std::string source(int frames)
+{
+    return "videotestsrc num-buffers=" + std::to_string(frames) +
+           " pattern=ball ! video/x-raw,format=NV12,width=64,height=48";
+}
+
+// A folder of this test's own, removed with it.
+class Scratch {
+public:
+    Scratch()
+    {
+        char pattern[] = "/tmp/g2g-unixfd-XXXXXX";
+        dir_ = g_mkdtemp(pattern) ? pattern : "";
+    }
+    ~Scratch()
+    {
+        if (!dir_.empty())
+            std::system(("rm -rf '" + dir_ + "'").c_str());
+    }
+    std::string path(const char *name) const { return dir_ + "/" + name; }
+
+private:
+    std::string dir_;
+};
+
+// The receiving process: waits for the socket, then runs `gst-launch-1.0 unixfdsrc ! <chain> !
+// filesink` writing every frame it gets to `out`; its stderr goes to `log`.
+struct Receiver {
+    GPid pid = 0;
+    bool started = false;
+
+    Receiver(const std::string &socket, const std::string &chain, const std::string &out,
+             const std::string &log, const std::string &registry)
+    {
+        const std::string script = "i=0; while [ ! -S '" + socket +
+                                   "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+                                   "GST_REGISTRY='" +
+                                   registry + "' exec timeout 60 gst-launch-1.0 -q unixfdsrc socket-path='" +
+                                   socket + "' ! " + chain + " ! filesink location='" + out + "' > '" + log +
+                                   "' 2>&1";
+        gchar *argv[] = {const_cast<gchar *>("sh"), const_cast<gchar *>("-c"),
+                         const_cast<gchar *>(script.c_str()), nullptr};
+        started = g_spawn_async(nullptr, argv, nullptr,
+                                static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD),
+                                nullptr, nullptr, &pid, nullptr);
+    }
+    // Its exit status (-1 when it did not start or did not exit normally).
+    int wait()
+    {
+        if (!started)
+            return -1;
+        int status = 0;
+        waitpid(pid, &status, 0);
+        g_spawn_close_pid(pid);
+        started = false;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    ~Receiver() { wait(); }
+};
+
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The bytes of every frame `run` received, one after the other (dense frames: rows of 64 and 48
+// bytes need no padding).
+std::string bytes_of(const PipelineRun &run)
+{
+    std::string all;
+    for (const g2g::BufferRef &buffer : run.buffers) {
+        GstMapInfo map;
+        if (!gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
+            return "(unmappable)";
+        all.append(reinterpret_cast<const char *>(map.data), map.size);
+        gst_buffer_unmap(buffer.get(), &map);
+    }
+    return all;
+}
+
+#define SKIP_WITHOUT_UNIXFD()                                                                                \
+    do {                                                                                                     \
+        if (!g2g::test::have_element("unixfdsink") || !g2g::test::have_element("unixfdsrc"))                 \
+            GTEST_SKIP() << gst_version_string() << " has no unixfdsink / unixfdsrc (they came in 1.24)";    \
+    } while (false)
+
+// Sends `frames` frames through `sender_chain` into unixfdsink; the receiver runs `receiver_chain`.
+struct Crossing {
+    PipelineRun sender;
+    int receiver_status = -1;
+    std::string received; // the file the receiver wrote
+    std::string receiver_log;
+};
+
+Crossing cross(const std::string &sender_chain, const std::string &receiver_chain, int frames = 6)
+{
+    Scratch scratch;
+    Crossing result;
+    Receiver receiver(scratch.path("socket"), receiver_chain, scratch.path("frames"), scratch.path("log"),
+                      scratch.path("registry.bin"));
+    EXPECT_TRUE(receiver.started);
+    result.sender =
+        run_pipeline(source(frames) + " ! " + sender_chain +
+                         " ! unixfdsink wait-for-connection=true socket-path=" + scratch.path("socket"),
+                     {}, 60 * GST_SECOND);
+    result.receiver_status = receiver.wait();
+    result.received = read_file(scratch.path("frames"));
+    result.receiver_log = read_file(scratch.path("log"));
+    return result;
+}
+
+} // namespace
+
+TEST(UnixFd, G2gsDmaBufFramesCrossAsDmaBufsWithTheirBytes)
+{
+    SKIP_WITHOUT_UNIXFD();
+    if (!G2G_HAVE_DMABUF)
+        GTEST_SKIP() << "built without the dmabuf feature (no g2gdmabufupload)";
+    const Crossing crossed = cross("g2gdmabufupload", "g2gprobe require=dma-buf");
+    EXPECT_EQ(crossed.sender.error, "");
+    EXPECT_EQ(crossed.receiver_status, 0) << crossed.receiver_log;
+    const PipelineRun sent = run_pipeline(source(6) + " ! appsink name=sink sync=false");
+    ASSERT_EQ(sent.buffers.size(), 6u);
+    EXPECT_TRUE(crossed.received == bytes_of(sent)) << crossed.received.size() << " bytes received";
+}
+
+TEST(UnixFd, AViewCrossesMaterializedIntoTheMemfdUnixfdsinkProposes)
+{
+    SKIP_WITHOUT_UNIXFD();
+    // unixfdsink takes ANY caps, and no view: g2gview writes the dense frame into its memfd pool.
+    const Crossing crossed = cross("g2gview video-direction=90r", "g2gprobe require=system");
+    EXPECT_EQ(crossed.sender.error, "");
+    EXPECT_EQ(crossed.receiver_status, 0) << crossed.receiver_log;
+    const PipelineRun peer =
+        run_pipeline(source(6) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
+    ASSERT_EQ(peer.buffers.size(), 6u);
+    EXPECT_TRUE(crossed.received == bytes_of(peer)) << crossed.received.size() << " bytes received";
+}
+
+TEST(UnixFd, AViewForcedAcrossIsRefusedOnTheOtherSideNeverReadAsDense)
+{
+    SKIP_WITHOUT_UNIXFD();
+    if (!G2G_HAVE_DMABUF)
+        GTEST_SKIP() << "built without the dmabuf feature (no g2gdmabufupload)";
+    // View caps forced into unixfdsink over fd memory: the fds cross, the G2gTensorViewMeta does not,
+    // and the caps still say view (48x64 over the 64x48 source's bytes, the same size).
+    const Crossing crossed =
+        cross("g2gdmabufupload ! g2gview video-direction=90r ! "
+              "video/x-raw(memory:SystemMemory,meta:G2gTensorView)",
+              "g2gmaterialize name=reader ! video/x-raw",
+              1); // one frame: unixfdsink would wait for another receiver to send a second
+
+    EXPECT_NE(crossed.receiver_status, 0);
+    EXPECT_NE(
+        crossed.receiver_log.find("reader received a frame in view caps (meta:G2gTensorView) without its "
+                                  "G2gTensorViewMeta"),
+        std::string::npos)
+        << crossed.receiver_log;
+    EXPECT_EQ(crossed.received, "");
+}
