@@ -228,7 +228,7 @@ run_fuzz() {
   local sysplugins=$dir/system-plugins
   rm -rf "$sysplugins"; mkdir -p "$sysplugins"
   ln -s "$system_plugin_dir/libgstcoreelements.so" "$sysplugins/"
-  local t
+  local t runs=()
   for t in "${fuzz_targets[@]}"; do
     local work=$dir/fuzz-$t unwind=1
     rm -rf "$work"; mkdir -p "$work/corpus"
@@ -241,8 +241,10 @@ run_fuzz() {
       LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/fuzz-lsan.supp:print_suppressions=0 \
       "$dir/tests/fuzz/fuzz-$t" -max_total_time="$fuzz_seconds" -timeout=20 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1 &
+    runs+=($!)
   done
-  wait
+  # Its own jobs only: a bare wait would reap the roots' jobs too, whose status wait_root reads.
+  wait "${runs[@]}" || true
   for t in "${fuzz_targets[@]}"; do
     local work=$dir/fuzz-$t crash execs
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")

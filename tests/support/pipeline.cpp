@@ -52,11 +52,17 @@ bool have_vulkan_device()
     return usable;
 }
 
+std::string gstreamer_version()
+{
+    g_autofree gchar *version = gst_version_string();
+    return version;
+}
+
 std::string vulkan_not_in_gstreamer()
 {
     if (G2G_HAVE_VULKAN || have_element("vulkanupload"))
         return "";
-    return std::string(gst_version_string()) +
+    return gstreamer_version() +
            " here has no Vulkan (no vulkanupload, and g2g found no gstreamer-vulkan-1.0 to build its Vulkan "
            "domain with): Debian builds its GStreamer 1.28 plugins-bad without Vulkan";
 }
@@ -65,7 +71,7 @@ std::string vulkan_domain_lost()
 {
     if (G2G_HAVE_VULKAN || !have_element("vulkanupload"))
         return "";
-    return std::string(gst_version_string()) +
+    return gstreamer_version() +
            " here has Vulkan (vulkanupload) but g2g was built without its Vulkan domain: install "
            "libgstreamer-plugins-bad1.0-dev, libvulkan-dev and glslc and build with -Dvulkan=enabled";
 }

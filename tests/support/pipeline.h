@@ -19,6 +19,9 @@ bool have_element(const char *factory);
 // True when vulkanupload can make a VulkanImage frame here (a Vulkan driver such as lavapipe).
 bool have_vulkan_device();
 
+// "GStreamer 1.26.2": the version the tests run against, for messages.
+std::string gstreamer_version();
+
 // Why the Vulkan domain is not in this build, where this GStreamer has none either ("" otherwise):
 // Debian builds its 1.28 plugins-bad without Vulkan (no gstreamer-vulkan-1.0, no vulkanupload).
 std::string vulkan_not_in_gstreamer();

@@ -53,9 +53,8 @@ std::string vulkanupload_cannot_make(const std::string &format)
     // Ends in vulkandownload, as have_vulkan_device's run does.
     const PipelineRun run = run_pipeline("videotestsrc num-buffers=1 ! " + raw_caps(format, 16, 16) +
                                          " ! vulkanupload ! vulkandownload ! fakesink");
-    g_autofree gchar *version = gst_version_string();
     return known[format] = run.error.empty() ? ""
-                                             : "vulkanupload of " + std::string(version) + " cannot make " +
+                                             : "vulkanupload of " + gstreamer_version() + " cannot make " +
                                                    format + " VulkanImage frames: " + lack +
                                                    " (here: " + run.error_source + ": " + run.error + ")";
 #else

@@ -112,7 +112,8 @@ std::string bytes_of(const PipelineRun &run)
 #define SKIP_WITHOUT_UNIXFD()                                                                                \
     do {                                                                                                     \
         if (!g2g::test::have_element("unixfdsink") || !g2g::test::have_element("unixfdsrc"))                 \
-            GTEST_SKIP() << gst_version_string() << " has no unixfdsink / unixfdsrc (they came in 1.24)";    \
+            GTEST_SKIP() << g2g::test::gstreamer_version()                                                   \
+                         << " has no unixfdsink / unixfdsrc (they came in 1.24)";                            \
     } while (false)
 
 // Sends `frames` frames through `sender_chain` into unixfdsink; the receiver runs `receiver_chain`.

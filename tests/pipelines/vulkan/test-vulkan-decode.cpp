@@ -31,7 +31,7 @@ std::string skip_reason()
     if (const std::string missing = g2g::test::vulkan_not_in_gstreamer(); !missing.empty())
         return missing;
     if (!g2g::test::have_element("vulkanh264dec"))
-        return std::string(gst_version_string()) +
+        return g2g::test::gstreamer_version() +
                " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan device that "
                "decodes H.264 (not lavapipe)";
     if (!g2g::test::have_element("nvh264dec") || !g2g::test::have_cuda_device())

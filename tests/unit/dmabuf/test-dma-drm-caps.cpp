@@ -6,6 +6,7 @@
 
 #include "compat/dma-drm-compat.h"
 #include "g2g-config.h"
+#include "pipeline.h"
 
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -366,7 +367,7 @@ TEST(DmaDrmCaps, TheCapsGStreamersOwnWriterGivesAreRead)
             << text(written_caps);
     }
     if (written == 0)
-        GTEST_SKIP() << gst_version_string()
+        GTEST_SKIP() << g2g::test::gstreamer_version()
                      << " has no DMA_DRM caps writer (gst_video_info_dma_drm_to_caps came in 1.24)";
     // 1.24.0's table already had NV12, I420 and the 8-bit RGB formats.
     EXPECT_GE(written, 20);
