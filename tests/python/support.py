@@ -23,6 +23,11 @@ Gst.init(None)
 
 VIEW_CAPS = "video/x-raw(memory:SystemMemory, meta:G2gTensorView)"
 
+# vulkanupload's VulkanImage frames for an appsink, each also through vulkandownload, which waits for
+# the device: a pipeline torn down with VulkanImage frames in flight crashed in lavapipe's queue
+# thread (GStreamer 1.22 and 1.26 alike; tests/support/pipeline.cpp's have_vulkan_device says so too).
+VULKAN_IMAGES = "vulkanupload ! tee name=vk vk. ! queue ! vulkandownload ! fakesink vk. ! queue"
+
 
 def has_elements(*names):
     return all(Gst.ElementFactory.find(name) for name in names)

@@ -78,7 +78,7 @@ class FrameArguments(unittest.TestCase):
 
     @unittest.skipUnless(support.has_elements("vulkanupload"), "no vulkanupload here")
     def test_vulkan_images_are_refused_with_the_converter_to_insert(self):
-        sample = pull("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=16,height=8 ! vulkanupload ! "
+        sample = pull(f"videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=16,height=8 ! {support.VULKAN_IMAGES} ! "
                       "appsink name=sink sync=false caps=video/x-raw(memory:VulkanImage)")
         with self.assertRaises(g2g.Error) as refused:
             g2g.frame(sample)

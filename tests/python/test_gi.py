@@ -8,7 +8,7 @@ import unittest
 import numpy
 
 import support
-from support import VIEW_CAPS, GLib, Gst, Pipeline, crop_then_rotate, source_planes
+from support import VIEW_CAPS, VULKAN_IMAGES, GLib, Gst, Pipeline, crop_then_rotate, source_planes
 
 try:
     support.gi.require_version("G2g", "1.0")
@@ -53,7 +53,7 @@ class KindsAndClassification(unittest.TestCase):
 
     @unittest.skipUnless(support.has_elements("vulkanupload"), "no vulkanupload here")
     def test_a_wrong_domain_is_a_glib_error_naming_the_converter(self):
-        with Pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=32,height=16 ! vulkanupload ! "
+        with Pipeline(f"videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=32,height=16 ! {VULKAN_IMAGES} ! "
                       "appsink name=sink sync=false caps=video/x-raw(memory:VulkanImage)") as pipeline:
             image = pipeline.pull("sink").get_buffer()
             self.assertEqual(G2g.buffer_get_memory_domain(image), G2g.MemoryDomainKind.VULKAN_TEXTURE)
