@@ -2,6 +2,8 @@
 // Test helpers for video frames (see frames.h).
 #include "frames.h"
 
+#include <gtest/gtest.h>
+
 #include <gst/check/gstharness.h>
 
 #include <cstring>
@@ -172,6 +174,21 @@ GstVideoInfo current_sink_info(GstHarness *harness)
     if (const CapsRef caps = CapsRef::adopt(gst_pad_get_current_caps(harness->sinkpad)))
         gst_video_info_from_caps(&info, caps.get());
     return info;
+}
+
+void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what,
+                        const char *sink)
+{
+    ASSERT_EQ(ours.error, "") << what;
+    ASSERT_EQ(peer.error, "") << what;
+    ASSERT_FALSE(peer.buffers.empty()) << what;
+    const std::vector<BufferRef> &frames = ours.sinks.at(sink);
+    ASSERT_EQ(frames.size(), peer.buffers.size()) << what;
+    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at(sink));
+    const GstVideoInfo peer_info = video_info_of_caps(peer.sink_caps.at("sink"));
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        ASSERT_EQ(compare_frames(our_info, frames[i].get(), peer_info, peer.buffers[i].get()), "")
+            << what << ", frame " << i;
 }
 
 } // namespace g2g::test

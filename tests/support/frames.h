@@ -8,6 +8,8 @@
 
 #include <g2g/gst-ref.h>
 
+#include "pipeline.h"
+
 #include <string>
 #include <vector>
 
@@ -29,6 +31,11 @@ GstVideoInfo video_info_of_caps(const std::string &caps_string);
 // else where they first differ.
 std::string compare_frames(const GstVideoInfo &info_a, GstBuffer *a, const GstVideoInfo &info_b,
                            GstBuffer *b);
+
+// Every frame appsink `sink` of `ours` received equals the same frame of `peer`'s appsink "sink",
+// visible pixels, both runs without error (gtest assertions).
+void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what,
+                        const char *sink = "sink");
 
 struct HarnessOutput {
     BufferRef buffer;

@@ -21,10 +21,9 @@
 
 #include <string>
 
-using g2g::test::compare_frames;
+using g2g::test::expect_same_frames;
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
-using g2g::test::video_info_of_caps;
 
 namespace {
 
@@ -38,21 +37,6 @@ std::string skip_reason(bool needs_decoder)
     if (needs_decoder && !g2g::test::have_element("nvh264dec"))
         return "no nvh264dec (NVDEC) on this machine";
     return {};
-}
-
-// Every frame of `ours` equals the same frame of `peer`, pixel for pixel (visible pixels, each
-// laid out as its own caps and video meta say).
-void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what)
-{
-    ASSERT_EQ(ours.error, "") << what;
-    ASSERT_EQ(peer.error, "") << what;
-    ASSERT_FALSE(peer.buffers.empty()) << what;
-    ASSERT_EQ(ours.buffers.size(), peer.buffers.size()) << what;
-    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at("sink"));
-    const GstVideoInfo peer_info = video_info_of_caps(peer.sink_caps.at("sink"));
-    for (std::size_t i = 0; i < ours.buffers.size(); ++i)
-        ASSERT_EQ(compare_frames(our_info, ours.buffers[i].get(), peer_info, peer.buffers[i].get()), "")
-            << what << ", frame " << i;
 }
 
 std::string decoded(const std::string &path)

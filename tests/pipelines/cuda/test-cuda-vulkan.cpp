@@ -22,6 +22,7 @@
 #include <string>
 
 using g2g::test::compare_frames;
+using g2g::test::expect_same_frames;
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
 using g2g::test::video_info_of_caps;
@@ -47,22 +48,6 @@ std::string skip_reason(bool needs_decoder)
 #define SKIP_WITHOUT_GPU(needs_decoder)                                                                      \
     if (const std::string why = skip_reason(needs_decoder); !why.empty())                                    \
     GTEST_SKIP() << why
-
-// Every frame of `ours` (appsink "sink") equals the same frame of `peer`, visible pixels.
-void expect_same_frames(const PipelineRun &ours, const PipelineRun &peer, const std::string &what,
-                        const char *sink = "sink")
-{
-    ASSERT_EQ(ours.error, "") << what;
-    ASSERT_EQ(peer.error, "") << what;
-    ASSERT_FALSE(peer.buffers.empty()) << what;
-    const std::vector<g2g::BufferRef> &frames = ours.sinks.at(sink);
-    ASSERT_EQ(frames.size(), peer.buffers.size()) << what;
-    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at(sink));
-    const GstVideoInfo peer_info = video_info_of_caps(peer.sink_caps.at("sink"));
-    for (std::size_t i = 0; i < frames.size(); ++i)
-        ASSERT_EQ(compare_frames(our_info, frames[i].get(), peer_info, peer.buffers[i].get()), "")
-            << what << ", frame " << i;
-}
 
 std::string decoded(const std::string &path)
 {

@@ -14,10 +14,9 @@
 
 #include <string>
 
-using g2g::test::compare_frames;
+using g2g::test::expect_same_frames;
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
-using g2g::test::video_info_of_caps;
 
 namespace {
 
@@ -61,22 +60,6 @@ PipelineRun peer(const std::string &stream, const std::string &flip)
                             (flip.empty() ? "" : " ! videoflip video-direction=" + flip) +
                             " ! video/x-raw ! appsink name=sink sync=false",
                         {}, kLong);
-}
-
-// Every frame appsink `sink` of `ours` received equals the peer's, visible pixels.
-void expect_same_frames(const PipelineRun &ours, const PipelineRun &theirs, const std::string &what,
-                        const char *sink = "sink")
-{
-    ASSERT_EQ(ours.error, "") << what;
-    ASSERT_EQ(theirs.error, "") << what;
-    ASSERT_FALSE(theirs.buffers.empty()) << what;
-    const std::vector<g2g::BufferRef> &frames = ours.sinks.at(sink);
-    ASSERT_EQ(frames.size(), theirs.buffers.size()) << what;
-    const GstVideoInfo our_info = video_info_of_caps(ours.sink_caps.at(sink));
-    const GstVideoInfo peer_info = video_info_of_caps(theirs.sink_caps.at("sink"));
-    for (std::size_t i = 0; i < frames.size(); ++i)
-        ASSERT_EQ(compare_frames(our_info, frames[i].get(), peer_info, theirs.buffers[i].get()), "")
-            << what << ", frame " << i;
 }
 
 } // namespace
