@@ -393,7 +393,8 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         // Negative: GLib refuses it (the param spec's minimum is 0) and the side keeps its value.
         g_object_set(view, side, 5, nullptr);
         {
-            const g2g::test::LogCapture caught({"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
+            const g2g::test::LogCapture caught(
+                {"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
             g_object_set(view, side, -1, nullptr);
             EXPECT_EQ(caught.said(),
                       std::vector<std::string>{std::string("value \"-1\" of type 'gint' is invalid "
@@ -412,7 +413,8 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         // G_MININT, which GLib refuses; the side stays 0. Beyond 32 bits: a parse error.
         for (const char *too_big : {"2147483648", "99999999999"}) {
             const std::string description = std::string("g2gview ") + side + "=" + too_big;
-            const g2g::test::LogCapture caught({"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
+            const g2g::test::LogCapture caught(
+                {"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
             GError *parse_error = nullptr;
             GstElement *parsed = gst_parse_launch(description.c_str(), &parse_error);
             if (g_str_equal(too_big, "2147483648")) {

@@ -237,7 +237,8 @@ TEST(ViewThreads, NThreadsOutsideItsRangeIsRefusedAndTheValueKept)
 
         g_object_set(element, "n-threads", 4u, nullptr);
         {
-            const g2g::test::LogCapture caught({"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
+            const g2g::test::LogCapture caught(
+                {"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
             g_object_set(element, "n-threads", 1000u, nullptr);
             EXPECT_EQ(caught.said(),
                       std::vector<std::string>{"value \"1000\" of type 'guint' is invalid or out "
@@ -253,7 +254,8 @@ TEST(ViewThreads, NThreadsOutsideItsRangeIsRefusedAndTheValueKept)
         // a number is a parse error naming the element.
         for (auto [text, read] :
              {std::pair{"65", "65"}, std::pair{"-1", "4294967295"}, std::pair{"99999999999", "1215752191"}}) {
-            const g2g::test::LogCapture caught({"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
+            const g2g::test::LogCapture caught(
+                {"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
             GError *error = nullptr;
             GstElement *parsed =
                 gst_parse_launch((std::string(factory) + " n-threads=" + text).c_str(), &error);
