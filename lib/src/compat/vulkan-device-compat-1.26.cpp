@@ -13,31 +13,24 @@ namespace g2g::compat {
 
 namespace {
 
-struct Handler {
-    VulkanDeviceMaker make;
-    gpointer data;
-};
-
 GstVulkanDevice *on_create_device(GstVulkanInstance *instance, guint device_index, gpointer data)
 {
-    const auto *handler = static_cast<const Handler *>(data);
+    const auto *handler = static_cast<const VulkanDeviceHandler *>(data);
     return handler->make(instance, device_index, handler->data);
 }
 
 } // namespace
+
+GCallback vulkan_create_device_callback()
+{
+    return G_CALLBACK(on_create_device);
+}
 
 GstVulkanDevice *vulkan_device_from_handler(GstVulkanInstance *instance, guint device_index)
 {
     GstVulkanDevice *made = nullptr;
     g_signal_emit_by_name(instance, "create-device", device_index, &made);
     return made;
-}
-
-gulong vulkan_on_create_device(GstVulkanInstance *instance, VulkanDeviceMaker make, gpointer data)
-{
-    return g_signal_connect_data(
-        instance, "create-device", G_CALLBACK(on_create_device), new Handler{make, data},
-        [](gpointer handler, GClosure *) { delete static_cast<Handler *>(handler); }, GConnectFlags(0));
 }
 
 } // namespace g2g::compat

@@ -20,8 +20,24 @@ GstVulkanDevice *vulkan_device_from_handler(GstVulkanInstance *instance, guint d
 using VulkanDeviceMaker = GstVulkanDevice *(*)(GstVulkanInstance *instance, guint device_index,
                                                gpointer data);
 
-// Connects `make` to `instance`'s "create-device" signal in the signal's form of this GStreamer
-// (1.22 and 1.24: no argument, so `make` is told index 0); returns the handler's id.
-gulong vulkan_on_create_device(GstVulkanInstance *instance, VulkanDeviceMaker make, gpointer data);
+// What a connected handler calls, and with what.
+struct VulkanDeviceHandler {
+    VulkanDeviceMaker make;
+    gpointer data;
+};
+
+// The signal handler of this GStreamer's form of "create-device" that calls the
+// VulkanDeviceHandler it is connected with (1.22 and 1.24: no argument, so it is told index 0).
+GCallback vulkan_create_device_callback();
+
+// Connects `make` to `instance`'s "create-device" signal in the signal's form of this GStreamer;
+// returns the handler's id.
+inline gulong vulkan_on_create_device(GstVulkanInstance *instance, VulkanDeviceMaker make, gpointer data)
+{
+    return g_signal_connect_data(
+        instance, "create-device", vulkan_create_device_callback(), new VulkanDeviceHandler{make, data},
+        [](gpointer handler, GClosure *) { delete static_cast<VulkanDeviceHandler *>(handler); },
+        GConnectFlags(0));
+}
 
 } // namespace g2g::compat

@@ -124,13 +124,7 @@ BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system)
         auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(frame.get(), p));
         recording->transition(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT);
-        VkBufferImageCopy region{};
-        region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
-        region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&info, p) /
-                                                      GST_VIDEO_INFO_COMP_PSTRIDE(&info, p));
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)),
-                              static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)), 1};
+        const VkBufferImageCopy region = g2g::vulkan::plane_copy_region(info, p);
         vkCmdCopyBufferToImage(recording->cmd(),
                                reinterpret_cast<GstVulkanBufferMemory *>(staging.get())->buffer, image->image,
                                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);

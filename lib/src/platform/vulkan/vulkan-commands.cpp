@@ -74,6 +74,19 @@ Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool *
     return recording;
 }
 
+VkBufferImageCopy plane_copy_region(const GstVideoInfo &layout, guint plane)
+{
+    VkBufferImageCopy region{};
+    region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&layout, plane);
+    region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, plane) /
+                                                  GST_VIDEO_INFO_COMP_PSTRIDE(&layout, plane));
+    region.bufferImageHeight = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, plane));
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, plane)),
+                          static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, plane)), 1};
+    return region;
+}
+
 VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
                                    VkPipelineStageFlags stage, VkPipelineStageFlags &src_stages)
 {

@@ -34,6 +34,10 @@ GstVulkanFence *new_fence(GstVulkanDevice *device, GError **error);
 VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
                                    VkPipelineStageFlags stage, VkPipelineStageFlags &src_stages);
 
+// The copy of plane `plane` between a buffer laid out as `layout` (its offset, rows `stride` bytes
+// apart) and that plane's image, whole (vkCmdCopyBufferToImage and vkCmdCopyImageToBuffer alike).
+VkBufferImageCopy plane_copy_region(const GstVideoInfo &layout, guint plane);
+
 class Recording {
 public:
     // A command buffer of `*pool` (made on `queue` the first time), begun.

@@ -34,13 +34,7 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
         GstVulkanImageMemory *from = image_at(source, p);
         recording->transition(from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT);
-        VkBufferImageCopy region{};
-        region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
-        region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, p) /
-                                                      GST_VIDEO_INFO_COMP_PSTRIDE(&layout, p));
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, p)),
-                              static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, p)), 1};
+        const VkBufferImageCopy region = plane_copy_region(layout, p);
         vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
                                &region);
     }

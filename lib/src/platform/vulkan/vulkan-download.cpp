@@ -146,14 +146,7 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
         auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(source, p));
         recording->transition(image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
                               VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const guint texel = GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
-        VkBufferImageCopy region{};
-        region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
-        region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&info, p)) / texel;
-        region.bufferImageHeight = GST_VIDEO_INFO_COMP_HEIGHT(&info, p);
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)),
-                              static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)), 1};
+        const VkBufferImageCopy region = plane_copy_region(info, p);
         vkCmdCopyImageToBuffer(recording->cmd(), image->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                buffer_memory->buffer, 1, &region);
     }
