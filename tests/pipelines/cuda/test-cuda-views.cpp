@@ -204,10 +204,7 @@ TEST(CudaViews, TeeFeedsCudaBranchesTheDeviceFrameAndSystemBranchesOneSharedDown
     PipelineRun peer =
         run_pipeline(decoded(path) + kPeerToHost + " ! appsink name=sink sync=false", {}, 120 * GST_SECOND);
     for (const char *branch : {"s1", "s2", "s3"}) {
-        PipelineRun as_sink;
-        as_sink.buffers = run.sinks.at(branch);
-        as_sink.sink_caps["sink"] = run.sink_caps.at(branch);
-        expect_same_frames(as_sink, peer, branch);
+        expect_same_frames(run, peer, branch, branch);
         for (std::size_t i = 0; i < run.sinks.at(branch).size(); ++i) {
             ASSERT_EQ(gst_buffer_peek_memory(run.sinks.at(branch)[i].get(), 0),
                       gst_buffer_peek_memory(run.sinks.at("s1")[i].get(), 0))

@@ -67,7 +67,11 @@ struct Uploaded {
 // gives it (compat::vulkan_plane_format), each plane copied with its rows as laid out: the faithful
 // upload, for the formats this GStreamer's vulkanupload cannot make. The images hold the device (and
 // it its instance); they are left as the copy wrote them, which their memories record.
-BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system)
+// With `multiplanar`, one image of that multi-planar format instead, `extra_rows` taller than the
+// frame, the planes copied into its aspects: a frame as GStreamer 1.24+'s video decoders make them
+// (one image per frame, its extent the coded size, no storage usage).
+BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system, VkFormat multiplanar = VK_FORMAT_UNDEFINED,
+                      guint extra_rows = 0)
 {
     const g2g::Ref<GstObject> instance = g2g::Ref<GstObject>::adopt(GST_OBJECT(gst_vulkan_instance_new()));
     if (!gst_vulkan_instance_open(GST_VULKAN_INSTANCE(instance.get()), nullptr))
@@ -99,7 +103,17 @@ BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system)
     gst_buffer_unmap(system, &from);
 
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+    if (multiplanar != VK_FORMAT_UNDEFINED) {
+        GstMemory *image = gst_vulkan_image_memory_alloc(
+            vk_device, multiplanar, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info) + extra_rows,
+            VK_IMAGE_TILING_OPTIMAL,
+            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        if (!image)
+            return {};
+        gst_buffer_append_memory(frame.get(), image);
+    }
+    for (guint p = 0; multiplanar == VK_FORMAT_UNDEFINED && p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
         GstMemory *image = gst_vulkan_image_memory_alloc(
             vk_device, g2g::compat::vulkan_plane_format(info, p), GST_VIDEO_INFO_COMP_WIDTH(&info, p),
             GST_VIDEO_INFO_COMP_HEIGHT(&info, p), VK_IMAGE_TILING_OPTIMAL,
@@ -121,10 +135,15 @@ BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system)
     if (!recording)
         return {};
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
-        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(frame.get(), p));
-        recording->transition(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                              VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const VkBufferImageCopy region = g2g::vulkan::plane_copy_region(info, p);
+        const std::optional<g2g::vulkan::ImagePlane> plane =
+            g2g::vulkan::image_plane(frame.get(), GST_VIDEO_INFO_FORMAT(&info), p);
+        if (!plane)
+            return {};
+        GstVulkanImageMemory *image = plane->image;
+        if (p == 0 || multiplanar == VK_FORMAT_UNDEFINED)
+            recording->transition(image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  VK_PIPELINE_STAGE_TRANSFER_BIT);
+        const VkBufferImageCopy region = g2g::vulkan::plane_copy_region(info, p, plane->aspect);
         vkCmdCopyBufferToImage(recording->cmd(),
                                reinterpret_cast<GstVulkanBufferMemory *>(staging.get())->buffer, image->image,
                                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
@@ -300,6 +319,86 @@ TEST(VulkanEngine4K, ARotatedAndCroppedFrameEqualsTheCpuBackend)
     }
 }
 
+// Why the first Vulkan device here cannot copy to and from images of `format` ("" if it can).
+std::string cannot_copy_images_of(VkFormat format)
+{
+    const g2g::Ref<GstObject> instance = g2g::Ref<GstObject>::adopt(GST_OBJECT(gst_vulkan_instance_new()));
+    if (!gst_vulkan_instance_open(GST_VULKAN_INSTANCE(instance.get()), nullptr))
+        return "no Vulkan instance";
+    const g2g::Ref<GstObject> device = g2g::Ref<GstObject>::adopt(
+        GST_OBJECT(gst_vulkan_instance_create_device(GST_VULKAN_INSTANCE(instance.get()), nullptr)));
+    if (!device)
+        return "no Vulkan device";
+    const GstVulkanPhysicalDevice *physical = GST_VULKAN_DEVICE(device.get())->physical_device;
+    VkFormatProperties properties{};
+    vkGetPhysicalDeviceFormatProperties(physical->device, format, &properties);
+    const VkFormatFeatureFlags needed =
+        VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((properties.optimalTilingFeatures & needed) == needed)
+        return {};
+    return std::string("Vulkan device '") + physical->properties.deviceName +
+           "' has no multi-planar images of format " + std::to_string(format) +
+           " (Mesa's lavapipe has them from 23.x; Debian 12's is 22.3)";
+}
+
+// Frames as GStreamer 1.24+'s video decoders make them (vulkanh264dec: one image of a multi-planar
+// format per frame, the coded size, no MUTABLE_FORMAT and no storage usage): the engine's download
+// copies each plane by aspect, and its materialize first copies each plane into an image the shader
+// samples. Against the CPU backend on the frame the images were written from.
+TEST(VulkanEngineMultiplanar, EveryMethodAndACropOfADecodersImageEqualsTheCpuBackend)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    const std::pair<GstVideoFormat, VkFormat> cases[] = {
+        {GST_VIDEO_FORMAT_NV12, VK_FORMAT_G8_B8R8_2PLANE_420_UNORM},
+        {GST_VIDEO_FORMAT_I420, VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM},
+        {GST_VIDEO_FORMAT_Y444, VK_FORMAT_G8_B8_R8_3PLANE_444_UNORM},
+    };
+    for (const auto &[format, multiplanar] : cases) {
+        if (const std::string why = cannot_copy_images_of(multiplanar); !why.empty())
+            GTEST_SKIP() << why;
+        // 64x40 in a 64x48 image: 1080p H.264 decodes into 1088 rows.
+        const GstVideoInfo info = video_info(format, 64, 40);
+        PipelineRun run =
+            run_pipeline(std::string("videotestsrc num-buffers=1 pattern=snow ! video/x-raw,format=") +
+                         GST_VIDEO_INFO_NAME(&info) + ",width=64,height=40 ! appsink name=sink");
+        ASSERT_EQ(run.buffers.size(), 1u) << run.error;
+        GstBuffer *system = run.buffers[0].get();
+        BufferRef images = upload_here(info, system, multiplanar, 8);
+        ASSERT_TRUE(images) << "a " << GST_VIDEO_INFO_NAME(&info) << " multi-planar image";
+        auto engine = Engine::for_device(device_of(images.get()));
+        ASSERT_TRUE(engine);
+        g2g::Result<BufferRef> held = (*engine)->download(images.get(), info);
+        ASSERT_TRUE(held) << held.error().message();
+        EXPECT_EQ(compare_frames(info, held->get(), info, system), "") << GST_VIDEO_INFO_NAME(&info);
+        for (GstVideoOrientationMethod method : kMethods) {
+            for (bool crop : {false, true}) {
+                g2g::Result<FrameView> gpu_view = FrameView::of_frame(images.get(), info);
+                g2g::Result<FrameView> cpu_view = FrameView::of_frame(system, info);
+                ASSERT_TRUE(gpu_view) << gpu_view.error().message();
+                ASSERT_TRUE(cpu_view) << cpu_view.error().message();
+                for (FrameView *view : {&*gpu_view, &*cpu_view}) {
+                    if (crop) {
+                        ASSERT_TRUE(view->crop(2, 4, 64 - 2 - 6, 40 - 4 - 2));
+                    }
+                    view->orient(method);
+                }
+                const std::string what = std::string(GST_VIDEO_INFO_NAME(&info)) + " method " +
+                                         std::to_string(method) + (crop ? " cropped" : "");
+                BufferRef written = storage_frame(**engine, gpu_view->info());
+                ASSERT_TRUE(written) << what;
+                g2g::Result<void> done = (*engine)->materialize(*gpu_view, images.get(), written.get());
+                ASSERT_TRUE(done) << what << ": " << done.error().message();
+                g2g::Result<BufferRef> read = (*engine)->download(written.get(), gpu_view->info());
+                g2g::Result<BufferRef> want = cpu_view->materialize(system);
+                ASSERT_TRUE(read && want) << what;
+                EXPECT_EQ(compare_frames(gpu_view->info(), read->get(), cpu_view->info(), want->get()), "")
+                    << what;
+            }
+        }
+    }
+}
+
 TEST(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
 {
     if (!have_vulkan_device())
@@ -438,7 +537,8 @@ TEST(VulkanEngineExternalCopy, AFrameOfOtherPlanesOrSizesIsRefused)
     g2g::Result<void> planes = (*engine)->copy_to_external_buffer(frame.images.get(), vk, rgba);
     ASSERT_FALSE(planes);
     EXPECT_EQ(planes.error().message(),
-              "the frame has 2 memories for RGBA's 1 planes (one Vulkan image each)");
+              "the frame has 2 memories for RGBA's 1 planes (one Vulkan image each, or one multi-planar "
+              "image)");
     const GstVideoInfo bigger = video_info(GST_VIDEO_FORMAT_NV12, 64, 50);
     g2g::Result<void> size = (*engine)->copy_to_external_buffer(frame.images.get(), vk, bigger);
     ASSERT_FALSE(size);

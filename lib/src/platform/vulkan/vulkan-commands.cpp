@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "vulkan-commands.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "compat/vulkan-timeline-compat.h"
 #include "vulkan-engine.h"
 
 namespace g2g::vulkan {
@@ -37,7 +39,8 @@ Recording::Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, GstV
 
 Recording::Recording(Recording &&other) noexcept
     : queue_(other.queue_), buffer_(std::exchange(other.buffer_, nullptr)), trash_(other.trash_),
-      kept_(std::move(other.kept_))
+      kept_(std::move(other.kept_)), timelines_(std::move(other.timelines_)),
+      timeline_values_(std::move(other.timeline_values_))
 {
     other.kept_.clear();
 }
@@ -74,14 +77,75 @@ Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool *
     return recording;
 }
 
-VkBufferImageCopy plane_copy_region(const GstVideoInfo &layout, guint plane)
+namespace {
+
+// The planes of the multi-planar formats whose planes are 8-bit samples, the ones GStreamer's decoders
+// make for the formats g2g views (0: not multi-planar).
+guint multiplanar_planes(VkFormat format)
+{
+    switch (format) {
+    case VK_FORMAT_G8_B8R8_2PLANE_420_UNORM:
+    case VK_FORMAT_G8_B8R8_2PLANE_422_UNORM:
+        return 2;
+    case VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM:
+    case VK_FORMAT_G8_B8_R8_3PLANE_422_UNORM:
+    case VK_FORMAT_G8_B8_R8_3PLANE_444_UNORM:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+constexpr VkImageAspectFlags kPlaneAspects[] = {VK_IMAGE_ASPECT_PLANE_0_BIT, VK_IMAGE_ASPECT_PLANE_1_BIT,
+                                                VK_IMAGE_ASPECT_PLANE_2_BIT};
+
+GstVulkanImageMemory *image_memory(GstBuffer *frame, guint index)
+{
+    GstMemory *memory = index < gst_buffer_n_memory(frame) ? gst_buffer_peek_memory(frame, index) : nullptr;
+    return memory && gst_is_vulkan_image_memory(memory) ? reinterpret_cast<GstVulkanImageMemory *>(memory)
+                                                        : nullptr;
+}
+
+} // namespace
+
+std::optional<ImagePlane> image_plane(GstBuffer *frame, GstVideoFormat format, guint plane)
+{
+    const GstVideoFormatInfo *finfo = gst_video_format_get_info(format);
+    const guint planes = finfo ? GST_VIDEO_FORMAT_INFO_N_PLANES(finfo) : 0;
+    if (plane >= planes)
+        return std::nullopt;
+    ImagePlane found;
+    if (gst_buffer_n_memory(frame) == planes) {
+        if (!(found.image = image_memory(frame, plane)))
+            return std::nullopt;
+        found.width = found.image->create_info.extent.width;
+        found.height = found.image->create_info.extent.height;
+        return found;
+    }
+    if (gst_buffer_n_memory(frame) != 1 || !(found.image = image_memory(frame, 0)) ||
+        multiplanar_planes(found.image->create_info.format) != planes)
+        return std::nullopt;
+    // Plane p's first component is component p in every format the Vulkan backend takes.
+    const guint width = found.image->create_info.extent.width,
+                height = found.image->create_info.extent.height;
+    for (guint p = 0; p <= plane; ++p) {
+        found.aspect = kPlaneAspects[p];
+        found.width = static_cast<guint32>(GST_VIDEO_FORMAT_INFO_SCALE_WIDTH(finfo, p, width));
+        found.height = static_cast<guint32>(GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT(finfo, p, height));
+        if (p < plane)
+            found.offset += gsize{found.width} * found.height * GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, p);
+    }
+    return found;
+}
+
+VkBufferImageCopy plane_copy_region(const GstVideoInfo &layout, guint plane, VkImageAspectFlags aspect)
 {
     VkBufferImageCopy region{};
     region.bufferOffset = GST_VIDEO_INFO_PLANE_OFFSET(&layout, plane);
     region.bufferRowLength = static_cast<guint32>(GST_VIDEO_INFO_PLANE_STRIDE(&layout, plane) /
                                                   GST_VIDEO_INFO_COMP_PSTRIDE(&layout, plane));
     region.bufferImageHeight = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, plane));
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageSubresource = {aspect, 0, 0, 1};
     region.imageExtent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&layout, plane)),
                           static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&layout, plane)), 1};
     return region;
@@ -106,9 +170,20 @@ VkImageMemoryBarrier image_barrier(GstVulkanImageMemory *image, VkImageLayout la
     return barrier;
 }
 
+void Recording::order_with(GstVulkanImageMemory *image)
+{
+    const compat::ImageTimeline timeline = compat::vulkan_image_timeline(image);
+    if (timeline.semaphore == VK_NULL_HANDLE ||
+        std::find(timelines_.begin(), timelines_.end(), timeline.semaphore) != timelines_.end())
+        return;
+    timelines_.push_back(timeline.semaphore);
+    timeline_values_.push_back(timeline.value);
+}
+
 void Recording::transition(GstVulkanImageMemory *image, VkImageLayout layout, VkAccessFlags access,
                            VkPipelineStageFlags stage)
 {
+    order_with(image);
     VkPipelineStageFlags waited = 0;
     const VkImageMemoryBarrier barrier = image_barrier(image, layout, access, stage, waited);
     vkCmdPipelineBarrier(cmd(), stages_or_top(waited), stage, 0, 0, nullptr, 0, nullptr, 1, &barrier);
@@ -151,6 +226,25 @@ Result<GstVulkanFence *> Recording::submit()
     submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &buffer_->cmd;
+    // Each image's timeline: wait for its value (what others recorded on it), signal the next.
+    std::vector<guint64> waits, signals;
+    for (guint64 *value : timeline_values_) {
+        waits.push_back(*value);
+        signals.push_back(*value + 1);
+    }
+    const std::vector<VkPipelineStageFlags> stages(timelines_.size(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    VkTimelineSemaphoreSubmitInfo values{};
+    values.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+    if (!timelines_.empty()) {
+        values.waitSemaphoreValueCount = values.signalSemaphoreValueCount =
+            static_cast<guint32>(timelines_.size());
+        values.pWaitSemaphoreValues = waits.data();
+        values.pSignalSemaphoreValues = signals.data();
+        submit.pNext = &values;
+        submit.waitSemaphoreCount = submit.signalSemaphoreCount = static_cast<guint32>(timelines_.size());
+        submit.pWaitSemaphores = submit.pSignalSemaphores = timelines_.data();
+        submit.pWaitDstStageMask = stages.data();
+    }
     gst_vulkan_queue_submit_lock(queue_);
     const VkResult r = vkQueueSubmit(queue_->queue, 1, &submit, GST_VULKAN_FENCE_FENCE(fence));
     gst_vulkan_queue_submit_unlock(queue_);
@@ -159,6 +253,8 @@ Result<GstVulkanFence *> Recording::submit()
         gst_vulkan_command_buffer_lock(buffer_);
         return failure("vkQueueSubmit", r);
     }
+    for (guint64 *value : timeline_values_)
+        ++*value;
     gst_vulkan_trash_list_add(
         trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref,
                                               GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr))));
@@ -209,23 +305,21 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
     std::vector<PlaneWalk> walks;
     for (guint p = 0; p < planes; ++p) {
         const PlaneView &plane = view.plane(p);
-        GstMemory *from = plane.memory_index < gst_buffer_n_memory(source)
-                              ? gst_buffer_peek_memory(source, plane.memory_index)
-                              : nullptr;
-        GstMemory *to = gst_buffer_peek_memory(destination, p);
-        if (!from || !gst_is_vulkan_image_memory(from))
-            return refused("plane " + std::to_string(p) + " of the source is not a Vulkan image");
-        if (!gst_is_vulkan_image_memory(to))
+        const std::optional<ImagePlane> from = image_plane(source, view.format(), p);
+        GstVulkanImageMemory *dst = image_memory(destination, p);
+        if (!from || image_memory(source, plane.memory_index) != from->image)
+            return refused("plane " + std::to_string(p) +
+                           " of the source is not a Vulkan image of the view's " +
+                           gst_video_format_to_string(view.format()) + " planes");
+        if (!dst)
             return refused("plane " + std::to_string(p) + " of the destination is not a Vulkan image");
-        auto *src = reinterpret_cast<GstVulkanImageMemory *>(from);
-        auto *dst = reinterpret_cast<GstVulkanImageMemory *>(to);
-        for (GstVulkanImageMemory *image : {src, dst}) {
+        for (GstVulkanImageMemory *image : {from->image, dst}) {
             if (image->device != device)
                 return refused("the frame's Vulkan images are of device " + Engine::describe(image->device) +
                                " but g2g works on device " + Engine::describe(device));
         }
         const std::int64_t texel = plane.element_size;
-        const std::int64_t src_w = src->create_info.extent.width, src_h = src->create_info.extent.height;
+        const std::int64_t src_w = from->width, src_h = from->height;
         const std::int64_t stride = src_w * texel;
         if (dst->create_info.extent.width < plane.grid.width ||
             dst->create_info.extent.height < plane.grid.height)
@@ -235,11 +329,11 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
                            std::to_string(plane.grid.width) + "x" + std::to_string(plane.grid.height) +
                            " view");
         PlaneWalk walk;
-        walk.source = src;
+        walk.source = *from;
         walk.destination = dst;
         walk.width = plane.grid.width;
         walk.height = plane.grid.height;
-        const std::int64_t origin = plane.grid.origin;
+        const std::int64_t origin = plane.grid.origin - static_cast<std::int64_t>(from->offset);
         bool ok = origin >= 0 && origin % texel == 0;
         walk.origin_x = static_cast<gint32>(ok ? origin % stride / texel : 0);
         walk.origin_y = static_cast<gint32>(ok ? origin / stride : 0);
@@ -248,8 +342,8 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
         ok = ok && (walk.height < 2 || texel_step(plane.grid.row, stride, texel, walk.row_x, walk.row_y));
         if (!ok)
             return refused("plane " + std::to_string(p) + " of the view does not walk whole texels of its " +
-                           std::to_string(src_w) + "x" + std::to_string(src_h) + " Vulkan image");
-        // Every corner of the walk inside the source image: the walk is affine.
+                           std::to_string(src_w) + "x" + std::to_string(src_h) + " Vulkan image plane");
+        // Every corner of the walk inside the source plane: the walk is affine.
         for (std::int64_t cx : {std::int64_t{0}, std::int64_t{walk.width} - 1}) {
             for (std::int64_t cy : {std::int64_t{0}, std::int64_t{walk.height} - 1}) {
                 const std::int64_t x = walk.origin_x + cx * walk.col_x + cy * walk.row_x;
@@ -257,7 +351,8 @@ Result<std::vector<PlaneWalk>> plane_walks(const FrameView &view, GstBuffer *sou
                 if (x < 0 || y < 0 || x >= src_w || y >= src_h)
                     return refused("plane " + std::to_string(p) + " of the view reaches texel (" +
                                    std::to_string(x) + ", " + std::to_string(y) + ") outside its " +
-                                   std::to_string(src_w) + "x" + std::to_string(src_h) + " Vulkan image");
+                                   std::to_string(src_w) + "x" + std::to_string(src_h) +
+                                   " Vulkan image plane");
             }
         }
         walks.push_back(walk);

@@ -25,19 +25,11 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
     // frames are larger images.
     if (Result<void> fits = check_images(source, layout); !fits)
         return fits;
-    const guint planes = GST_VIDEO_INFO_N_PLANES(&layout);
     std::lock_guard<std::mutex> guard(lock_);
     Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
     if (!recording)
         return recording.error();
-    for (guint p = 0; p < planes; ++p) {
-        GstVulkanImageMemory *from = image_at(source, p);
-        recording->transition(from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
-                              VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const VkBufferImageCopy region = plane_copy_region(layout, p);
-        vkCmdCopyImageToBuffer(recording->cmd(), from->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
-                               &region);
-    }
+    record_plane_copies(*recording, source, layout, buffer);
     // The buffer's memory is another API's next: released to it (the external queue family).
     VkBufferMemoryBarrier release{};
     release.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
@@ -68,6 +60,7 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
         if (!image)
             return Error(ErrorCode::InvalidArgument,
                          "a frame to release holds memory other than Vulkan images");
+        recording->order_with(image);
         VkImageMemoryBarrier barrier{};
         barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
         barrier.srcAccessMask = image->barrier.parent.access_flags;

@@ -94,32 +94,50 @@ struct Engine::Staging {
 Result<void> Engine::check_images(GstBuffer *source, const GstVideoInfo &info) const
 {
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
-    if (gst_buffer_n_memory(source) != planes)
-        return Error(ErrorCode::InvalidArgument,
-                     "the frame has " + std::to_string(gst_buffer_n_memory(source)) + " memories for " +
-                         GST_VIDEO_INFO_NAME(&info) + "'s " + std::to_string(planes) +
-                         " planes (one Vulkan image each)");
     for (guint p = 0; p < planes; ++p) {
-        GstMemory *memory = gst_buffer_peek_memory(source, p);
-        if (!gst_is_vulkan_image_memory(memory))
+        const std::optional<ImagePlane> plane = image_plane(source, GST_VIDEO_INFO_FORMAT(&info), p);
+        if (!plane) {
+            if (gst_buffer_n_memory(source) != planes && gst_buffer_n_memory(source) != 1)
+                return Error(ErrorCode::InvalidArgument,
+                             "the frame has " + std::to_string(gst_buffer_n_memory(source)) +
+                                 " memories for " + GST_VIDEO_INFO_NAME(&info) + "'s " +
+                                 std::to_string(planes) +
+                                 " planes (one Vulkan image each, or one multi-planar image)");
             return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + " of the frame is not a Vulkan image");
-        auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
-        if (image->device != device_)
+                         "plane " + std::to_string(p) + " of the frame is not a Vulkan image of " +
+                             GST_VIDEO_INFO_NAME(&info) +
+                             "'s planes (one image each, or one multi-planar image)");
+        }
+        if (plane->image->device != device_)
             return Error(ErrorCode::InvalidArgument, "the frame's Vulkan images are of device " +
-                                                         describe(image->device) +
+                                                         describe(plane->image->device) +
                                                          " but g2g works on device " + describe(device_));
         // Plane p's first component is component p in every format the Vulkan backend takes.
-        if (image->create_info.extent.width < static_cast<guint>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)) ||
-            image->create_info.extent.height < static_cast<guint>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)))
+        if (plane->width < static_cast<guint>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)) ||
+            plane->height < static_cast<guint>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)))
             return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + "'s Vulkan image is " +
-                             std::to_string(image->create_info.extent.width) + "x" +
-                             std::to_string(image->create_info.extent.height) + ", smaller than " +
+                         "plane " + std::to_string(p) + "'s Vulkan image is " + std::to_string(plane->width) +
+                             "x" + std::to_string(plane->height) + ", smaller than " +
                              GST_VIDEO_INFO_NAME(&info) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) +
                              "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info)) + " needs");
     }
     return {};
+}
+
+void Engine::record_plane_copies(Recording &recording, GstBuffer *source, const GstVideoInfo &layout,
+                                 VkBuffer buffer)
+{
+    GstVulkanImageMemory *transitioned = nullptr;
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&layout); ++p) {
+        const ImagePlane plane = *image_plane(source, GST_VIDEO_INFO_FORMAT(&layout), p); // check_images'd
+        if (plane.image != transitioned) // a multi-planar image's planes move on together
+            recording.transition(plane.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        transitioned = plane.image;
+        const VkBufferImageCopy region = plane_copy_region(layout, p, plane.aspect);
+        vkCmdCopyImageToBuffer(recording.cmd(), plane.image->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               buffer, 1, &region);
+    }
 }
 
 Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait)
@@ -142,14 +160,7 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
         return recording.error();
     }
     recording->transition(buffer_memory, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-    for (guint p = 0; p < planes; ++p) {
-        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(source, p));
-        recording->transition(image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_TRANSFER_READ_BIT,
-                              VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const VkBufferImageCopy region = plane_copy_region(info, p);
-        vkCmdCopyImageToBuffer(recording->cmd(), image->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                               buffer_memory->buffer, 1, &region);
-    }
+    record_plane_copies(*recording, source, info, buffer_memory->buffer);
     // The host reads the bytes after the fence: make the copy's writes visible to it.
     recording->transition(buffer_memory, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));

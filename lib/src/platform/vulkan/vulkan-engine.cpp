@@ -43,6 +43,48 @@ struct Engine::Kernels {
     }
 };
 
+// Images of one plane each that the shader samples, for the planes of multi-planar source images
+// (image_plane: no view of one plane can be made of those, so each plane is copied into one of
+// these first). A submission keeps a reference to what it reads until its fence signals, so an
+// image only this cache holds is free to reuse; past kMaxCached, images are made for one frame.
+struct Engine::PlaneImages {
+    static constexpr std::size_t kMaxCached = 16;
+    std::vector<GstMemory *> images;
+
+    ~PlaneImages()
+    {
+        for (GstMemory *image : images)
+            gst_memory_unref(image);
+    }
+
+    // One reference, for the recording to keep.
+    GstVulkanImageMemory *take(GstVulkanDevice *device, VkFormat format, guint32 width, guint32 height)
+    {
+        for (GstMemory *memory : images) {
+            const auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
+            if (GST_MINI_OBJECT_REFCOUNT_VALUE(memory) == 1 && image->create_info.format == format &&
+                image->create_info.extent.width == width && image->create_info.extent.height == height)
+                return reinterpret_cast<GstVulkanImageMemory *>(gst_memory_ref(memory));
+        }
+        // Free images of other formats and sizes go first (the stream changed).
+        if (images.size() >= kMaxCached) {
+            std::erase_if(images, [](GstMemory *memory) {
+                if (GST_MINI_OBJECT_REFCOUNT_VALUE(memory) != 1)
+                    return false;
+                gst_memory_unref(memory);
+                return true;
+            });
+        }
+        GstMemory *made =
+            gst_vulkan_image_memory_alloc(device, format, width, height, VK_IMAGE_TILING_OPTIMAL,
+                                          VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        if (made && images.size() < kMaxCached)
+            images.push_back(gst_memory_ref(made));
+        return reinterpret_cast<GstVulkanImageMemory *>(made);
+    }
+};
+
 namespace {
 
 // Descriptor sets in flight at most (one per plane per frame not yet done): the cache reuses
@@ -285,6 +327,8 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
     Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
     if (!recording)
         return recording.error();
+    if (Result<void> copied = copy_multiplanar_planes(*recording, view.info(), *walks); !copied)
+        return copied;
 
     vkCmdBindPipeline(recording->cmd(), VK_PIPELINE_BIND_POINT_COMPUTE,
                       reinterpret_cast<VkPipeline>(k.pipeline->handle));
@@ -294,12 +338,12 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
         if (!set)
             return failure("acquiring a descriptor set", error);
         recording->keep(GST_MINI_OBJECT_CAST(set));
-        GstVulkanImageView *from = gst_vulkan_get_or_create_image_view(walk.source);
+        GstVulkanImageView *from = gst_vulkan_get_or_create_image_view(walk.source.image);
         GstVulkanImageView *to = gst_vulkan_get_or_create_image_view(walk.destination);
         recording->keep(GST_MINI_OBJECT_CAST(from));
         recording->keep(GST_MINI_OBJECT_CAST(to));
 
-        recording->transition(walk.source, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        recording->transition(walk.source.image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                               VK_ACCESS_SHADER_READ_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
         recording->transition(walk.destination, VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_SHADER_WRITE_BIT,
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
@@ -337,6 +381,41 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
         return fence.error();
     in_flight_.emplace_back(*fence, static_cast<guint>(walks->size()));
     sets_in_flight_ += static_cast<guint>(walks->size());
+    return {};
+}
+
+Result<void> Engine::copy_multiplanar_planes(Recording &recording, const GstVideoInfo &info,
+                                             std::vector<PlaneWalk> &walks)
+{
+    GstVulkanImageMemory *transitioned = nullptr;
+    for (guint p = 0; p < walks.size(); ++p) {
+        ImagePlane &source = walks[p].source;
+        if (source.aspect == VK_IMAGE_ASPECT_COLOR_BIT)
+            continue;
+        if (!plane_images_)
+            plane_images_ = std::make_unique<PlaneImages>();
+        GstVulkanImageMemory *sampled =
+            plane_images_->take(device_, compat::vulkan_plane_format(info, p), source.width, source.height);
+        if (!sampled)
+            return Error(ErrorCode::MapFailed, "cannot allocate a " + std::to_string(source.width) + "x" +
+                                                   std::to_string(source.height) +
+                                                   " Vulkan image for plane " + std::to_string(p) +
+                                                   " of a multi-planar image");
+        recording.keep(GST_MINI_OBJECT_CAST(sampled));
+        if (source.image != transitioned) // a multi-planar image's planes move on together
+            recording.transition(source.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        transitioned = source.image;
+        recording.transition(sampled, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT);
+        VkImageCopy region{};
+        region.srcSubresource = {source.aspect, 0, 0, 1};
+        region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.extent = {source.width, source.height, 1};
+        vkCmdCopyImage(recording.cmd(), source.image->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                       sampled->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        source = ImagePlane{sampled, VK_IMAGE_ASPECT_COLOR_BIT, source.width, source.height, 0};
+    }
     return {};
 }
 

@@ -33,12 +33,16 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
 
 namespace g2g::vulkan {
+
+class Recording;
+struct PlaneWalk;
 
 class Engine : public std::enable_shared_from_this<Engine> {
 public:
@@ -57,7 +61,8 @@ public:
     GstVulkanDevice *device() const { return device_; }
     GstVulkanQueue *queue() const { return queue_; }
 
-    // Writes `view` of `source` (a VulkanImage frame, one image per plane) densely into
+    // Writes `view` of `source` (a VulkanImage frame: one image per plane, or one multi-planar image
+    // whose planes are first copied into images the shader samples) densely into
     // `destination` (VulkanImage, one storage-capable image per plane, the view's format and
     // size): one compute dispatch per plane, recorded and submitted; returns without waiting.
     // The images' layouts and barriers are updated in their memories as GStreamer's elements
@@ -105,10 +110,18 @@ private:
     explicit Engine(GstVulkanQueue *queue);
     struct Kernels;
     struct Staging;
+    struct PlaneImages;
     Result<const Kernels *> kernels();
-    // `source` holds one Vulkan image of this engine's device per plane of `info`, each at least
-    // the plane's size; else why not.
+    // `source` holds `info`'s planes in Vulkan images of this engine's device (one per plane, or
+    // one multi-planar image: image_plane), each at least the plane's size; else why not.
     Result<void> check_images(GstBuffer *source, const GstVideoInfo &info) const;
+    // Records, for each walk whose source is a plane of a multi-planar image, its copy into an image of
+    // the plane's own (PlaneImages), which the walk then reads instead.
+    Result<void> copy_multiplanar_planes(Recording &recording, const GstVideoInfo &info,
+                                         std::vector<PlaneWalk> &walks);
+    // Records the copy of each plane of `source` (check_images'd) into `buffer`, laid out as `layout`.
+    void record_plane_copies(Recording &recording, GstBuffer *source, const GstVideoInfo &layout,
+                             VkBuffer buffer);
     void retire_materializes(guint room);
 
     GstVulkanDevice *device_ = nullptr;
@@ -122,6 +135,7 @@ private:
     std::deque<std::pair<GstVulkanFence *, guint>> in_flight_;
     guint sets_in_flight_ = 0;
     std::shared_ptr<Staging> staging_;
+    std::unique_ptr<PlaneImages> plane_images_;
     std::mutex lock_; // recording and submitting; never held while waiting on a fence
 };
 

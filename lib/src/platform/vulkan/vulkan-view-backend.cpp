@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The view backend of VulkanTexture frames. A Vulkan image has no byte layout a view could
-// address, so this backend gives it one: plane p starts where memory p does, and its rows are
-// the image's width in texels, densely. A view's byte strides over that layout are plain texel
-// steps (vulkan-commands' plane_walks turns them back), and the frame views' code stays the
-// same for every domain.
+// address, so this backend gives it one: plane p starts where memory p does (in a multi-planar
+// image, after the planes before it), and its rows are the plane's width in texels, densely. A view's byte
+// strides over that layout are plain texel steps (vulkan-commands' plane_walks turns them back), and the
+// frame views' code stays the same for every domain.
 #include "platform/vulkan/gst-vulkan.h"
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 #include "platform/platform.h"
+#include "vulkan-commands.h"
 #include "view/view-backend.h"
 #include "vulkan-engine.h"
 
@@ -52,19 +54,31 @@ public:
         const auto *first = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(buffer, 0));
         GstVideoInfo info;
         if (!gst_video_info_set_format(&info, format, first->create_info.extent.width,
-                                       first->create_info.extent.height) ||
-            gst_buffer_n_memory(buffer) != GST_VIDEO_INFO_N_PLANES(&info))
+                                       first->create_info.extent.height))
             return {};
-        gsize offset = 0;
-        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
-            GstMemory *memory = gst_buffer_peek_memory(buffer, p);
-            const auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
-            info.offset[p] = offset;
-            info.stride[p] = static_cast<gint>(image->create_info.extent.width) *
-                             GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
-            offset += memory->size;
+        // Where each memory starts in the layout: one after the other.
+        std::vector<gsize> starts;
+        gsize size = 0;
+        for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i) {
+            starts.push_back(size);
+            size += gst_buffer_peek_memory(buffer, i)->size;
         }
-        info.size = offset;
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+            const std::optional<vulkan::ImagePlane> plane = vulkan::image_plane(buffer, format, p);
+            if (!plane)
+                return {};
+            const guint index = gst_buffer_n_memory(buffer) == 1 ? 0 : p;
+            const gsize bytes =
+                gsize{plane->width} * plane->height * GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
+            // A multi-planar image's planes, laid densely, must fit its memory, which views are checked in
+            // (its size is the image's memory requirement, every plane's texels and more).
+            if (plane->aspect != VK_IMAGE_ASPECT_COLOR_BIT &&
+                plane->offset + bytes > gst_buffer_peek_memory(buffer, index)->size)
+                return {};
+            info.offset[p] = starts[index] + plane->offset;
+            info.stride[p] = static_cast<gint>(plane->width) * GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
+        }
+        info.size = size;
         return info;
     }
 
