@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 
 #include <g2g/error.h>
@@ -161,7 +162,10 @@ public:
     Result<void> check_bounds(GstBuffer *buffer) const;
 
     // The dense frame in one pass, written to caller planes with caller strides (an app's tensor:
-    // rotate + crop + copy-out is one copy). dst and dst_stride hold one entry per plane.
+    // rotate + crop + copy-out is one copy). dst and dst_stride hold one entry per plane. Refused
+    // before a byte is written: a NULL plane, a stride shorter than the plane's row (rows that would
+    // overlap), a source the CPU cannot read (a device frame: the error names the download to
+    // insert), a view outside `source`'s memory.
     Result<void> materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[]) const;
 
     // The same, split into row bands across `workers`' threads (g2g/worker-pool.h): the bytes
@@ -194,9 +198,10 @@ public:
 private:
     FrameView() = default;
     void update_info();
-    // materialize_into's work: in at most `bands` bands on `workers` (nullptr: this thread alone).
-    Result<void> write_planes(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
-                              const WorkerPool *workers, unsigned bands) const;
+    // materialize_into's work: in at most `bands` bands on `workers` (nullptr: this thread alone),
+    // after the layout checks every entry point shares, refusing in `caller`'s name.
+    Result<void> write_planes(std::string_view caller, GstBuffer *source, guint8 *const dst[],
+                              const gint dst_stride[], const WorkerPool *workers, unsigned bands) const;
     Result<BufferRef> dense_buffer(GstBuffer *source, const WorkerPool *workers) const;
 
     GstVideoInfo info_{};

@@ -10,8 +10,11 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 
 #include "core/c-api-error.h"
+#include "core/caps-video-info.h"
+#include "view/layout-check.h"
 
 namespace {
 
@@ -146,13 +149,12 @@ GstBuffer *g2g_dmabuf_wrap(guint32 fourcc, guint64 modifier, guint width, guint 
 
 GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **error)
 {
-    GstVideoInfo info;
-    if (!caps || !gst_video_info_from_caps(&info, caps)) {
-        set_error(error,
-                  g2g::Error(g2g::ErrorCode::InvalidArgument, "g2g_dmabuf_export needs raw video caps"));
+    g2g::Result<GstVideoInfo> info = g2g::detail::video_info_of_caps("g2g_dmabuf_export", caps);
+    if (!info) {
+        set_error(error, info.error());
         return nullptr;
     }
-    g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(frame, info);
+    g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(frame, *info);
     if (!exported) {
         set_error(error, exported.error());
         return nullptr;
@@ -183,15 +185,24 @@ gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info
                                      const gint dst_stride[], guint n_threads, GError **error)
 {
     using g2g::ErrorCode;
+    constexpr std::string_view caller = "g2g_buffer_materialize_into";
     if (!buffer || !info || !dst || !dst_stride)
         return set_error(error, g2g::Error(ErrorCode::InvalidArgument,
                                            "g2g_buffer_materialize_into needs a buffer, its video info, and "
                                            "a destination and a stride for each plane"));
+    // The checks FrameView::materialize_into makes, in this function's name, and in the frame
+    // API's order: the domain, the view, the destination.
+    if (g2g::Result<void> readable = g2g::detail::check_host_readable(caller, buffer); !readable)
+        return set_error(error, readable.error());
     g2g::Result<g2g::FrameView> view = g2g::view_of_frame(buffer, *info);
     if (!view)
-        return set_error(error, view.error());
+        return set_error(error, g2g::detail::for_caller(caller, view.error()));
+    if (g2g::Result<void> fits = g2g::detail::check_destination(
+            caller, view->info(), reinterpret_cast<const void *const *>(dst), dst_stride, nullptr);
+        !fits)
+        return set_error(error, fits.error());
     g2g::Result<void> written = view->materialize_into(buffer, dst, dst_stride, n_threads);
     if (!written)
-        return set_error(error, written.error());
+        return set_error(error, g2g::detail::for_caller(caller, written.error()));
     return TRUE;
 }

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/c-api-error.h"
+#include "core/caps-video-info.h"
+#include "view/layout-check.h"
 
 using g2g::detail::set_error;
 
@@ -88,12 +90,14 @@ GType g2g_device_type_get_type(void)
 
 G2gFrame *g2g_frame_new(GstBuffer *buffer, GstCaps *caps, GError **error)
 {
-    GstVideoInfo info;
-    if (!buffer || !caps || !gst_video_info_from_caps(&info, caps)) {
-        g_autofree gchar *text = caps ? gst_caps_to_string(caps) : g_strdup("none");
-        set_error(error, g2g::Error(g2g::ErrorCode::InvalidArgument,
-                                    std::string("g2g_frame_new needs a buffer and its raw video caps, got ") +
-                                        (buffer ? "a buffer" : "no buffer") + " and caps " + text));
+    if (!buffer) {
+        set_error(error,
+                  g2g::Error(g2g::ErrorCode::InvalidArgument, "g2g_frame_new needs a buffer, got none"));
+        return nullptr;
+    }
+    g2g::Result<GstVideoInfo> info = g2g::detail::video_info_of_caps("g2g_frame_new", caps);
+    if (!info) {
+        set_error(error, info.error());
         return nullptr;
     }
     // View caps describe the view, not the bytes: a frame that lost its view is no frame of them.
@@ -106,7 +110,7 @@ G2gFrame *g2g_frame_new(GstBuffer *buffer, GstCaps *caps, GError **error)
         }
     }
     g2g::Result<std::shared_ptr<g2g::TensorFrame>> frame =
-        g2g::TensorFrame::of(buffer, info, "g2g_frame_new");
+        g2g::TensorFrame::of(buffer, *info, "g2g_frame_new");
     if (!frame) {
         set_error(error, frame.error());
         return nullptr;
@@ -223,6 +227,11 @@ gboolean g2g_frame_materialize_into(G2gFrame *frame, const guintptr *dst, const 
     void *planes[GST_VIDEO_MAX_PLANES] = {};
     for (guint p = 0; p < n_planes; ++p)
         planes[p] = reinterpret_cast<void *>(dst[p]);
+    // The check TensorFrame::materialize_into makes, in this function's name.
+    if (g2g::Result<void> fits = g2g::detail::check_destination(
+            "g2g_frame_materialize_into", frame->frame->view().info(), planes, dst_stride, dst_size);
+        !fits)
+        return set_error(error, fits.error());
     g2g::Result<void> written = frame->frame->materialize_into(planes, dst_stride, dst_size, n_threads);
     return written ? TRUE : set_error(error, written.error());
 }

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "platform/platform.h"
-#include "view/frame-view-private.h"
+#include "view/layout-check.h"
 
 namespace g2g {
 namespace {
@@ -155,18 +155,10 @@ Result<std::shared_ptr<const TensorFrame>> TensorFrame::write_dense() const
 Result<void> TensorFrame::materialize_into(void *const dst[], const gint dst_stride[], const gsize dst_size[],
                                            unsigned n_threads) const
 {
-    for (unsigned p = 0; p < n_planes(); ++p) {
-        const std::uint64_t rows = detail::plane_rows(view_.info(), p);
-        const std::uint64_t row_bytes = detail::plane_row_bytes(view_.info(), p);
-        const std::uint64_t needed = dst_stride[p] > 0 ? (rows - 1) * dst_stride[p] + row_bytes : 0;
-        if (!dst[p] || dst_stride[p] <= 0 || static_cast<std::uint64_t>(dst_stride[p]) < row_bytes ||
-            dst_size[p] < needed)
-            return invalid("plane " + std::to_string(p) + " of this " +
-                           gst_video_format_to_string(view_.format()) + " frame is " + std::to_string(rows) +
-                           " rows of " + std::to_string(row_bytes) + " bytes; the destination has " +
-                           std::to_string(dst_size[p]) + " bytes at " + (dst[p] ? "an address" : "NULL") +
-                           " with rows " + std::to_string(dst_stride[p]) + " bytes apart");
-    }
+    if (Result<void> fits = detail::check_destination("TensorFrame::materialize_into", view_.info(), dst,
+                                                      dst_stride, dst_size);
+        !fits)
+        return fits;
     if (kind_ == MemoryDomainKind::Cuda)
         return platform::cuda::materialize_into_device(view_, buffer_.get(), dst, dst_stride);
     return view_.materialize_into(buffer_.get(), reinterpret_cast<guint8 *const *>(dst), dst_stride,

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "frame-view-private.h"
+#include "layout-check.h"
 #include "view-backend.h"
 
 namespace g2g {
@@ -106,15 +107,18 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
         if (rows > 1 && static_cast<std::uint64_t>(strides[p]) < row_bytes)
             return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(strides[p]) +
                            " is shorter than its " + std::to_string(row_bytes) + "-byte rows");
-        const std::uint64_t plane_bytes =
-            static_cast<std::uint64_t>(strides[p] > 0 ? strides[p] : 0) * (rows ? rows - 1 : 0) + row_bytes;
+        // A video meta's offset is any gsize: its end is computed without wrapping past 2^64.
+        const std::optional<std::uint64_t> end =
+            detail::plane_end(offsets[p], static_cast<std::uint64_t>(strides[p] > 0 ? strides[p] : 0),
+                              rows ? rows : 1, row_bytes);
         guint idx = 0;
         guint length = 0;
         gsize skip = 0;
-        if (!gst_buffer_find_memory(buffer, offsets[p], plane_bytes, &idx, &length, &skip))
-            return invalid("plane " + std::to_string(p) + " (bytes " + std::to_string(offsets[p]) + ".." +
-                           std::to_string(offsets[p] + plane_bytes) + ") lies outside the " +
-                           std::to_string(gst_buffer_get_size(buffer)) + "-byte buffer");
+        if (!end || *end > gst_buffer_get_size(buffer) ||
+            !gst_buffer_find_memory(buffer, offsets[p], *end - offsets[p], &idx, &length, &skip))
+            return invalid("plane " + std::to_string(p) + " (" + detail::byte_range_text(offsets[p], end) +
+                           ") lies outside the " + std::to_string(gst_buffer_get_size(buffer)) +
+                           "-byte buffer");
         if (length != 1)
             return invalid("plane " + std::to_string(p) + " straddles two memories of the buffer");
 

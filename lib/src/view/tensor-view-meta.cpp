@@ -84,6 +84,12 @@ Result<FrameView> view_of_frame(GstBuffer *buffer, const GstVideoInfo &info)
     Result<FrameView> view = carried ? Result<FrameView>(*carried) : FrameView::of_frame(buffer, info);
     if (!view)
         return view;
+    // A carried view was checked against the memory it was made of; the buffer may hold other,
+    // smaller memory now (an element replaced it and kept the meta): every reader checks again here.
+    if (carried) {
+        if (Result<void> inside = view->check_bounds(buffer); !inside)
+            return inside.error();
+    }
     if (view->format() != GST_VIDEO_INFO_FORMAT(&info) ||
         view->width() != static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&info)) ||
         view->height() != static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&info)))

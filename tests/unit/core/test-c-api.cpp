@@ -125,7 +125,8 @@ TEST(CApi, MaterializeIntoRefusesAViewThatDoesNotFitTheInfo)
         c_api_materialize(rotated.view_buffer.get(), &rotated.in, planes, rotated.in.stride, 4, &code);
     ASSERT_NE(message, nullptr);
     EXPECT_EQ(code, G2G_ERROR_INVALID_ARGUMENT);
-    EXPECT_STREQ(message, "the buffer's view is RGBA 1080x1920 but the video info says RGBA 1920x1080");
+    EXPECT_STREQ(message, "g2g_buffer_materialize_into: the buffer's view is RGBA 1080x1920 but the video "
+                          "info says RGBA 1920x1080");
     g_free(message);
     message = c_api_materialize(rotated.view_buffer.get(), nullptr, planes, rotated.in.stride, 4, &code);
     ASSERT_NE(message, nullptr);

@@ -29,6 +29,7 @@
 #include "buffers.h"
 #include "dmabuf-pool-frames.h"
 #include "frames.h"
+#include "log-capture.h"
 #include "memfd-dmabuf.h"
 #include "open-fds.h"
 #include "reference-frames.h"
@@ -785,5 +786,46 @@ TEST(DmaBufCApi, BadInputIsAGError)
     expect_error(error, "memory 0 of the frame is SystemMemory memory, not a DMA-BUF");
     error = nullptr;
     EXPECT_EQ(g2g_dmabuf_export(system.get(), nullptr, &error), nullptr);
-    expect_error(error, "g2g_dmabuf_export needs raw video caps");
+    expect_error(error, "g2g_dmabuf_export needs raw video caps, got none");
+    // Caps that are not fixed: refused by the same reading as g2g_frame_new's, with no
+    // GStreamer-CRITICAL on the way (gst_video_info_from_caps asserts fixed caps).
+    g2g::test::LogCapture criticals({"GStreamer", "GStreamer-Video", "GLib", "GLib-GObject"});
+    error = nullptr;
+    const CapsRef any = CapsRef::adopt(gst_caps_new_any());
+    EXPECT_EQ(g2g_dmabuf_export(system.get(), any.get(), &error), nullptr);
+    expect_error(
+        error,
+        "g2g_dmabuf_export needs fixed raw video caps (one structure, one value per field), got caps ANY");
+    EXPECT_EQ(criticals.said(), std::vector<std::string>{});
+}
+
+// An offset near G_MAXSIZE: offset + stride x rows wraps past 2^64 to a small number, which an
+// unchecked sum lets through the "ends past its fd" test (the frame then spanned, it said, bytes
+// 18446744073709551515..27). The sum is checked and the plane refused, naming it and the fd's size.
+TEST(DmaBufCApi, APlaneWhoseEndWrapsPast2To64IsRefused)
+{
+    const int fd = g2g::test::make_memfd(4096);
+    ASSERT_GE(fd, 0);
+    const std::string fd_text = std::to_string(fd);
+    GError *error = nullptr;
+    const G2gDmaBufPlane planes[] = {{fd, G_MAXSIZE - 100, 64}};
+    EXPECT_EQ(g2g_dmabuf_wrap(fourcc("AB24"), G2G_DRM_FORMAT_MOD_LINEAR, 16, 8, 1, planes, &error), nullptr);
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->code, G2G_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(error->message, ("plane 0 starts at byte 18446744073709551515 but plane 0's fd " + fd_text +
+                                  " holds 4096 bytes")
+                                     .c_str());
+    g_clear_error(&error);
+    // The same through the C++ API, and a tiled plane (whose extent is its first byte: offset + 1,
+    // which wrapped to 0 at G_MAXSIZE).
+    g2g::Result<BufferRef> wrapped =
+        g2g::dmabuf::wrap({{fourcc("AB24"), 0}, 16, 8, {{fd, G_MAXSIZE - 100, 64}}});
+    ASSERT_FALSE(wrapped.ok());
+    EXPECT_EQ(wrapped.error().message(), "plane 0 starts at byte 18446744073709551515 but plane 0's fd " +
+                                             fd_text + " holds 4096 bytes");
+    wrapped = g2g::dmabuf::wrap({{fourcc("AB24"), kIntelXTiled}, 16, 8, {{fd, G_MAXSIZE, 64}}});
+    ASSERT_FALSE(wrapped.ok());
+    EXPECT_EQ(wrapped.error().message(), "plane 0 starts at byte 18446744073709551615 but plane 0's fd " +
+                                             fd_text + " holds 4096 bytes");
+    close(fd);
 }

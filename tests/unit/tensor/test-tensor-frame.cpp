@@ -519,12 +519,12 @@ TEST(TensorFrame, MaterializeIntoWritesTheDenseFrameAndRefusesSmallDestinations)
     g2g::Result<void> refused = frame->materialize_into(planes, padded.stride, short_sizes, 1);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message(),
-              "plane 1 of this NV12 frame is 28 rows of 42 bytes; the destination has "
-              "1280 bytes at an address with rows 128 bytes apart");
+              "TensorFrame::materialize_into: plane 1 of this NV12 frame is 28 rows of 42 bytes; at "
+              "dst_stride[1] = 128 they take 3498 bytes but dst_size[1] is 1280");
     const gint narrow[] = {32, 128};
     refused = frame->materialize_into(planes, narrow, sizes, 1);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message(),
-              "plane 0 of this NV12 frame is 56 rows of 42 bytes; the destination has "
-              "7168 bytes at an address with rows 32 bytes apart");
+              "TensorFrame::materialize_into: plane 0 of this NV12 frame is 56 rows of 42 bytes; "
+              "dst_stride[0] is 32, shorter than a row: the rows would overlap");
 }

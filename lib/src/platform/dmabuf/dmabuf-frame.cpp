@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "dmabuf-memory.h"
+#include "view/layout-check.h"
 
 namespace g2g::dmabuf {
 namespace {
@@ -63,18 +65,25 @@ Result<gsize> checked_fd_size(const FrameLayout &layout, const GstVideoFormatInf
     if (plane.stride <= 0)
         return invalid("plane " + std::to_string(p) + "'s stride is " + std::to_string(plane.stride) +
                        ": a DMA-BUF plane's rows go down");
-    gsize end = plane.offset + 1; // a tiled plane's extent is its modifier's business: its first byte
+    // Where the plane ends, computed without wrapping past 2^64 (an offset near G_MAXSIZE would
+    // otherwise end "inside" any fd). A tiled plane's extent is its modifier's business: its
+    // first byte.
+    std::optional<std::uint64_t> end = g2g::detail::plane_end(plane.offset, 0, 1, 1);
     if (layout.format.linear()) {
         const gsize row = row_bytes(finfo, p, layout.width);
         if (static_cast<gsize>(plane.stride) < row)
             return invalid("plane " + std::to_string(p) + "'s stride " + std::to_string(plane.stride) +
                            " is below its row of " + std::to_string(row) + " bytes");
-        end = plane.offset + static_cast<gsize>(plane.stride) * (plane_height(finfo, p, layout.height) - 1) +
-              row;
+        end = g2g::detail::plane_end(plane.offset, static_cast<std::uint64_t>(plane.stride),
+                                     plane_height(finfo, p, layout.height), row);
     }
-    if (end > static_cast<gsize>(size))
-        return invalid("plane " + std::to_string(p) + " ends at byte " + std::to_string(end) + " but " +
-                       which + " holds " + std::to_string(size) + " bytes");
+    if (plane.offset >= static_cast<gsize>(size))
+        return invalid("plane " + std::to_string(p) + " starts at byte " + std::to_string(plane.offset) +
+                       " but " + which + " holds " + std::to_string(size) + " bytes");
+    if (!end || *end > static_cast<std::uint64_t>(size))
+        return invalid("plane " + std::to_string(p) + " ends at byte " +
+                       (end ? std::to_string(*end) : std::string("past 2^64")) + " but " + which + " holds " +
+                       std::to_string(size) + " bytes");
     return static_cast<gsize>(size);
 }
 

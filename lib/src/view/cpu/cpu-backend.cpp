@@ -12,6 +12,7 @@
 #include "platform/platform.h"
 #include "row-bands-private.h"
 #include "view/frame-view-private.h"
+#include "view/layout-check.h"
 #include "view/view-backend.h"
 #include "worker-pool-private.h"
 
@@ -102,28 +103,36 @@ const ViewBackend &cpu_view_backend()
 Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[],
                                          const gint dst_stride[]) const
 {
-    return write_planes(source, dst, dst_stride, nullptr, 1);
+    return write_planes("FrameView::materialize_into", source, dst, dst_stride, nullptr, 1);
 }
 
 Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
                                          const WorkerPool &workers) const
 {
-    return write_planes(source, dst, dst_stride, &workers, workers.n_threads());
+    return write_planes("FrameView::materialize_into", source, dst, dst_stride, &workers,
+                        workers.n_threads());
 }
 
 Result<void> FrameView::materialize_into(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
                                          unsigned n_threads) const
 {
     const unsigned threads = WorkerPool::threads_for(n_threads);
-    return write_planes(source, dst, dst_stride, threads > 1 ? &shared_workers() : nullptr, threads);
+    return write_planes("FrameView::materialize_into", source, dst, dst_stride,
+                        threads > 1 ? &shared_workers() : nullptr, threads);
 }
 
-Result<void> FrameView::write_planes(GstBuffer *source, guint8 *const dst[], const gint dst_stride[],
-                                     const WorkerPool *workers, unsigned bands) const
+Result<void> FrameView::write_planes(std::string_view caller, GstBuffer *source, guint8 *const dst[],
+                                     const gint dst_stride[], const WorkerPool *workers, unsigned bands) const
 {
+    if (Result<void> readable = detail::check_host_readable(caller, source); !readable)
+        return readable;
     Result<void> inside = check_bounds(source);
     if (!inside)
         return inside;
+    if (Result<void> fits = detail::check_destination(
+            caller, info_, reinterpret_cast<const void *const *>(dst), dst_stride, nullptr);
+        !fits)
+        return fits;
     // Every memory is mapped here, by the calling thread, before any band is written.
     MappedMemories memories(source);
     const std::size_t frame_bytes = GST_VIDEO_INFO_SIZE(&info_);
@@ -194,8 +203,10 @@ Result<BufferRef> FrameView::dense_buffer(GstBuffer *source, const WorkerPool *w
     guint8 *planes[GST_VIDEO_MAX_PLANES];
     for (unsigned p = 0; p < n_planes_; ++p)
         planes[p] = map.data + GST_VIDEO_INFO_PLANE_OFFSET(&info_, p);
-    Result<void> written = workers ? materialize_into(source, planes, info_.stride, *workers)
-                                   : materialize_into(source, planes, info_.stride);
+    Result<void> written =
+        workers ? write_planes("FrameView::materialize", source, planes, info_.stride, workers,
+                               workers->n_threads())
+                : write_planes("FrameView::materialize", source, planes, info_.stride, nullptr, 1);
     gst_buffer_unmap(dense.get(), &map);
     if (!written)
         return written.error();
