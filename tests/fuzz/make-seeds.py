@@ -3,7 +3,7 @@
 # Writes the seed corpora (corpus/<target>/): each seed is a hand-chosen case, encoded the way
 # the target's FuzzInput (fuzz-input.h) reads its bytes, so that each seed starts the fuzzer at a
 # meaningful frame, chain or caps string and its mutations stay near it.
-#   tests/fuzz/make-seeds.py            (rewrites corpus/view, corpus/caps, corpus/properties)
+#   tests/fuzz/make-seeds.py            (rewrites corpus/view, corpus/caps, corpus/properties, corpus/layout)
 import os
 import sys
 
@@ -276,8 +276,107 @@ def properties_seeds():
                                                        for i in range(3)] + [push]))
 
 
+# ---- layout: must follow fuzz-layout.cpp's reads in order. Frames here are RGBA and NV12 of widths
+# that are multiples of 4, whose sizes and rows are simple: rows of w*4 (RGBA); w, and w for h/2
+# chroma rows (NV12).
+def layout_rows(fmt, w, h):
+    """(rows, row bytes) of each plane."""
+    return [(h, w * 4)] if fmt == "RGBA" else [(h, w), ((h + 1) // 2, w)]
+
+
+def layout_size(fmt, w, h):
+    return sum(rows * row for rows, row in layout_rows(fmt, w, h))
+
+
+def layout_frame_seed(fmt, w, h, source=0, method=0, view_bytes=None, meta_planes=(), caps=0, view_caps=False,
+                      destinations=None):
+    """source 0: the caps' layout; 1: a video meta, meta_planes (offset choice, value, stride or None
+    for the default) per plane; 2: a view (method) over view_bytes (None: the memory it was made of).
+    destinations: (kind, stride value or None, size short by or None) per plane; None: all fit."""
+    out = Writer().range(0, 3, 0).range(0, len(VIEW_FORMATS) - 1, VIEW_FORMATS.index(fmt))
+    out.range(1, 24, w).range(1, 24, h).range(0, 3, source)
+    size = layout_size(fmt, w, h)
+    if source == 2:
+        out.range(0, 7, method).flag(view_bytes is None)
+        if view_bytes is not None:
+            out.range(0, size + 64, view_bytes)
+    else:
+        for choice, value, stride in meta_planes:
+            out.range(0, 3, choice)
+            if choice == 1:
+                out.range(0, 200, value)
+            elif choice == 2:
+                out.range(0, 3000, value)
+            elif choice == 3:
+                out.range(0, 4000, value)
+            if stride is None:
+                out.flag(True).range(0, 40, 0)
+            else:
+                out.flag(False).range(-80, 400, stride)
+        out.flag(False).flag(False).range(0, size, 0)
+    out.range(0, 7, caps)
+    if caps <= 3 and source == 2:
+        out.flag(view_caps)
+    rows = layout_rows(fmt, w, h)
+    if source == 2 and method in (1, 3, 6, 7):
+        rows = layout_rows(fmt, h, w)
+    for p, (n, row) in enumerate(rows):
+        kind, stride, short = (destinations or {}).get(p, (2, None, None))
+        out.range(0, 7, kind)
+        if kind == 1:
+            out.range(-70, row + 8, stride)
+        else:
+            out.range(0, 40, stride or 0)
+        out.flag(short is None)
+        if short is not None:
+            out.range(1, 64, short)
+    return out.range(0, 2, 1).out
+
+
+def layout_dmabuf_seed(fmt, w, h, fd_size, planes, tiled=False):
+    """planes: (offset choice, value, stride or None for the default) per plane."""
+    out = Writer().range(0, 3, 3).range(0, len(VIEW_FORMATS) - 1, VIEW_FORMATS.index(fmt))
+    out.range(1, 40, w).range(1, 40, h).byte(7 if tiled else 0).range(1, 16384, fd_size).byte(0)
+    for choice, value, stride in planes:
+        out.byte(0).range(0, 3, choice)
+        if choice == 1:
+            out.range(0, 16384, value)
+        elif choice == 2:
+            out.range(0, 70000, value)
+        if stride is None:
+            out.flag(True)
+        else:
+            out.flag(False).range(-10, 400, stride)
+    return out.out
+
+
+def layout_seeds():
+    write("layout", "rgba-16x8-dense", layout_frame_seed("RGBA", 16, 8))
+    for stride in (60, 4, 0):
+        write("layout", f"rgba-16x8-stride-{stride}", layout_frame_seed("RGBA", 16, 8, destinations={0: (1, stride, None)}))
+    write("layout", "nv12-16x8-null-chroma", layout_frame_seed("NV12", 16, 8, destinations={1: (0, None, None)}))
+    write("layout", "nv12-16x8-short-size", layout_frame_seed("NV12", 16, 8, destinations={1: (2, 0, 8)}))
+    write("layout", "rgba-24x16-90r-view-over-100-bytes", layout_frame_seed("RGBA", 24, 16, source=2, method=1,
+                                                                             view_bytes=100, view_caps=True))
+    write("layout", "rgba-24x16-90r-view", layout_frame_seed("RGBA", 24, 16, source=2, method=1))
+    write("layout", "rgba-16x8-meta-offset-near-maxsize", layout_frame_seed("RGBA", 16, 8, source=1,
+                                                                             meta_planes=[(3, 100, None)]))
+    write("layout", "nv12-16x8-meta-short-stride", layout_frame_seed("NV12", 16, 8, source=1,
+                                                                      meta_planes=[(0, 0, None), (1, 40, 12)]))
+    for caps, name in ((4, "width-0"), (5, "any"), (6, "empty"), (7, "format-list")):
+        write("layout", f"rgba-16x8-caps-{name}", layout_frame_seed("RGBA", 16, 8, caps=caps))
+    write("layout", "dmabuf-rgba-16x8-dense", layout_dmabuf_seed("RGBA", 16, 8, 512, [(0, 0, None)]))
+    write("layout", "dmabuf-rgba-16x8-offset-near-maxsize", layout_dmabuf_seed("RGBA", 16, 8, 4096, [(2, 100, None)]))
+    write("layout", "dmabuf-nv12-16x8-dense", layout_dmabuf_seed("NV12", 16, 8, 192, [(0, 0, None), (0, 0, None)]))
+    write("layout", "dmabuf-nv12-16x8-tiled", layout_dmabuf_seed("NV12", 16, 8, 4096, [(0, 0, None), (1, 2048, None)],
+                                                                 tiled=True))
+    write("layout", "dmabuf-nv12-16x8-chroma-past-fd", layout_dmabuf_seed("NV12", 16, 8, 200,
+                                                                          [(0, 0, None), (1, 150, None)]))
+
+
 if __name__ == "__main__":
     view_seeds()
     caps_seeds()
     properties_seeds()
+    layout_seeds()
     sys.exit(0)
