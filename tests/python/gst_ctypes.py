@@ -105,3 +105,25 @@ def device_pointer(buffer_address, index=0):
     pointer, size = info.data, info.size
     _memory_unmap(memory, ctypes.byref(info))
     return pointer, size
+
+
+_buffer_copy = _declare("gst_buffer_copy", _p, _p)
+_buffer_new_allocate = _declare("gst_buffer_new_allocate", _p, _p, ctypes.c_size_t, _p)
+_buffer_get_all_memory = _declare("gst_buffer_get_all_memory", _p, _p)
+_buffer_replace_all_memory = _declare("gst_buffer_replace_all_memory", None, _p, _p)
+_mini_object_unref = _declare("gst_mini_object_unref", None, _p)
+
+
+class BufferWithOtherMemory:
+    """A copy of the buffer at `buffer_address` (its metas: a view's G2gTensorViewMeta comes along)
+    whose memory is replaced by `size` new bytes, as an element that swaps a frame's memory and keeps
+    its metas makes it. `address` is the copy's; it lives until close()."""
+
+    def __init__(self, buffer_address, size):
+        self.address = _buffer_copy(buffer_address)
+        other = _buffer_new_allocate(None, size, None)
+        _buffer_replace_all_memory(self.address, _buffer_get_all_memory(other))
+        _mini_object_unref(other)
+
+    def close(self):
+        _mini_object_unref(self.address)

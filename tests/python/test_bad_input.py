@@ -6,6 +6,7 @@ import unittest
 
 import numpy
 
+import gst_ctypes
 import support
 from support import VIEW_CAPS, Gst, Pipeline
 
@@ -51,11 +52,50 @@ class FrameArguments(unittest.TestCase):
         sample = rgba_frame()
         with self.assertRaises(g2g.Error) as refused:
             g2g.frame(sample.get_buffer(), "audio/x-raw,format=S16LE,rate=48000,channels=2")
-        self.assertTrue(str(refused.exception).startswith("g2g_frame_new needs a buffer and its raw video caps, "
-                                                          "got a buffer and caps audio/x-raw"))
+        self.assertTrue(str(refused.exception).startswith("g2g_frame_new needs raw video caps, got caps audio/x-raw"))
         with self.assertRaises(ValueError) as unparsed:
             g2g.frame(sample.get_buffer(), "not caps at all ((")
         self.assertEqual(str(unparsed.exception), "caps: cannot parse 'not caps at all (('")
+
+    def test_caps_that_are_not_fixed_or_have_no_pixels_are_refused_as_the_c_api_refuses_them(self):
+        # The texts of tests/unit/core/test-layout-refusals.cpp: caps that are not fixed never reach
+        # gst_video_info_from_caps (which asserts on them), a width of 0 is named.
+        buffer = rgba_frame().get_buffer()
+        not_fixed = "g2g_frame_new needs fixed raw video caps (one structure, one value per field), got caps "
+        for caps, text in (("ANY", not_fixed + "ANY"), ("EMPTY", not_fixed + "EMPTY"),
+                           ("video/x-raw,format={RGBA,NV12},width=16,height=8",
+                            not_fixed + "video/x-raw, format=(string){ RGBA, NV12 }, width=(int)16, height=(int)8"),
+                           ("video/x-raw,format=RGBA,width=0,height=8",
+                            "g2g_frame_new: the caps give a frame of width 0 and height 8, which has no pixels: "
+                            "video/x-raw, format=(string)RGBA, width=(int)0, height=(int)8")):
+            with self.assertRaises(g2g.Error) as refused:
+                g2g.frame(buffer, caps)
+            self.assertEqual(refused.exception.code, 4)
+            self.assertEqual(str(refused.exception), text)
+
+    def test_a_view_over_memory_smaller_than_the_view_is_refused(self):
+        # g2gview's 90r view of RGBA 16x8 carried by a buffer of 100 bytes (an element replaced the
+        # memory and kept the meta): its plane would reach 512 bytes into 100.
+        sample = rgba_view("90r")
+        small = gst_ctypes.BufferWithOtherMemory(hash(sample.get_buffer()), 100)
+        self.addCleanup(small.close)
+        with self.assertRaises(g2g.Error) as refused:
+            g2g.frame(small.address, sample.get_caps())
+        self.assertEqual(refused.exception.code, 4)
+        self.assertEqual(str(refused.exception), "g2g_frame_new: plane 0 of the view would read bytes 0..512 of a "
+                                                 "100-byte memory")
+
+    @unittest.skipUnless(support.has_elements("g2gdmabufupload"), "a build without the dmabuf feature")
+    def test_dma_drm_caps_of_g2gs_own_upload_are_a_frame(self):
+        source = "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=16,height=8 ! "
+        sample = pull(source + "g2gdmabufupload ! video/x-raw(memory:DMABuf),format=DMA_DRM ! "
+                      "appsink name=sink sync=false")
+        self.assertIn("DMA_DRM", sample.get_caps().to_string())
+        frame = g2g.frame(sample)
+        self.assertEqual((frame.kind, frame.format, frame.width, frame.height), ("DmaBuf", "NV12", 16, 8))
+        plain = support.source_planes(pull(source + "appsink name=sink sync=false"))
+        for plane, expected in zip(frame.planes, plain):
+            numpy.testing.assert_array_equal(numpy.asarray(plane).reshape(expected.shape), expected)
 
     def test_formats_no_view_describes_are_refused(self):
         sample = pull("videotestsrc num-buffers=1 ! video/x-raw,format=ABGR64_LE,width=8,height=8 ! "
@@ -144,8 +184,9 @@ class MaterializeIntoRefusals(unittest.TestCase):
         small = numpy.full((15, 8, 4), 7, numpy.uint8)
         with self.assertRaises(g2g.Error) as refused:
             self.frame.materialize_into([small])
-        self.assertEqual(str(refused.exception), "plane 0 of this RGBA frame is 16 rows of 32 bytes; the "
-                                                 "destination has 480 bytes at an address with rows 32 bytes apart")
+        self.assertEqual(str(refused.exception), "g2g_frame_materialize_into: plane 0 of this RGBA frame is 16 rows "
+                                                 "of 32 bytes; at dst_stride[0] = 32 they take 512 bytes but "
+                                                 "dst_size[0] is 480")
         self.assertTrue((small == 7).all())
 
 
