@@ -22,6 +22,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -193,11 +197,15 @@ std::vector<BufferRef> pool_frames(GstBufferPool *pool, std::vector<BufferRef> &
 // starts, then EOS; the tee named "t" kept in `stats`. A frame the caller keeps a reference to is
 // copied by the source when it marks it (DISCONT): NO_SHARE memory then becomes a deep copy.
 PipelineRun run_frames(const std::string &caps, std::vector<BufferRef> frames, const std::string &rest,
-                       TeeStats &stats)
+                       TeeStats &stats, const g2g::test::PipelineInspector &inspect = {})
 {
     return run_pipeline(
         "appsrc name=src format=time ! " + rest, {}, 20 * GST_SECOND,
-        [&](GstBin *pipeline) { stats.tee = ElementRef::adopt(gst_bin_get_by_name(pipeline, "t")); },
+        [&](GstBin *pipeline) {
+            stats.tee = ElementRef::adopt(gst_bin_get_by_name(pipeline, "t"));
+            if (inspect)
+                inspect(pipeline);
+        },
         [&](GstBin *pipeline) {
             const ElementRef src = ElementRef::adopt(gst_bin_get_by_name(pipeline, "src"));
             const CapsRef src_caps = CapsRef::adopt(gst_caps_from_string(caps.c_str()));
@@ -465,6 +473,44 @@ BufferRef application_frame()
     return frame ? std::move(*frame) : BufferRef();
 }
 
+// Tells when a pipeline is finalized. run_pipeline's own reference is not always the last: the
+// bin's continuation to PLAYING after its async preroll runs on GStreamer's gst_element_call_async
+// thread, which holds the pipeline until it returns, so the pipeline (and the buffers its elements
+// still hold: GStreamer 1.22.0's appsink keeps its last sample's buffer until it is disposed) can
+// go a moment after run_pipeline returned, on that thread.
+class PipelineFinalized {
+public:
+    explicit PipelineFinalized(GstBin *pipeline)
+    {
+        // The weak reference owns its own share of the state: it may fire after this watch is gone.
+        g_object_weak_ref(G_OBJECT(pipeline), on_finalized, new std::shared_ptr<State>(state_));
+    }
+
+    // True once the pipeline is finalized (waits up to 10 s for it).
+    bool wait() const
+    {
+        std::unique_lock held(state_->lock);
+        return state_->done.wait_for(held, std::chrono::seconds(10), [&] { return state_->finalized; });
+    }
+
+private:
+    struct State {
+        std::mutex lock;
+        std::condition_variable done;
+        bool finalized = false;
+    };
+
+    static void on_finalized(gpointer data, GObject *)
+    {
+        const std::unique_ptr<std::shared_ptr<State>> state(static_cast<std::shared_ptr<State> *>(data));
+        const std::lock_guard held((*state)->lock);
+        (*state)->finalized = true;
+        (*state)->done.notify_all();
+    }
+
+    std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
 std::pair<dev_t, ino_t> object_of(int fd)
 {
     struct stat st {};
@@ -491,17 +537,20 @@ TEST(DmaBufLifetime, AWrappedFdSharedByTheTeeClosesAfterTheLastBranchDropsIt)
         TeeStats stats;
         std::vector<BufferRef> pushed;
         pushed.push_back(std::move(frame)); // the application's only reference, handed over
-        PipelineRun run =
-            run_frames("video/x-raw,format=RGBA,width=32,height=16,framerate=30/1", std::move(pushed),
-                       "g2gtee name=t t. ! queue ! fakesink t. ! queue ! appsink name=held "
-                       "t. ! g2gview video-direction=90r ! fakesink async=false",
-                       stats);
+        std::unique_ptr<PipelineFinalized> finalized;
+        PipelineRun run = run_frames(
+            "video/x-raw,format=RGBA,width=32,height=16,framerate=30/1", std::move(pushed),
+            "g2gtee name=t t. ! queue ! fakesink t. ! queue ! appsink name=held "
+            "t. ! g2gview video-direction=90r ! fakesink async=false",
+            stats, [&](GstBin *pipeline) { finalized = std::make_unique<PipelineFinalized>(pipeline); });
         ASSERT_EQ(run.error, "");
         stats.tee.reset();
         ASSERT_EQ(run.sinks["held"].size(), 1u);
         BufferRef held = run.sinks["held"].front();
         run = PipelineRun();
-        // The pipeline is gone; one branch's buffer is all that holds the frame.
+        // The pipeline is gone (waited for: see PipelineFinalized); one branch's buffer is all that
+        // holds the frame.
+        ASSERT_TRUE(finalized && finalized->wait()) << "the pipeline outlived the test's wait";
         ASSERT_TRUE(fd_is_open(frame_fd)) << "closed before the last share went";
         EXPECT_EQ(object_of(frame_fd), object);
         const int held_fd = fd_of(held.get());
