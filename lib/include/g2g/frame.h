@@ -87,8 +87,9 @@ GType g2g_frame_get_type(void);
  *
  * Classifies and maps @buffer. Fails (#G2G_ERROR) for memory no tensor can address (Vulkan
  * images, platform handles, tiled DMA-BUFs, CUDA memory where CUDA does not run: the message
- * names the domain and the converter to insert), for caps that are not raw video or do not
- * describe @buffer, and for formats a frame view cannot describe.
+ * names the domain and the converter to insert), for caps that are not fixed raw video (DMA_DRM
+ * caps are raw video), have no pixels or do not describe @buffer (a view it carries included), and
+ * for formats a frame view cannot describe.
  *
  * Returns: (transfer full) (nullable): the frame, or %NULL with @error set
  */

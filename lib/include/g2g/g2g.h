@@ -308,8 +308,12 @@ gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
  * GstVideoCropMeta or @info lay it out. @dst and @dst_stride hold one entry per plane of that
  * format (the C++ side: g2g/frame-view.h, g2g/worker-pool.h; introspected: g2g_frame_materialize_into).
  *
- * Returns: %FALSE with @error set (#G2G_ERROR_INVALID_ARGUMENT) for a view that does not fit @info
- *   or the buffer's memory, #G2G_ERROR_MAP_FAILED when the buffer cannot be read
+ * Returns: %FALSE with @error set, nothing written: #G2G_ERROR_UNSUPPORTED_DOMAIN for a frame the
+ *   CPU cannot read (a Vulkan image, a platform handle: the message names the converter to insert);
+ *   #G2G_ERROR_INVALID_ARGUMENT for a view that does not fit @info or the buffer's memory, and for
+ *   a plane whose destination is %NULL or whose stride is shorter than its row (the same texts as
+ *   g2g_frame_materialize_into's, after this function's name); #G2G_ERROR_MAP_FAILED when the
+ *   buffer cannot be read
  */
 gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info, guint8 *const dst[],
                                      const gint dst_stride[], guint n_threads, GError **error);
