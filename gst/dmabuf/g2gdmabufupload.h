@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gdmabufupload: system frames into DMA-BUFs (g2g's allocator), written there by their producer.
+//
+// gst/dmabuf/ holds it:
+//   g2gdmabufupload  the element: caps, the pool it offers upstream, DMA-BUF frames passed on
+//   upload-region    which region of a frame of other memory its caps describe (video and crop metas)
+//   upload-copy      that region copied plane by plane into a frame of the element's DMA-BUF pool
+//   no-dmabufupload  what a build without the dmabuf feature registers (nothing)
 #pragma once
 
 #include <gst/base/gstbasetransform.h>

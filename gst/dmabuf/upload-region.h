@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gdmabufupload: which region of an input frame its caps describe, read from the frame's
+// GstVideoMeta and GstVideoCropMeta as GStreamer's own elements read them (the folder's map is
+// in g2gdmabufupload.h).
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <string>
+
+#include <g2g/error.h>
+
+namespace g2g::dmabuf_upload {
+
+// Where the caps' frame lies in an input frame, and what becomes of its crop meta.
+struct InputRegion {
+    guint x = 0; // the caps' frame's first column and row in the frame's planes, in pixels
+    guint y = 0;
+    // The frame's GstVideoCropMeta marks a rectangle inside the caps' frame: it goes on with the
+    // copy, unchanged (the copy has the caps' frame at the same coordinates), as a queue or a tee
+    // would hand it on.
+    bool crop_travels = false;
+};
+
+// The region of `frame` (laid out as `caps`, or as its GstVideoMeta says) that a copy of the caps'
+// frame reads:
+// - a GstVideoMeta of the caps' size, or none: the whole frame; a crop meta travels downstream;
+// - a GstVideoMeta larger than the caps (a decoder's coded size, videocrop's whole frame under its
+//   crop meta): the caps' width and height from the crop meta's x and y (as videocrop copies a
+//   frame with a crop meta), or from the top left without one (as gst_video_frame_map reads it);
+//   the crop meta is then spent;
+// - a GstVideoMeta smaller than the caps, of another format or plane count, or a crop meta that
+//   reaches past the frame: refused, in words that name the meta and the caps (`element` names who
+//   refuses).
+Result<InputRegion> input_region(const std::string &element, GstBuffer *frame, const GstVideoInfo &caps);
+
+} // namespace g2g::dmabuf_upload
