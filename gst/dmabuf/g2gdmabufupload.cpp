@@ -12,14 +12,14 @@
 // memory:DMABuf, both in 1.22's form and in GStreamer 1.24's DMA_DRM form, for consumers that ask
 // for those. Properties: frames-shared, frames-copied (read-only counters).
 //
-// A copy is of the frame the caps describe, in every format the caps advertise (upload-copy.cpp);
-// a GstVideoMeta larger than the caps and a GstVideoCropMeta are read as GStreamer's elements read
-// them, one smaller than the caps is refused naming both (upload-region.h).
+// A copy is g2g::dmabuf::export_frame's, the same as g2g_dmabuf_export's: of the frame the caps
+// describe, in every format the caps advertise; a GstVideoMeta larger than the caps and a
+// GstVideoCropMeta are read as GStreamer's elements read them, one smaller than the caps is refused
+// naming both, the element's name opening the text.
 #include "g2gdmabufupload.h"
 
 #include <g2g/dmabuf.h>
 #include <g2g/gst-ref.h>
-#include <g2g/tensor-view-meta.h>
 
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
@@ -27,8 +27,6 @@
 #include <atomic>
 
 #include "common/element-error.h"
-#include "upload-copy.h"
-#include "upload-region.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_dmabuf_upload_debug);
 #define GST_CAT_DEFAULT g2g_dmabuf_upload_debug
@@ -170,22 +168,6 @@ static gboolean g2g_dmabuf_upload_propose_allocation(GstBaseTransform *trans, Gs
     return TRUE;
 }
 
-// A frame of other memory in a frame of the copies pool. A view (a G2gTensorView meta, which only
-// g2g's API attaches: these caps do not carry the feature) is written densely by the view's own
-// materialize; any other frame is copied plane by plane, the region its metas and caps say.
-static g2g::Result<g2g::BufferRef> copy_of(G2gDmaBufUpload *self, GstBuffer *inbuf)
-{
-    UploadState &state = *self->state;
-    if (g2g::tensor_view_of(inbuf))
-        return g2g::dmabuf::export_frame(inbuf, state.in_info, state.copies.get());
-    const std::string name = GST_OBJECT_NAME(self);
-    g2g::Result<g2g::dmabuf_upload::InputRegion> region =
-        g2g::dmabuf_upload::input_region(name, inbuf, state.in_info);
-    if (!region)
-        return region.error();
-    return g2g::dmabuf_upload::copy_region(name, inbuf, state.in_info, *region, state.copies.get());
-}
-
 static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *inbuf,
                                                              GstBuffer **outbuf)
 {
@@ -196,7 +178,11 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
         *outbuf = inbuf; // GstBaseTransform hands inbuf's reference on when outbuf is inbuf
         return GST_FLOW_OK;
     }
-    g2g::Result<g2g::BufferRef> exported = copy_of(self, inbuf);
+    // A frame of other memory, into a frame of the copies pool: a view (a G2gTensorView meta, which
+    // only g2g's API attaches: these caps do not carry the feature) written densely, any other
+    // frame plane by plane, the region its metas and caps say; a refusal names this element.
+    g2g::Result<g2g::BufferRef> exported =
+        g2g::dmabuf::export_frame(inbuf, state.in_info, state.copies.get(), GST_OBJECT_NAME(self));
     if (!exported)
         return g2g::element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                                         exported.error());

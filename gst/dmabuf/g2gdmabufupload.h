@@ -2,9 +2,9 @@
 // g2gdmabufupload: system frames into DMA-BUFs (g2g's allocator), written there by their producer.
 //
 // gst/dmabuf/ holds it:
-//   g2gdmabufupload  the element: caps, the pool it offers upstream, DMA-BUF frames passed on
-//   upload-region    which region of a frame of other memory its caps describe (video and crop metas)
-//   upload-copy      that region copied plane by plane into a frame of the element's DMA-BUF pool
+//   g2gdmabufupload  the element: caps, the pool it offers upstream, DMA-BUF frames passed on, other
+//                    frames copied by g2g::dmabuf::export_frame (lib/src/platform/dmabuf/: which
+//                    region the caps describe, dmabuf-region; its copy plane by plane, dmabuf-copy)
 //   no-dmabufupload  what a build without the dmabuf feature registers (nothing)
 #pragma once
 

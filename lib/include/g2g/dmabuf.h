@@ -102,11 +102,22 @@ GstAllocator *allocator();
 // and activate it as any GstBufferPool (transfer full, nullptr for caps it cannot serve).
 GstBufferPool *pool_new(const GstCaps *caps, guint min_buffers = 0, guint max_buffers = 0);
 
-// A DMA-BUF copy of a system frame (`frame` laid out as `info` or its GstVideoMeta says; a view is
-// written densely): one copy into a frame of g2g's allocator, written between DMA_BUF_IOCTL_SYNC
-// brackets. With `pool` (pool_new's, active, of the frame's format and size) the copy goes into
-// one of its frames, which a stream reuses; without, into a new DMA-BUF each call.
-Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool = nullptr);
+// A DMA-BUF copy of a system frame: one copy into a frame of g2g's allocator, written between
+// DMA_BUF_IOCTL_SYNC brackets. With `pool` (pool_new's, active, of the frame's format and size) the
+// copy goes into one of its frames, which a stream reuses; without, into a new DMA-BUF each call.
+// The frame's flags and timestamps go with it.
+// - A view (a G2gTensorView meta) is written densely, as the frame it shows.
+// - Any other frame is copied plane by plane, in every format with a DRM fourcc: the frame `info`
+//   (its caps) describes, read from its GstVideoMeta and GstVideoCropMeta as GStreamer's elements
+//   read them. A crop meta inside a frame of the caps' size travels with the copy; under a
+//   GstVideoMeta larger than the caps (videocrop's form) the caps' frame is copied from the crop's
+//   x and y, and without a crop meta from the top left (a decoder's coded size). Refused: a
+//   GstVideoMeta smaller than the caps or of another format, a crop meta past the frame, bytes
+//   that cannot hold the caps' frame, memory no CPU reads. These refusals open with `caller`, the
+//   function the application called or the element that calls (`g2g_dmabuf_export: the frame's
+//   GstVideoMeta says RGBA 10x5, smaller than its caps' RGBA 20x10: ...`).
+Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool = nullptr,
+                               std::string_view caller = "g2g::dmabuf::export_frame");
 
 // DMA_DRM caps (GStreamer 1.24's form) and 1.22's form of the same frames. A DMA_DRM structure
 // is one whose format is the string DMA_DRM (1.24's gst_video_is_dma_drm_caps); its drm-format is

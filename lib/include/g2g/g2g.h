@@ -191,9 +191,14 @@ GstBuffer *g2g_dmabuf_wrap(guint32 fourcc, guint64 modifier, guint width, guint 
  * @error: return location for a #GError
  *
  * A DMA-BUF copy of @frame: one copy into g2g's allocator (dma-heap, udmabuf or memfd, whichever
- * this machine has).
+ * this machine has), in every format with a DRM fourcc. A view is written as the frame it shows;
+ * any other frame is the frame @caps describe, its GstVideoMeta and GstVideoCropMeta read as
+ * GStreamer's elements read them (g2g/dmabuf.h's export_frame says how; g2gdmabufupload copies the
+ * same way).
  *
  * Returns: (transfer full) (nullable): the copy, or %NULL with @error set when it cannot be made
+ *   (#G2G_ERROR_INVALID_ARGUMENT, opening with "g2g_dmabuf_export: ", for a GstVideoMeta smaller
+ *   than @caps or of another format, a crop meta past the frame, bytes that cannot hold the frame)
  */
 GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **error);
 

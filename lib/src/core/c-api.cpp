@@ -154,7 +154,8 @@ GstBuffer *g2g_dmabuf_export(GstBuffer *frame, const GstCaps *caps, GError **err
         set_error(error, info.error());
         return nullptr;
     }
-    g2g::Result<g2g::BufferRef> exported = g2g::dmabuf::export_frame(frame, *info);
+    g2g::Result<g2g::BufferRef> exported =
+        g2g::dmabuf::export_frame(frame, *info, nullptr, "g2g_dmabuf_export");
     if (!exported) {
         set_error(error, exported.error());
         return nullptr;

@@ -829,3 +829,145 @@ TEST(DmaBufCApi, APlaneWhoseEndWrapsPast2To64IsRefused)
                                              fd_text + " holds 4096 bytes");
     close(fd);
 }
+
+namespace {
+
+// g2g_dmabuf_export of `frame` under `info`'s caps: the copy, or a failure naming the GError.
+BufferRef export_through_c_api(GstBuffer *frame, const GstVideoInfo &info)
+{
+    const CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&info));
+    GError *error = nullptr;
+    BufferRef exported = BufferRef::adopt(g2g_dmabuf_export(frame, caps.get(), &error));
+    if (error) {
+        ADD_FAILURE() << error->message;
+        g_error_free(error);
+    }
+    return exported;
+}
+
+// A GstVideoCropMeta of (x, y, width, height) on `frame`.
+void add_crop_meta(GstBuffer *frame, guint x, guint y, guint width, guint height)
+{
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(frame);
+    crop->x = x;
+    crop->y = y;
+    crop->width = width;
+    crop->height = height;
+}
+
+// A GstVideoMeta on `frame` saying `layout`'s format, size, offsets and strides.
+void add_own_video_meta(GstBuffer *frame, const GstVideoInfo &layout)
+{
+    gst_buffer_add_video_meta_full(frame, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&layout),
+                                   GST_VIDEO_INFO_WIDTH(&layout), GST_VIDEO_INFO_HEIGHT(&layout),
+                                   GST_VIDEO_INFO_N_PLANES(&layout), const_cast<gsize *>(layout.offset),
+                                   const_cast<gint *>(layout.stride));
+}
+
+} // namespace
+
+// The formats a frame view cannot describe (NV16 among them: `a frame view cannot describe format
+// NV16` before) are exported plane by plane, as g2gdmabufupload copies them; odd widths included.
+TEST(DmaBufCApi, ExportCopiesFormatsNoFrameViewDescribes)
+{
+    for (GstVideoFormat format :
+         {GST_VIDEO_FORMAT_NV16, GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_VYUY, GST_VIDEO_FORMAT_Y210,
+          GST_VIDEO_FORMAT_YUV9, GST_VIDEO_FORMAT_RGB16, GST_VIDEO_FORMAT_P016_LE}) {
+        SCOPED_TRACE(gst_video_format_to_string(format));
+        const GstVideoInfo info = video_info(format, 33, 17);
+        BufferRef system = random_frame(info, 11);
+        stamp(system.get());
+        BufferRef exported = export_through_c_api(system.get(), info);
+        ASSERT_TRUE(exported);
+        expect_exported(exported.get(), format);
+        expect_stamped(exported.get());
+        EXPECT_EQ(compare_frames(info, exported.get(), info, system.get()), "");
+    }
+}
+
+// A GstVideoCropMeta and a GstVideoMeta larger than the caps are read as g2gdmabufupload reads
+// them: a crop meta inside a frame of the caps' size travels with the whole frame; under a larger
+// video meta (videocrop's form) the caps' frame is copied from the crop's x and y; a larger video
+// meta alone gives its top left, as gst_video_frame_map reads it.
+TEST(DmaBufCApi, ExportReadsCropAndLargerVideoMetasAsGStreamerDoes)
+{
+    {
+        SCOPED_TRACE("a crop meta on a frame of the caps' size");
+        const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 20, 10);
+        BufferRef system = random_frame(info, 12);
+        add_own_video_meta(system.get(), info);
+        add_crop_meta(system.get(), 3, 2, 11, 5);
+        BufferRef exported = export_through_c_api(system.get(), info);
+        ASSERT_TRUE(exported);
+        expect_exported(exported.get(), GST_VIDEO_FORMAT_RGBA);
+        const GstVideoMeta *meta = gst_buffer_get_video_meta(exported.get());
+        ASSERT_NE(meta, nullptr);
+        EXPECT_EQ(meta->width, 20u);
+        EXPECT_EQ(meta->height, 10u);
+        EXPECT_EQ(compare_frames(info, exported.get(), info, system.get()), "");
+        const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(exported.get());
+        ASSERT_NE(crop, nullptr) << "the crop meta did not travel";
+        EXPECT_EQ(crop->x, 3u);
+        EXPECT_EQ(crop->y, 2u);
+        EXPECT_EQ(crop->width, 11u);
+        EXPECT_EQ(crop->height, 5u);
+    }
+    {
+        SCOPED_TRACE("videocrop's form: NV12 40x24 in the video meta, caps 20x10 at x=6 y=4");
+        const GstVideoInfo whole = video_info(GST_VIDEO_FORMAT_NV12, 40, 24);
+        const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 20, 10);
+        BufferRef system = random_frame(whole, 13);
+        add_own_video_meta(system.get(), whole);
+        add_crop_meta(system.get(), 6, 4, 20, 10);
+        BufferRef exported = export_through_c_api(system.get(), info);
+        ASSERT_TRUE(exported);
+        expect_exported(exported.get(), GST_VIDEO_FORMAT_NV12);
+        EXPECT_EQ(gst_buffer_get_video_crop_meta(exported.get()), nullptr) << "the crop is spent";
+        // The expected frame: the same bytes, a video meta of the caps' size starting at x=6 y=4
+        // (the chroma plane at x/2, y/2).
+        BufferRef region = BufferRef::adopt(gst_buffer_copy(system.get()));
+        gst_buffer_remove_meta(region.get(),
+                               reinterpret_cast<GstMeta *>(gst_buffer_get_video_meta(region.get())));
+        gsize offsets[GST_VIDEO_MAX_PLANES] = {
+            GST_VIDEO_INFO_PLANE_OFFSET(&whole, 0) + 4 * GST_VIDEO_INFO_PLANE_STRIDE(&whole, 0) + 6,
+            GST_VIDEO_INFO_PLANE_OFFSET(&whole, 1) + 2 * GST_VIDEO_INFO_PLANE_STRIDE(&whole, 1) + 3 * 2};
+        gst_buffer_add_video_meta_full(region.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 20, 10,
+                                       2, offsets, const_cast<gint *>(whole.stride));
+        EXPECT_EQ(compare_frames(info, exported.get(), info, region.get()), "");
+    }
+    {
+        SCOPED_TRACE("a decoder's coded size: NV16 48x32 in the video meta, caps 37x23");
+        const GstVideoInfo whole = video_info(GST_VIDEO_FORMAT_NV16, 48, 32);
+        const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV16, 37, 23);
+        BufferRef system = random_frame(whole, 14);
+        add_own_video_meta(system.get(), whole);
+        BufferRef exported = export_through_c_api(system.get(), info);
+        ASSERT_TRUE(exported);
+        expect_exported(exported.get(), GST_VIDEO_FORMAT_NV16);
+        const GstVideoMeta *meta = gst_buffer_get_video_meta(exported.get());
+        ASSERT_NE(meta, nullptr);
+        EXPECT_EQ(meta->width, 37u);
+        EXPECT_EQ(meta->height, 23u);
+        // gst_video_frame_map of the 48x32 frame under the 37x23 caps reads its top left.
+        EXPECT_EQ(compare_frames(info, exported.get(), info, system.get()), "");
+    }
+}
+
+TEST(DmaBufCApi, ExportRefusesAVideoMetaSmallerThanTheCapsNamingBoth)
+{
+    const GstVideoInfo small = video_info(GST_VIDEO_FORMAT_RGBA, 10, 5);
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 20, 10);
+    BufferRef system = random_frame(small, 15);
+    add_own_video_meta(system.get(), small);
+    const CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&info));
+    GError *error = nullptr;
+    EXPECT_EQ(g2g_dmabuf_export(system.get(), caps.get(), &error), nullptr);
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->domain, G2G_ERROR);
+    EXPECT_EQ(error->code, G2G_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(error->message,
+                 "g2g_dmabuf_export: the frame's GstVideoMeta says RGBA 10x5, smaller than its caps' RGBA "
+                 "20x10: a video meta smaller than the caps cannot hold the caps' frame (the producer's "
+                 "video meta or its caps are wrong)");
+    g_error_free(error);
+}

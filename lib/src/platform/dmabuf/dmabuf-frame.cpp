@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // DMA-BUF frames: their layout (DRM format and planes), frames over an application's fds, and
-// system frames exported into g2g's DMA-BUFs.
+// system frames exported into g2g's DMA-BUFs (a view by its materialize; any other frame by
+// dmabuf-region and dmabuf-copy).
 #include <g2g/frame-view.h>
 #include <g2g/tensor-view-meta.h>
 
@@ -13,7 +14,9 @@
 #include <optional>
 #include <string>
 
+#include "dmabuf-copy.h"
 #include "dmabuf-memory.h"
+#include "dmabuf-region.h"
 #include "view/layout-check.h"
 
 namespace g2g::dmabuf {
@@ -237,7 +240,8 @@ Result<BufferRef> wrap(const FrameLayout &layout)
     return frame;
 }
 
-Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool)
+Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBufferPool *pool,
+                               std::string_view caller)
 {
     if (!frame)
         return invalid("no frame to export");
@@ -246,23 +250,48 @@ Result<BufferRef> export_frame(GstBuffer *frame, const GstVideoInfo &info, GstBu
         return invalid(std::string("GStreamer's format ") +
                        gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)) +
                        " has no DRM fourcc to export it with");
-    // A view (meta:G2gTensorView) is written densely by this one copy, as any other frame is.
-    Result<FrameView> identity = FrameView::of_frame(frame, info);
     const FrameView *view = tensor_view_of(frame);
-    if (!view && !identity)
-        return identity.error();
-    if (!view)
-        view = &*identity;
-    GstVideoInfo dense = view->info();
+    // A view (meta:G2gTensorView) is written densely by this one copy, by its own materialize.
+    // Any other frame is copied plane by plane, the region of it its caps describe: a frame view
+    // describes only some of the formats with a DRM fourcc, and reads a crop meta as a view's crop.
+    std::optional<detail::Region> region;
+    GstVideoInfo dense = info;
+    if (view) {
+        dense = view->info();
+    } else {
+        if (Result<void> readable = g2g::detail::check_host_readable(caller, frame); !readable)
+            return readable.error();
+        Result<detail::Region> read = detail::region_of(caller, frame, info);
+        if (!read)
+            return read.error();
+        region = *read;
+        // The caps' frame in the format's own offsets and strides, whatever `info` says of them.
+        GstVideoAlignment none;
+        gst_video_alignment_reset(&none);
+        gst_video_info_align(&dense, &none);
+    }
     Result<BufferRef> made = pool ? frame_of_pool(pool, dense) : new_frame(dense, fourcc);
     if (!made)
         return made.error();
     BufferRef exported = std::move(*made);
-    if (Result<void> written = view->materialize_to(frame, exported.get(), dense); !written)
-        return written.error();
+    if (view) {
+        if (Result<void> written = view->materialize_to(frame, exported.get(), dense); !written)
+            return written.error();
+    } else if (Result<void> copied = detail::copy_region(caller, frame, info, *region, exported.get());
+               !copied) {
+        return copied.error();
+    }
     gst_buffer_copy_into(exported.get(), frame,
                          static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
                          0, -1);
+    if (region && region->crop_travels) {
+        const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(frame);
+        GstVideoCropMeta *copied = gst_buffer_add_video_crop_meta(exported.get());
+        copied->x = crop->x;
+        copied->y = crop->y;
+        copied->width = crop->width;
+        copied->height = crop->height;
+    }
     return exported;
 }
 

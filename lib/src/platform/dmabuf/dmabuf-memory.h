@@ -8,6 +8,8 @@
 //                     (dma-heap, udmabuf, memfd)
 //   dmabuf-pool       the buffer pool on it: one fd per frame, GstVideoMeta, DRM format recorded
 //   dmabuf-frame      layouts, frames over an application's fds, system frames exported
+//   dmabuf-region     which region of a frame to export its caps describe (video and crop metas)
+//   dmabuf-copy       that region copied plane by plane into a DMA-BUF, in every DRM format
 //   dmabuf-sync       DMA_BUF_IOCTL_SYNC around CPU reads and writes
 //   dma-drm-caps      GStreamer 1.24's DMA_DRM caps next to 1.22's form
 //   dmabuf-share      make_shareable's second memory over a dup of the fd

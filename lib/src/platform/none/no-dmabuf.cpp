@@ -98,7 +98,7 @@ GstBufferPool *pool_new(const GstCaps *, guint, guint)
     return nullptr;
 }
 
-Result<BufferRef> export_frame(GstBuffer *, const GstVideoInfo &, GstBufferPool *)
+Result<BufferRef> export_frame(GstBuffer *, const GstVideoInfo &, GstBufferPool *, std::string_view)
 {
     return not_built();
 }
