@@ -5,10 +5,12 @@
 #include "g2g-config.h"
 
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 
 #include "vulkan-teardown.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace g2g::test {
 
@@ -238,6 +240,21 @@ std::vector<std::string> pop_message_texts(GstBus *bus, GstMessageType type)
     while (const Ref<GstMessage> message = Ref<GstMessage>::adopt(gst_bus_pop_filtered(bus, type)))
         texts.push_back(message_text(message.get()));
     return texts;
+}
+
+PipelineInspector feed_appsrc(const std::string &caps, std::vector<BufferRef> frames, const char *source)
+{
+    // std::function copies what it holds: the frames are shared, and pushed once.
+    auto held = std::make_shared<std::vector<BufferRef>>(std::move(frames));
+    return [caps, held, name = std::string(source)](GstBin *pipeline) {
+        const ElementRef src = ElementRef::adopt(gst_bin_get_by_name(pipeline, name.c_str()));
+        const CapsRef src_caps = CapsRef::adopt(gst_caps_from_string(caps.c_str()));
+        gst_app_src_set_caps(GST_APP_SRC(src.get()), src_caps.get());
+        for (BufferRef &frame : *held)
+            gst_app_src_push_buffer(GST_APP_SRC(src.get()), frame.release());
+        held->clear();
+        gst_app_src_end_of_stream(GST_APP_SRC(src.get()));
+    };
 }
 
 } // namespace g2g::test

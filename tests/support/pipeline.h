@@ -76,6 +76,11 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = 
                          GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {},
                          const PipelineInspector &prepare = {});
 
+// A `prepare` for run_pipeline: hands `frames` to the appsrc named `source` (caps `caps`) before the
+// pipeline starts, then its EOS.
+PipelineInspector feed_appsrc(const std::string &caps, std::vector<BufferRef> frames,
+                              const char *source = "src");
+
 // The text of an error or warning message; "" for any other message.
 std::string message_text(GstMessage *message);
 

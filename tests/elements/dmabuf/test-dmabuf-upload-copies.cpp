@@ -76,14 +76,7 @@ std::string compare_pixels(const GstVideoInfo &info_a, GstBuffer *a, const GstVi
 PipelineRun run_appsrc(const std::string &caps, std::vector<BufferRef> frames, const std::string &rest)
 {
     return run_pipeline("appsrc name=src format=time ! " + rest, {}, 20 * GST_SECOND, {},
-                        [&](GstBin *pipeline) {
-                            const ElementRef src = ElementRef::adopt(gst_bin_get_by_name(pipeline, "src"));
-                            const CapsRef src_caps = CapsRef::adopt(gst_caps_from_string(caps.c_str()));
-                            gst_app_src_set_caps(GST_APP_SRC(src.get()), src_caps.get());
-                            for (BufferRef &frame : frames)
-                                gst_app_src_push_buffer(GST_APP_SRC(src.get()), frame.release());
-                            gst_app_src_end_of_stream(GST_APP_SRC(src.get()));
-                        });
+                        g2g::test::feed_appsrc(caps, std::move(frames)));
 }
 
 std::string caps_of(const GstVideoInfo &info)
