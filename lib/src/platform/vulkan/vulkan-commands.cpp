@@ -99,14 +99,14 @@ guint multiplanar_planes(VkFormat format)
 constexpr VkImageAspectFlags kPlaneAspects[] = {VK_IMAGE_ASPECT_PLANE_0_BIT, VK_IMAGE_ASPECT_PLANE_1_BIT,
                                                 VK_IMAGE_ASPECT_PLANE_2_BIT};
 
+} // namespace
+
 GstVulkanImageMemory *image_memory(GstBuffer *frame, guint index)
 {
     GstMemory *memory = index < gst_buffer_n_memory(frame) ? gst_buffer_peek_memory(frame, index) : nullptr;
     return memory && gst_is_vulkan_image_memory(memory) ? reinterpret_cast<GstVulkanImageMemory *>(memory)
                                                         : nullptr;
 }
-
-} // namespace
 
 std::optional<ImagePlane> image_plane(GstBuffer *frame, GstVideoFormat format, guint plane)
 {

@@ -50,6 +50,9 @@ struct ImagePlane {
     gsize offset = 0;
 };
 
+// Memory `index` of `frame` where it is a Vulkan image; nullptr otherwise.
+GstVulkanImageMemory *image_memory(GstBuffer *frame, guint index);
+
 // Plane `plane` of `frame`, a frame of `format`; nullopt where `frame` is neither one image per plane
 // nor one multi-planar image with the format's planes.
 std::optional<ImagePlane> image_plane(GstBuffer *frame, GstVideoFormat format, guint plane);

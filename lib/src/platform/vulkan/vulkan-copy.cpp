@@ -7,17 +7,6 @@
 
 namespace g2g::vulkan {
 
-namespace {
-
-GstVulkanImageMemory *image_at(GstBuffer *buffer, guint index)
-{
-    GstMemory *memory = index < gst_buffer_n_memory(buffer) ? gst_buffer_peek_memory(buffer, index) : nullptr;
-    return memory && gst_is_vulkan_image_memory(memory) ? reinterpret_cast<GstVulkanImageMemory *>(memory)
-                                                        : nullptr;
-}
-
-} // namespace
-
 Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer, const GstVideoInfo &layout)
 {
     // Larger images give their corner: GStreamer 1.22's vulkanupload keeps its first caps' image
@@ -56,7 +45,7 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
     if (!recording)
         return recording.error();
     for (guint p = 0; p < planes; ++p) {
-        GstVulkanImageMemory *image = image_at(frame, p);
+        GstVulkanImageMemory *image = image_memory(frame, p);
         if (!image)
             return Error(ErrorCode::InvalidArgument,
                          "a frame to release holds memory other than Vulkan images");
