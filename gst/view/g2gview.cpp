@@ -54,12 +54,39 @@ namespace {
 enum {
     PROP_0,
     PROP_VIDEO_DIRECTION,
+    PROP_METHOD,
     PROP_LEFT,
     PROP_RIGHT,
     PROP_TOP,
     PROP_BOTTOM,
     PROP_N_THREADS,
 };
+
+// videoflip's deprecated `method` (still in many launch lines): its enum's values and nicks, which
+// are GstVideoOrientationMethod's values under older names. Its own type, as videoflip's is
+// registered by videoflip's plugin.
+GType flip_method_get_type()
+{
+    static GType type = 0;
+    if (g_once_init_enter(&type)) {
+        static const GEnumValue methods[] = {
+            {GST_VIDEO_ORIENTATION_IDENTITY, "Identity (no rotation)", "none"},
+            {GST_VIDEO_ORIENTATION_90R, "Rotate clockwise 90 degrees", "clockwise"},
+            {GST_VIDEO_ORIENTATION_180, "Rotate 180 degrees", "rotate-180"},
+            {GST_VIDEO_ORIENTATION_90L, "Rotate counter-clockwise 90 degrees", "counterclockwise"},
+            {GST_VIDEO_ORIENTATION_HORIZ, "Flip horizontally", "horizontal-flip"},
+            {GST_VIDEO_ORIENTATION_VERT, "Flip vertically", "vertical-flip"},
+            {GST_VIDEO_ORIENTATION_UL_LR, "Flip across upper left/lower right diagonal",
+             "upper-left-diagonal"},
+            {GST_VIDEO_ORIENTATION_UR_LL, "Flip across upper right/lower left diagonal",
+             "upper-right-diagonal"},
+            {GST_VIDEO_ORIENTATION_AUTO, "Select flip method based on image-orientation tag", "automatic"},
+            {0, nullptr, nullptr},
+        };
+        g_once_init_leave(&type, g_enum_register_static("G2gViewFlipMethod", methods));
+    }
+    return type;
+}
 
 // What negotiation decided. Streaming thread only: set_caps, decide_allocation and the
 // per-frame path all run there, under the sink pad's stream lock.
@@ -668,7 +695,8 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
         const ObjectLock lock(self);
         g2g::element::ViewSettings &settings = self->priv->settings;
         switch (prop_id) {
-        case PROP_VIDEO_DIRECTION: {
+        case PROP_VIDEO_DIRECTION:
+        case PROP_METHOD: {
             const auto method = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
             if (method == GST_VIDEO_ORIENTATION_CUSTOM)
                 custom_refused = true;
@@ -707,6 +735,7 @@ static void g2g_view_get_property(GObject *object, guint prop_id, GValue *value,
     const g2g::element::ViewSettings &settings = self->priv->settings;
     switch (prop_id) {
     case PROP_VIDEO_DIRECTION:
+    case PROP_METHOD:
         g_value_set_enum(value, settings.direction);
         break;
     case PROP_LEFT:
@@ -752,6 +781,11 @@ static void g2g_view_class_init(G2gViewClass *klass)
     g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
     const auto flags =
         static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+    g_object_class_install_property(
+        object_class, PROP_METHOD,
+        g_param_spec_enum("method", "method",
+                          "method (deprecated, use video-direction instead), as videoflip's",
+                          flip_method_get_type(), GST_VIDEO_ORIENTATION_IDENTITY, flags));
     g_object_class_install_property(
         object_class, PROP_LEFT,
         g_param_spec_int("left", "Left", "Pixels to crop at the left of the input", 0, G_MAXINT, 0, flags));
