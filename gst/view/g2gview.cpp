@@ -24,6 +24,7 @@
 
 #include <gst/video/video.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -127,6 +128,13 @@ struct ViewPrivate {
     Negotiation negotiation;
     guint custom_refusals_unsaid = 0; // video-direction=custom set while the element had no bus
     ViewState state;
+    // The orientation tags seen in this stream (sink pad's streaming thread): whether a
+    // stream-scoped one gave an orientation, and the global one's.
+    struct {
+        bool stream_orientation = false;
+        GstVideoOrientationMethod global = GST_VIDEO_ORIENTATION_IDENTITY;
+        std::string stream_id;
+    } tags;
 };
 
 } // namespace
@@ -617,23 +625,71 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
 // ---- Settings: the properties and the orientation tag ----
 
 // An image-orientation tag: video-direction=auto follows it from the next frame on (which
-// renegotiates when it changed, as for a property).
-static void g2g_view_take_orientation_tag(G2gView *self, GstEvent *event)
+// renegotiates when it changed, as for a property), by videoflip 1.28's rules: a stream-scoped
+// orientation wins over a global one until a stream-scoped tag without one brings the global one
+// back; a global tag without one means identity unless a stream-scoped one holds. Under auto the tag
+// goes on saying rotate-0, since the frames leaving are turned already (a sink that honours the tag
+// would turn them twice). Returns the event to forward (this one, or its replacement).
+static GstEvent *g2g_view_take_orientation_tag(G2gView *self, GstEvent *event)
 {
     GstTagList *tags = nullptr;
     gst_event_parse_tag(event, &tags);
-    GstVideoOrientationMethod method;
-    if (!gst_video_orientation_from_tag(tags, &method))
+    const bool stream_scope = gst_tag_list_get_scope(tags) == GST_TAG_SCOPE_STREAM;
+    auto &seen = self->priv->tags;
+    GstVideoOrientationMethod method = GST_VIDEO_ORIENTATION_IDENTITY;
+    const bool oriented = gst_video_orientation_from_tag(tags, &method);
+    std::optional<GstVideoOrientationMethod> follow;
+    if (oriented) {
+        if (stream_scope)
+            seen.stream_orientation = true;
+        else
+            seen.global = method;
+        if (stream_scope || !seen.stream_orientation)
+            follow = method;
+    } else if (stream_scope) {
+        seen.stream_orientation = false;
+        follow = seen.global;
+    } else {
+        seen.global = GST_VIDEO_ORIENTATION_IDENTITY;
+        if (!seen.stream_orientation)
+            follow = GST_VIDEO_ORIENTATION_IDENTITY;
+    }
+    bool turned;
+    {
+        const ObjectLock lock(self);
+        if (follow)
+            self->priv->settings.tag_method = *follow;
+        turned = self->priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+    }
+    if (!oriented || !turned)
+        return event;
+    GstTagList *said = gst_tag_list_copy(tags); // the event (and its list) may be shared
+    gst_tag_list_add(said, GST_TAG_MERGE_REPLACE, GST_TAG_IMAGE_ORIENTATION, "rotate-0", nullptr);
+    gst_event_unref(event);
+    return gst_event_new_tag(said);
+}
+
+// A new stream (another stream id) starts from identity: its tags come again.
+static void g2g_view_take_stream_start(G2gView *self, GstEvent *event)
+{
+    const gchar *id = nullptr;
+    gst_event_parse_stream_start(event, &id);
+    auto &seen = self->priv->tags;
+    if (id && seen.stream_id == id)
         return;
+    seen = {};
+    seen.stream_id = id ? id : "";
     const ObjectLock lock(self);
-    self->priv->settings.tag_method = method;
+    self->priv->settings.tag_method = GST_VIDEO_ORIENTATION_IDENTITY;
 }
 
 static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
 {
     G2gView *self = G2G_VIEW(trans);
     if (GST_EVENT_TYPE(event) == GST_EVENT_TAG)
-        g2g_view_take_orientation_tag(self, event);
+        event = g2g_view_take_orientation_tag(self, event);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
+        g2g_view_take_stream_start(self, event);
     if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
         const NegotiationScope negotiation(self);
         if (!refuse_frames_left_empty(self, event, negotiation.geometry()))

@@ -35,8 +35,10 @@ struct Geometry {
 
 // g2gview's properties (the object lock guards them in the element).
 struct ViewSettings {
-    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;  // video-direction; may be auto
-    GstVideoOrientationMethod tag_method = GST_VIDEO_ORIENTATION_IDENTITY; // the last image-orientation tag
+    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY; // video-direction; may be auto
+    // The image-orientation the stream's tags give (videoflip 1.28's rule: a stream-scoped tag wins
+    // over a global one; a new stream starts from identity); auto follows it.
+    GstVideoOrientationMethod tag_method = GST_VIDEO_ORIENTATION_IDENTITY;
     guint left = 0, right = 0, top = 0, bottom = 0;
 
     // The geometry these settings ask for: auto follows the tag.

@@ -194,6 +194,96 @@ TEST(G2gView, AutoFollowsTheImageOrientationTag)
     gst_harness_teardown(harness);
 }
 
+namespace {
+
+GstEvent *orientation_tag(const char *orientation, GstTagScope scope)
+{
+    GstTagList *tags = orientation ? gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, orientation, nullptr)
+                                   : gst_tag_list_new(GST_TAG_TITLE, "no orientation", nullptr);
+    gst_tag_list_set_scope(tags, scope);
+    return gst_event_new_tag(tags);
+}
+
+// The frame g2gview's harness gives for `frame` now, against videoflip's for `direction`.
+void expect_turned_as(GstHarness *harness, const GstVideoInfo &in, GstBuffer *frame, const char *direction)
+{
+    SCOPED_TRACE(direction);
+    GstBuffer *out = gst_harness_push_and_pull(harness, gst_buffer_ref(frame));
+    ASSERT_NE(out, nullptr);
+    auto peer = run_chain(std::string("videoflip video-direction=") + direction, in, frame);
+    EXPECT_EQ(compare_frames(current_sink_info(harness), out, peer.info, peer.buffer.get()), "");
+    gst_buffer_unref(out);
+}
+
+} // namespace
+
+// videoflip 1.28's rules for video-direction=auto, on every GStreamer: a stream-scoped orientation
+// wins over a global one until a stream-scoped tag without one brings the global one back; a new
+// stream starts from identity; downstream is told rotate-0, since the frames are turned already.
+TEST(G2gView, AutoFollowsTagScopesAndNewStreamsAsVideoflipDoes)
+{
+    GstHarness *harness = gst_harness_new_parse("g2gview video-direction=auto");
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=GRAY8,width=20,height=10,framerate=30/1");
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_GRAY8, 20, 10);
+    const BufferRef frame = random_frame(in, 8);
+
+    gst_harness_push_event(harness, orientation_tag("rotate-90", GST_TAG_SCOPE_GLOBAL));
+    expect_turned_as(harness, in, frame.get(), "90r");
+    gst_harness_push_event(harness, orientation_tag("rotate-180", GST_TAG_SCOPE_STREAM));
+    expect_turned_as(harness, in, frame.get(), "180");
+    gst_harness_push_event(harness, orientation_tag("rotate-270", GST_TAG_SCOPE_GLOBAL));
+    expect_turned_as(harness, in, frame.get(), "180"); // the stream's orientation holds
+    gst_harness_push_event(harness, orientation_tag(nullptr, GST_TAG_SCOPE_STREAM));
+    expect_turned_as(harness, in, frame.get(), "90l"); // back to the global one
+    gst_harness_push_event(harness, gst_event_new_stream_start("another stream"));
+    expect_turned_as(harness, in, frame.get(), "identity");
+
+    // Every orientation tag that went downstream said rotate-0.
+    guint tags = 0;
+    while (GstEvent *event = gst_harness_try_pull_event(harness)) {
+        if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+            GstTagList *list = nullptr;
+            gst_event_parse_tag(event, &list);
+            gchar *orientation = nullptr;
+            if (gst_tag_list_get_string(list, GST_TAG_IMAGE_ORIENTATION, &orientation)) {
+                EXPECT_STREQ(orientation, "rotate-0");
+                ++tags;
+            }
+            g_free(orientation);
+        }
+        gst_event_unref(event);
+    }
+    EXPECT_EQ(tags, 3u);
+    gst_harness_teardown(harness);
+}
+
+// With a fixed direction the tag goes on as it came: g2gview did not follow it.
+TEST(G2gView, AFixedDirectionForwardsTheOrientationTagUnchanged)
+{
+    GstHarness *harness = gst_harness_new_parse("g2gview video-direction=horiz");
+    gst_harness_set_src_caps_str(harness, "video/x-raw,format=GRAY8,width=20,height=10,framerate=30/1");
+    gst_harness_push_event(harness, orientation_tag("rotate-90", GST_TAG_SCOPE_STREAM));
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_GRAY8, 20, 10);
+    const BufferRef frame = random_frame(in, 9);
+    expect_turned_as(harness, in, frame.get(), "horiz");
+    bool seen = false;
+    while (GstEvent *event = gst_harness_try_pull_event(harness)) {
+        GstTagList *list = nullptr;
+        gchar *orientation = nullptr;
+        if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+            gst_event_parse_tag(event, &list);
+            if (gst_tag_list_get_string(list, GST_TAG_IMAGE_ORIENTATION, &orientation)) {
+                EXPECT_STREQ(orientation, "rotate-90");
+                seen = true;
+            }
+        }
+        g_free(orientation);
+        gst_event_unref(event);
+    }
+    EXPECT_TRUE(seen);
+    gst_harness_teardown(harness);
+}
+
 TEST(G2gView, ImplementsGstVideoDirectionWithVideoflipsNicks)
 {
     GstElement *view = gst_element_factory_make("g2gview", nullptr);
