@@ -25,5 +25,6 @@
 //                                              vulkan-upload-compat-1.22.cpp, vulkan-upload-compat-1.24.cpp
 //   vulkan-timeline-compat.h the timeline semaphore that orders work on an image across queues
 //                            (1.24 added it to each image's barrier state; 1.22 orders by one queue)
-//                                              vulkan-timeline-compat-1.22.cpp, vulkan-timeline-compat-1.24.cpp
+//                                              vulkan-timeline-compat-1.22.cpp,
+//                                              vulkan-timeline-compat-1.24.cpp
 #pragma once
