@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <vector>
 
 #include "platform/platform.h"
 #include "vulkan-commands.h"
@@ -56,29 +55,28 @@ public:
         if (!gst_video_info_set_format(&info, format, first->create_info.extent.width,
                                        first->create_info.extent.height))
             return {};
-        // Where each memory starts in the layout: one after the other.
-        std::vector<gsize> starts;
-        gsize size = 0;
-        for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i) {
-            starts.push_back(size);
-            size += gst_buffer_peek_memory(buffer, i)->size;
-        }
+        // The memories lie one after the other in the layout; plane p's image is memory p, or the one
+        // memory of a multi-planar image, so the planes meet their memories in order.
+        gsize start = 0;
+        const GstMemory *current = nullptr;
         for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
             const std::optional<vulkan::ImagePlane> plane = vulkan::image_plane(buffer, format, p);
             if (!plane)
                 return {};
-            const guint index = gst_buffer_n_memory(buffer) == 1 ? 0 : p;
+            const auto *memory = reinterpret_cast<const GstMemory *>(plane->image);
+            if (current && memory != current)
+                start += current->size;
+            current = memory;
             const gsize bytes =
                 gsize{plane->width} * plane->height * GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
             // A multi-planar image's planes, laid densely, must fit its memory, which views are checked in
             // (its size is the image's memory requirement, every plane's texels and more).
-            if (plane->aspect != VK_IMAGE_ASPECT_COLOR_BIT &&
-                plane->offset + bytes > gst_buffer_peek_memory(buffer, index)->size)
+            if (plane->aspect != VK_IMAGE_ASPECT_COLOR_BIT && plane->offset + bytes > memory->size)
                 return {};
-            info.offset[p] = starts[index] + plane->offset;
+            info.offset[p] = start + plane->offset;
             info.stride[p] = static_cast<gint>(plane->width) * GST_VIDEO_FORMAT_INFO_PSTRIDE(info.finfo, p);
         }
-        info.size = size;
+        info.size = gst_buffer_get_size(buffer);
         return info;
     }
 
