@@ -399,6 +399,40 @@ TEST(VulkanEngineMultiplanar, EveryMethodAndACropOfADecodersImageEqualsTheCpuBac
     }
 }
 
+// A multi-planar image whose planes are not the caps' (a 3-plane I420 image under NV12 caps) is
+// refused by name, never read as the caps' planes; so is a view of it.
+TEST(VulkanEngineMultiplanar, AnImageOfOtherPlanesThanTheCapsIsRefused)
+{
+    if (!have_vulkan_device())
+        GTEST_SKIP() << "no Vulkan device on this machine";
+    if (const std::string why = cannot_copy_images_of(VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM); !why.empty())
+        GTEST_SKIP() << why;
+    const GstVideoInfo i420 = video_info(GST_VIDEO_FORMAT_I420, 64, 40);
+    PipelineRun run =
+        run_pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=64,height=40 ! "
+                     "appsink name=sink");
+    ASSERT_EQ(run.buffers.size(), 1u) << run.error;
+    BufferRef images = upload_here(i420, run.buffers[0].get(), VK_FORMAT_G8_B8_R8_3PLANE_420_UNORM);
+    ASSERT_TRUE(images);
+    auto engine = Engine::for_device(device_of(images.get()));
+    ASSERT_TRUE(engine);
+    const GstVideoInfo nv12 = video_info(GST_VIDEO_FORMAT_NV12, 64, 40);
+    g2g::Result<BufferRef> read = (*engine)->download(images.get(), nv12);
+    ASSERT_FALSE(read);
+    EXPECT_EQ(read.error().message(),
+              "plane 0 of the frame is not a Vulkan image of NV12's planes (one image "
+              "each, or one multi-planar image)");
+    g2g::Result<FrameView> view = FrameView::of_frame(images.get(), nv12);
+    if (view) {
+        BufferRef written = storage_frame(**engine, view->info());
+        ASSERT_TRUE(written);
+        g2g::Result<void> done = (*engine)->materialize(*view, images.get(), written.get());
+        ASSERT_FALSE(done);
+        EXPECT_EQ(done.error().message(),
+                  "plane 0 of the source is not a Vulkan image of the view's NV12 planes");
+    }
+}
+
 TEST(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
 {
     if (!have_vulkan_device())
