@@ -8,14 +8,20 @@
 //
 //   gst-launch-1.0 videotestsrc ! g2gview video-direction=90r left=16 ! videoconvert ! autovideosink
 //
-// The properties (ViewSettings) may change from any thread while PLAYING; each change lands on a
-// frame boundary: every frame starts (submit_input_buffer) by comparing the settings with the
-// geometry in effect, and a change is applied there, before that frame, renegotiating. One
-// negotiation reads the settings once (NegotiationScope), so all its steps agree. It fixes the
-// geometry in effect and one OutputMode (view-output-mode.h), refined in decide_allocation;
-// prepare_output_buffer and transform switch on that mode. Dense output is written by the CPU on
-// n-threads threads (view-threads.h), a change of n-threads taking effect at the next frame without
-// renegotiating.
+// The properties (ViewSettings) may change from any thread while PLAYING. As in videoflip, a
+// change is proposed, then applied at the next negotiation: every frame starts
+// (submit_input_buffer, on the streaming thread) by comparing what the settings ask with what the
+// caps are computed from (the configured GeometryRequest), and a change is configured there,
+// between two frames, and negotiated. Every caps computation, from any thread, reads the configured
+// request once: a caps query answers from one reading (answer_caps_query), never half from the old
+// settings and half from the new. Negotiation makes one ViewPlan (view-plan.h), refined by
+// downstream's ALLOCATION answer and swapped in whole; prepare_output_buffer and transform read
+// only the plan. Dense output is written by the CPU on n-threads threads (view-threads.h), a change
+// of n-threads taking effect at the next frame without renegotiating.
+//
+// A side of -1 crops automatically, as videocrop's: what the input's and the output's sizes leave.
+// Memory g2gview has no view of (DMABuf...) passes through under the identity and leaves with a
+// GstVideoCropMeta under a crop, for a consumer that reads one; an orientation of it is refused.
 #include "g2gview.h"
 
 #include <g2g/frame-view.h>
@@ -24,6 +30,7 @@
 
 #include <gst/video/video.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,16 +46,19 @@
 #include "view-handles.h"
 #include "view-output-mode.h"
 #include "view-output.h"
+#include "view-plan.h"
 #include "view-threads.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_view_debug);
 #define GST_CAT_DEFAULT g2g_view_debug
 
 using g2g::element::Geometry;
+using g2g::element::GeometryRequest;
 using g2g::element::ObjectLock;
 using g2g::element::OutputMode;
 using g2g::element::post_error;
 using g2g::element::post_warning;
+using g2g::element::ViewPlan;
 
 namespace {
 
@@ -89,20 +99,14 @@ GType flip_method_get_type()
     return type;
 }
 
-// What negotiation decided. Streaming thread only: set_caps, decide_allocation and the
-// per-frame path all run there, under the sink pad's stream lock.
+// What negotiation decided, and what the stream needs. Streaming thread only: set_caps,
+// decide_allocation and the per-frame path all run there, under the sink pad's stream lock.
 struct ViewState {
-    Geometry active; // the geometry in effect: the settings' when they were last applied
-    GstVideoInfo in_info{};
-    GstVideoInfo out_info{};
-    bool negotiated = false; // set_caps succeeded: the infos and features are the stream's
-    bool in_view = false;
-    bool out_view = false;
-    // The last refusal of a crop posted: a refused caps event comes back with every push of
-    // upstream's (sticky events are re-sent), and one error says it.
+    // The plan in effect (none before the first caps): replaced whole, never changed in place.
+    std::shared_ptr<const ViewPlan> plan;
+    // The last refusal posted: a refused caps event comes back with every push of upstream's
+    // (sticky events are re-sent), and one error says it.
     std::string refusal;
-    OutputMode mode = OutputMode::Passthrough; // until set_caps
-    bool vulkan = false; // VulkanImage frames (both ways: a view keeps the memory where it is)
     // The pipeline's CUDA context, for dense CUDA output (a kernel writes it), and its Vulkan
     // device and queue, for VulkanImage frames (a shader writes dense ones; views are checked to
     // be of that device). set_context and CONTEXT queries also reach them from their own threads,
@@ -112,20 +116,18 @@ struct ViewState {
     g2g::element::StreamThreads threads;
 };
 
-// The settings one negotiation of the streaming thread runs with (NegotiationScope).
-struct Negotiation {
-    GThread *thread = nullptr; // the thread negotiating now, none outside a negotiation
-    Geometry geometry;
-};
-
 struct ViewPrivate {
-    // The object lock guards the settings, the negotiation and the warnings pending. It is taken
-    // on its own (no other lock of ours exists) and only to copy them in or out: never held
+    // The object lock guards the settings, the configured request and the warnings pending. It is
+    // taken on its own (no other lock of ours exists) and only to copy them in or out: never held
     // across a GStreamer call that may take a pad's stream lock (negotiation, posting), so it
     // nests inside those, never around them.
     g2g::element::ViewSettings settings;
     guint n_threads = g2g::element::kDefaultThreads; // n-threads: not geometry, never renegotiates
-    Negotiation negotiation;
+    // What caps are computed from. It follows the settings until a stream's first caps event; from
+    // then on only the streaming thread configures it (configure_request), at a caps event and at
+    // a frame that finds the settings changed, so one negotiation never sees two.
+    GeometryRequest configured;
+    bool streaming = false;
     guint custom_refusals_unsaid = 0; // video-direction=custom set while the element had no bus
     ViewState state;
     // The orientation tags seen in this stream (sink pad's streaming thread): whether a
@@ -151,110 +153,126 @@ static void g2g_view_direction_interface_init(GstVideoDirectionInterface *)
 G_DEFINE_TYPE_WITH_CODE(G2gView, g2g_view, GST_TYPE_BASE_TRANSFORM,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION, g2g_view_direction_interface_init))
 
-// The geometry caps are computed with: the negotiation's on the thread running one, else the
-// settings as they are now (another thread's caps query, an accept-caps before a caps event).
-static Geometry geometry_for_caps(G2gView *self)
+// The request caps are computed from now (any thread).
+static GeometryRequest configured_request(G2gView *self)
 {
     const ObjectLock lock(self);
     const ViewPrivate &priv = *self->priv;
-    if (priv.negotiation.thread == g_thread_self())
-        return priv.negotiation.geometry;
-    return priv.settings.requested();
+    return priv.streaming ? priv.configured : priv.settings.requested();
 }
 
-namespace {
+// Streaming thread: configures what the settings ask now, and says it.
+static GeometryRequest configure_request(G2gView *self)
+{
+    const ObjectLock lock(self);
+    ViewPrivate &priv = *self->priv;
+    priv.streaming = true;
+    priv.configured = priv.settings.requested();
+    return priv.configured;
+}
 
-// One negotiation's settings, read once: by the streaming thread where something it does may
-// negotiate (a caps event, a frame, which renegotiates after a change, an ALLOCATION query, which
-// may too), for every step of it on that thread: transform_caps, called several times and from
-// the peers' caps queries, and set_caps. A property changed meanwhile from another thread waits
-// for the next frame instead of splitting one negotiation between two settings (output caps of
-// the old crop checked in set_caps against the new one was a not-negotiated in one run of three
-// of a property changed every few hundred microseconds).
-class NegotiationScope {
-public:
-    explicit NegotiationScope(G2gView *self) : self_(self)
-    {
-        const ObjectLock lock(self_);
-        Negotiation &negotiation = self_->priv->negotiation;
-        outer_ = negotiation;
-        negotiation.thread = g_thread_self();
-        negotiation.geometry = self_->priv->settings.requested();
-        geometry_ = negotiation.geometry;
-    }
-    ~NegotiationScope()
-    {
-        const ObjectLock lock(self_);
-        self_->priv->negotiation = outer_;
-    }
-    NegotiationScope(const NegotiationScope &) = delete;
-    NegotiationScope &operator=(const NegotiationScope &) = delete;
-
-    const Geometry &geometry() const { return geometry_; }
-
-private:
-    G2gView *self_;
-    Negotiation outer_;
-    Geometry geometry_;
-};
-
-} // namespace
+// What the settings ask now, compared with the configured request (streaming thread).
+static std::pair<GeometryRequest, GeometryRequest> asked_and_configured(G2gView *self)
+{
+    const ObjectLock lock(self);
+    return {self->priv->settings.requested(), self->priv->configured};
+}
 
 // ---- Negotiation ----
 
-static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
-                                        GstCaps *filter)
+// The caps of the view domains' frames g2gview takes: every format their backends describe, views
+// and dense (made once: the domains are the build's).
+static GstCaps *view_domain_caps()
 {
-    G2gView *self = G2G_VIEW(trans);
-    const Geometry g = geometry_for_caps(self);
-    const bool forward = direction == GST_PAD_SINK;
+    static GstCaps *caps = [] {
+        GstCaps *made = g2g::caps::template_caps(true, true);
+        GST_MINI_OBJECT_FLAG_SET(made, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
+        return made;
+    }();
+    return caps;
+}
+
+// `caps` mapped across `request` (forward: sink to src), filtered by `filter`.
+static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &request, bool forward,
+                                    GstCaps *caps, GstCaps *filter)
+{
     const g2g::CapsRef mapped = g2g::CapsRef::adopt(gst_caps_new_empty());
-    // Frames of the platform-handle kinds, in the forms they can take (view-handles.h).
-    const g2g::CapsRef handles = g2g::CapsRef::adopt(gst_caps_new_empty());
+    // Frames of the platform-handle kinds, in the forms they can take (view-handles.h), and of
+    // memory g2gview has no view of, which keep their memory and features as they are.
+    const g2g::CapsRef kept = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         const GstStructure *in = gst_caps_get_structure(caps, i);
         GstCapsFeatures *features = gst_caps_get_features(caps, i);
         // The features travel too: they say which memory (system or CUDA) the frame stays in.
         // A caps query is a question, so nothing is posted here: frames the crop leaves no pixel
         // of link, and are refused saying why when their caps event comes (sink_event).
-        GstStructure *out = g2g::element::map_structure(in, g, forward);
+        GstStructure *out = g2g::element::map_structure(in, request, forward);
         if (!out && forward)
-            out = g2g::element::output_of_sizes_left_empty(in, g);
+            out = g2g::element::output_of_sizes_left_empty(in, request);
         if (!out)
             continue;
         if (const auto handle = g2g::element::handle_kind_of(features)) {
-            g2g::element::append_handle_forms(handles.get(), out, *handle,
-                                              g2g::caps::has_view_feature(features), forward, g);
+            g2g::element::append_handle_forms(kept.get(), out, *handle, g2g::caps::has_view_feature(features),
+                                              forward, request.fixed());
             gst_structure_free(out);
+            continue;
+        }
+        if (g2g::element::is_opaque_memory(features)) {
+            gst_caps_append_structure_full(kept.get(), out, gst_caps_features_copy(features));
             continue;
         }
         gst_caps_append_structure_full(mapped.get(), out, gst_caps_features_copy(features));
     }
 
-    g2g::CapsRef result = g2g::CapsRef::adopt(
-        gst_caps_merge(g2g::caps::with_and_without_view(mapped.get()), gst_caps_ref(handles.get())));
+    // Frames of the view domains only in the formats their backends describe (the template's
+    // any-memory structure would take any).
+    const g2g::CapsRef viewed = g2g::CapsRef::adopt(gst_caps_intersect_full(
+        g2g::CapsRef::adopt(g2g::caps::with_and_without_view(mapped.get())).get(), view_domain_caps(),
+        GST_CAPS_INTERSECT_FIRST));
+    g2g::CapsRef result = g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(viewed.get()), gst_caps_ref(kept.get())));
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
     GST_DEBUG_OBJECT(self, "transformed %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, caps, result.get());
     return result.release();
 }
 
-static GstCaps *g2g_view_fixate_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *,
+static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
+                                        GstCaps *filter)
+{
+    G2gView *self = G2G_VIEW(trans);
+    return transform_caps_with(self, configured_request(self), direction == GST_PAD_SINK, caps, filter);
+}
+
+static GstCaps *g2g_view_fixate_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
                                      GstCaps *othercaps)
 {
     g2g::CapsRef other = g2g::CapsRef::adopt(othercaps);
+    if (direction != GST_PAD_SINK)
+        return gst_caps_fixate(gst_caps_make_writable(other.release()));
     // A view goes to a peer that names the feature, and only to one: ANY-caps sinks (fakesink,
     // filesink, a caps-less appsink) get dense frames.
-    if (direction == GST_PAD_SINK) {
-        g2g::CapsRef kept = g2g::CapsRef::adopt(gst_caps_copy(other.get()));
-        g2g::caps::keep_structures(kept.get(), g2g::caps::peer_names_view(GST_BASE_TRANSFORM_SRC_PAD(trans)));
-        if (!gst_caps_is_empty(kept.get()))
-            other = std::move(kept);
+    g2g::CapsRef kept = g2g::CapsRef::adopt(gst_caps_copy(other.get()));
+    g2g::caps::keep_structures(kept.get(), g2g::caps::peer_names_view(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+    if (!gst_caps_is_empty(kept.get()))
+        other = std::move(kept);
+    other = g2g::CapsRef::adopt(gst_caps_truncate(gst_caps_make_writable(other.release())));
+    // An automatic crop crops what downstream asks, and nothing where downstream leaves the size
+    // free: the size nearest the input's less the fixed sides.
+    const GeometryRequest request = configured_request(G2G_VIEW(trans));
+    GstVideoInfo in;
+    if ((request.automatic_width() || request.automatic_height()) && gst_caps_is_fixed(caps) &&
+        gst_video_info_from_caps(&in, caps)) {
+        if (const auto widest =
+                request.fixed().output_size(GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in))) {
+            GstStructure *s = gst_caps_get_structure(other.get(), 0);
+            gst_structure_fixate_field_nearest_int(s, "width", widest->first);
+            gst_structure_fixate_field_nearest_int(s, "height", widest->second);
+        }
     }
-    return gst_caps_fixate(gst_caps_make_writable(other.release()));
+    return gst_caps_fixate(other.release());
 }
 
-// Posts a refusal of the stream's frames, once for the same text.
+// Posts a refusal of the stream's frames, once for the same text: the one place g2gview refuses.
 static void post_refusal(G2gView *self, std::string text)
 {
     ViewState &state = self->priv->state;
@@ -264,74 +282,47 @@ static void post_refusal(G2gView *self, std::string text)
     state.refusal = std::move(text);
 }
 
-// Posts that `g`'s crop leaves no pixel of a width x height frame, once for the same crop and frame.
-static void refuse_crop(G2gView *self, const Geometry &g, gint width, gint height)
-{
-    post_refusal(self, g.no_pixels_left(width, height));
-}
-
-// Frames of `caps` of a platform-handle kind that `g` cannot be handed on with (view-handles.h):
-// posted once, saying why. True when refused.
-static bool refuse_handles(G2gView *self, GstCaps *caps, const Geometry &g)
+// Frames of `caps` refused under `request` whatever their output (view-plan.h): posted. True when
+// refused.
+static bool refuse_input(G2gView *self, const GeometryRequest &request, GstCaps *caps)
 {
     std::optional<std::string> text =
-        g2g::element::handle_refusal(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), caps, g);
+        g2g::element::refusal_of_input(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), request, caps);
     if (!text)
         return false;
     post_refusal(self, std::move(*text));
     return true;
 }
 
+// Puts `plan` in effect: the per-frame path reads it from the next frame on.
+static void adopt_plan(G2gView *self, ViewPlan plan)
+{
+    ViewState &state = self->priv->state;
+    const g2g::element::Geometry &g = plan.geometry;
+    GST_INFO_OBJECT(self, "%s in, %s out (%s), method %d, crop l%u r%u t%u b%u",
+                    plan.in_view ? "view" : "dense", plan.out_view ? "view" : "dense",
+                    g2g::element::output_mode_name(plan.mode), g.method, g.left, g.right, g.top, g.bottom);
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), plan.mode == OutputMode::Passthrough);
+    state.plan = std::make_shared<const ViewPlan>(std::move(plan));
+    state.refusal.clear();
+}
+
 static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = self->priv->state;
-    state.negotiated = false;
-    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
-        !gst_video_info_from_caps(&state.out_info, outcaps)) {
-        GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
-        return FALSE;
-    }
-    state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    state.out_view = g2g::caps::has_view_feature(gst_caps_get_features(outcaps, 0));
-    const bool out_view = state.out_view;
-    // The geometry transform_caps made outcaps with (the negotiation's).
-    state.active = geometry_for_caps(self);
-    const Geometry &g = state.active;
-
-    const gint in_w = GST_VIDEO_INFO_WIDTH(&state.in_info), in_h = GST_VIDEO_INFO_HEIGHT(&state.in_info);
-    const auto size = g.output_size(in_w, in_h);
-    if (!size) {
-        refuse_crop(self, g, in_w, in_h);
-        return FALSE;
-    }
-    if (GST_VIDEO_INFO_WIDTH(&state.out_info) != size->first ||
-        GST_VIDEO_INFO_HEIGHT(&state.out_info) != size->second) {
-        GST_ERROR_OBJECT(self, "output caps %" GST_PTR_FORMAT " do not match the view (%dx%d)", outcaps,
-                         size->first, size->second);
+    // The request transform_caps made outcaps with: configured on this thread, unchanged since.
+    g2g::Result<ViewPlan> plan = g2g::element::plan_for_caps(
+        GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(trans), configured_request(self), incaps, outcaps);
+    if (!plan) {
+        post_refusal(self, plan.error().message());
         return FALSE;
     }
     // VulkanImage frames join the pipeline's Vulkan device now (the first such caps create it if
     // no one has one), for the per-frame device check and the shader of dense output.
-    state.vulkan = g2g::detail::kind_of_caps(incaps) == g2g::MemoryDomainKind::VulkanTexture;
-    if (state.vulkan && !state.gpu.vulkan.ensure(GST_ELEMENT(self)))
+    if (plan->vulkan && !state.gpu.vulkan.ensure(GST_ELEMENT(self)))
         return FALSE;
-    state.mode =
-        g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view, out_view);
-    // The caps event refused what a handle kind cannot carry (refuse_handles): nothing writes such
-    // memory, so only a view or the frame itself leaves.
-    if (g2g::element::handle_kind_of(gst_caps_get_features(incaps, 0)) && state.mode != OutputMode::View &&
-        state.mode != OutputMode::Passthrough) {
-        GST_ERROR_OBJECT(self, "no view or passthrough for %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps,
-                         outcaps);
-        return FALSE;
-    }
-    gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
-    state.negotiated = true;
-    state.refusal.clear();
-    GST_INFO_OBJECT(self, "%s in, %s out (%s), method %d, crop l%u r%u t%u b%u",
-                    state.in_view ? "view" : "dense", out_view ? "view" : "dense",
-                    g2g::element::output_mode_name(state.mode), g.method, g.left, g.right, g.top, g.bottom);
+    adopt_plan(self, std::move(*plan));
     return TRUE;
 }
 
@@ -339,121 +330,87 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
 // change while PLAYING too); accept-caps takes it so that the caps event comes to say so.
 static gboolean g2g_view_accept_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
 {
-    if (GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->accept_caps(trans, direction, caps))
-        return TRUE;
-    if (direction != GST_PAD_SINK)
+    G2gView *self = G2G_VIEW(trans);
+    const GeometryRequest request = configured_request(self);
+    GstPad *pad =
+        direction == GST_PAD_SINK ? GST_BASE_TRANSFORM_SINK_PAD(trans) : GST_BASE_TRANSFORM_SRC_PAD(trans);
+    GstPad *other =
+        direction == GST_PAD_SINK ? GST_BASE_TRANSFORM_SRC_PAD(trans) : GST_BASE_TRANSFORM_SINK_PAD(trans);
+    const g2g::CapsRef templ = g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(pad));
+    if (!gst_caps_can_intersect(caps, templ.get()))
         return FALSE;
-    const g2g::CapsRef sink_template =
-        g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
+    // GstBaseTransform's rule, with one reading of the request.
+    const g2g::CapsRef other_templ = g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(other));
+    const g2g::CapsRef across = g2g::CapsRef::adopt(
+        transform_caps_with(self, request, direction == GST_PAD_SINK, caps, other_templ.get()));
+    if (!gst_caps_is_empty(across.get()))
+        return TRUE;
     GstVideoInfo info;
-    return gst_caps_can_intersect(caps, sink_template.get()) && gst_video_info_from_caps(&info, caps) &&
-           !geometry_for_caps(G2G_VIEW(trans))
-                .output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
-}
-
-// The caps event of a frame the negotiation's crop leaves no pixel of: refused, saying why.
-// Returns false then (the event consumed).
-static bool refuse_frames_left_empty(G2gView *self, GstEvent *event, const Geometry &g)
-{
-    GstCaps *caps = nullptr;
-    gst_event_parse_caps(event, &caps);
-    GstVideoInfo info;
-    if (!gst_video_info_from_caps(&info, caps) ||
-        g.output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info)))
-        return true;
-    refuse_crop(self, g, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
-    gst_event_unref(event);
-    return false;
-}
-
-// A change of the settings, put in effect for the next frame (the stream's caps stay as they
-// are until the renegotiation it asks for): a new output size reaches set_caps, which decides
-// again from the same geometry; caps that stay the same (identity -> 180, horiz -> vert, a crop
-// moved by as much on its other side) do not, since GstBaseTransform skips set_caps for equal
-// caps, so the mode and passthrough are set here and the renegotiation decides the allocation
-// again for them.
-static void apply_geometry(G2gView *self, const Geometry &g)
-{
-    GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
-    ViewState &state = self->priv->state;
-    state.active = g;
-    state.mode = g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view,
-                                                    state.out_view);
-    gst_base_transform_set_passthrough(trans, state.mode == OutputMode::Passthrough);
-    gst_pad_mark_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans));
-    GST_INFO_OBJECT(self, "settings changed: %s, method %d, crop l%u r%u t%u b%u",
-                    g2g::element::output_mode_name(state.mode), g.method, g.left, g.right, g.top, g.bottom);
+    return direction == GST_PAD_SINK && gst_video_info_from_caps(&info, caps) &&
+           !request.fixed().output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
 }
 
 // Where every frame starts (GstBaseTransform's chain), before GstBaseTransform renegotiates: a
-// change of the settings since the last frame lands here, between two frames.
+// change of the settings since the last frame is configured here, between two frames. Caps that
+// stay the same (identity -> 180, horiz -> vert, a crop moved by as much on its other side) do not
+// reach set_caps (GstBaseTransform skips it for equal caps), so their plan is made here; other
+// changes are planned by the renegotiation the marked src pad asks for.
 static GstFlowReturn g2g_view_submit_input_buffer(GstBaseTransform *trans, gboolean is_discont,
                                                   GstBuffer *input)
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = self->priv->state;
-    const NegotiationScope negotiation(self);
-    const Geometry &g = negotiation.geometry();
-    if (state.negotiated && g != state.active) {
-        const gint in_w = GST_VIDEO_INFO_WIDTH(&state.in_info), in_h = GST_VIDEO_INFO_HEIGHT(&state.in_info);
-        if (!g.output_size(in_w, in_h)) {
-            gst_buffer_unref(input);
-            refuse_crop(self, g, in_w, in_h);
-            return GST_FLOW_NOT_NEGOTIATED;
-        }
+    const auto [asked, configured] = asked_and_configured(self);
+    if (state.plan && asked != configured) {
         const g2g::CapsRef in_caps =
             g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
-        if (refuse_handles(self, in_caps.get(), g)) {
+        const g2g::CapsRef out_caps =
+            g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+        // Refused for the stream's frames: this frame is, the configured request stays.
+        if (refuse_input(self, asked, in_caps.get())) {
             gst_buffer_unref(input);
             return GST_FLOW_NOT_NEGOTIATED;
         }
-        apply_geometry(self, g);
+        configure_request(self);
+        g2g::Result<ViewPlan> same_caps = g2g::element::plan_for_caps(
+            GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(trans), asked, in_caps.get(), out_caps.get());
+        if (same_caps)
+            adopt_plan(self, std::move(*same_caps));
+        // Decided again downstream's way: new caps, or the allocation for the new mode.
+        gst_pad_mark_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans));
+        GST_INFO_OBJECT(self, "settings changed: method %d, crop l%d r%d t%d b%d", asked.method, asked.left,
+                        asked.right, asked.top, asked.bottom);
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->submit_input_buffer(trans, is_discont, input);
 }
 
 // The sink caps end with the sizes the crop leaves nothing of, after every size it fits (so a
 // producer that can choose chooses one that fits): a producer of only such frames links, and
-// hears the reason from its caps event. Appended to GstBaseTransform's answer rather than made in
-// transform_caps, whose results it reorders to put downstream's own caps first (which made
-// videotestsrc choose a frame too small for the crop when it could choose one that fits).
-static void add_sizes_left_empty(G2gView *self, GstQuery *query)
+// hears the reason from its caps event. After GstBaseTransform's preference for downstream's own
+// caps, which put them first (and made videotestsrc choose a frame too small for the crop when it
+// could choose one that fits).
+static void add_sizes_left_empty(GstCaps *answer, GstCaps *filter, GstCaps *sink_template,
+                                 const GeometryRequest &request)
 {
-    GstCaps *filter = nullptr, *answer = nullptr;
-    gst_query_parse_caps(query, &filter);
-    gst_query_parse_caps_result(query, &answer);
-    if (!answer)
-        return;
-    const Geometry g = geometry_for_caps(self);
-    const g2g::CapsRef sink_template =
-        g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(self)));
     g2g::CapsRef left_empty = g2g::CapsRef::adopt(gst_caps_new_empty());
-    for (guint i = 0; i < gst_caps_get_size(sink_template.get()); ++i)
-        g2g::element::append_sizes_left_empty(left_empty.get(),
-                                              gst_caps_get_structure(sink_template.get(), i),
-                                              gst_caps_get_features(sink_template.get(), i), g);
+    for (guint i = 0; i < gst_caps_get_size(sink_template); ++i) {
+        // Not the template's any-memory structure: caps of ANY features are no answer.
+        if (gst_caps_features_is_any(gst_caps_get_features(sink_template, i)))
+            continue;
+        g2g::element::append_sizes_left_empty(left_empty.get(), gst_caps_get_structure(sink_template, i),
+                                              gst_caps_get_features(sink_template, i), request);
+    }
     if (filter)
         left_empty =
             g2g::CapsRef::adopt(gst_caps_intersect_full(filter, left_empty.get(), GST_CAPS_INTERSECT_FIRST));
-    if (gst_caps_is_empty(left_empty.get()))
-        return;
-    const g2g::CapsRef widened =
-        g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(answer), left_empty.release()));
-    GST_DEBUG_OBJECT(self, "sink caps with the sizes the crop leaves nothing of: %" GST_PTR_FORMAT,
-                     widened.get());
-    gst_query_set_caps_result(query, widened.get());
+    gst_caps_append(answer, left_empty.release());
 }
 
 // The sink caps end with the platform-handle kinds that downstream leaves out (a consumer that
 // reads no view of them, under a crop or an orientation): a producer of only such frames links,
-// and hears from its caps event why they cannot pass (refuse_handles), not a bare not-negotiated.
-static void add_handles_refused(G2gView *self, GstQuery *query)
+// and hears from its caps event why they cannot pass (refusal_of_input), not a bare not-negotiated.
+static void add_handles_refused(GstCaps *answer, GstCaps *filter)
 {
-    GstCaps *filter = nullptr, *answer = nullptr;
-    gst_query_parse_caps(query, &filter);
-    gst_query_parse_caps_result(query, &answer);
-    if (!answer || gst_caps_is_any(answer))
-        return;
     const g2g::CapsRef handles = g2g::CapsRef::adopt(g2g::element::handle_template_caps());
     g2g::CapsRef refused = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(handles.get()); ++i) {
@@ -467,43 +424,88 @@ static void add_handles_refused(G2gView *self, GstQuery *query)
     if (filter)
         refused =
             g2g::CapsRef::adopt(gst_caps_intersect_full(filter, refused.get(), GST_CAPS_INTERSECT_FIRST));
-    if (gst_caps_is_empty(refused.get()))
-        return;
-    const g2g::CapsRef widened = g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(answer), refused.release()));
-    GST_DEBUG_OBJECT(self, "sink caps with the handle frames refused: %" GST_PTR_FORMAT, widened.get());
-    gst_query_set_caps_result(query, widened.get());
+    gst_caps_append(answer, refused.release());
+}
+
+// A CAPS query on either pad, answered as GstBaseTransform would (the filter carried across to the
+// peer, the peer's answer carried back, downstream's own caps first), from one reading of the
+// configured request: a query that read the settings twice while another thread changed them
+// answered nothing (not-negotiated in 2 to 8 runs of 15 of a direction flipped every 30 us).
+static GstCaps *answer_caps_query(G2gView *self, GstPadDirection direction, GstCaps *filter)
+{
+    const GeometryRequest request = configured_request(self);
+    GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
+    const bool sink = direction == GST_PAD_SINK;
+    GstPad *pad = sink ? GST_BASE_TRANSFORM_SINK_PAD(trans) : GST_BASE_TRANSFORM_SRC_PAD(trans);
+    GstPad *other = sink ? GST_BASE_TRANSFORM_SRC_PAD(trans) : GST_BASE_TRANSFORM_SINK_PAD(trans);
+    const g2g::CapsRef templ = g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(pad));
+    const g2g::CapsRef other_templ = g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(other));
+
+    g2g::CapsRef peer_filter;
+    if (filter) {
+        const g2g::CapsRef ours =
+            g2g::CapsRef::adopt(gst_caps_intersect_full(filter, templ.get(), GST_CAPS_INTERSECT_FIRST));
+        const g2g::CapsRef across =
+            g2g::CapsRef::adopt(transform_caps_with(self, request, sink, ours.get(), nullptr));
+        peer_filter = g2g::CapsRef::adopt(
+            gst_caps_intersect_full(across.get(), other_templ.get(), GST_CAPS_INTERSECT_FIRST));
+    }
+    g2g::CapsRef answer;
+    if (!peer_filter || !gst_caps_is_empty(peer_filter.get())) {
+        const g2g::CapsRef peer = g2g::CapsRef::adopt(gst_pad_peer_query_caps(other, peer_filter.get()));
+        const g2g::CapsRef peer_ours = g2g::CapsRef::adopt(
+            peer ? gst_caps_intersect_full(peer.get(), other_templ.get(), GST_CAPS_INTERSECT_FIRST)
+                 : gst_caps_ref(other_templ.get()));
+        const g2g::CapsRef back =
+            g2g::CapsRef::adopt(transform_caps_with(self, request, !sink, peer_ours.get(), filter));
+        answer =
+            g2g::CapsRef::adopt(gst_caps_intersect_full(back.get(), templ.get(), GST_CAPS_INTERSECT_FIRST));
+        // Downstream's own caps first where they pass as they are (GstBaseTransform's
+        // prefer-passthrough).
+        if (peer && !gst_caps_is_empty(answer.get())) {
+            g2g::CapsRef same = g2g::CapsRef::adopt(
+                gst_caps_intersect_full(peer.get(), answer.get(), GST_CAPS_INTERSECT_FIRST));
+            if (!gst_caps_is_empty(same.get()))
+                answer = g2g::CapsRef::adopt(gst_caps_merge(same.release(), answer.release()));
+        }
+    } else {
+        answer = g2g::CapsRef::adopt(gst_caps_new_empty());
+    }
+    if (sink && !gst_caps_is_any(answer.get())) {
+        answer = g2g::CapsRef::adopt(gst_caps_make_writable(answer.release()));
+        add_sizes_left_empty(answer.get(), filter, templ.get(), request);
+        add_handles_refused(answer.get(), filter);
+    }
+    GST_DEBUG_OBJECT(self, "%s caps: %" GST_PTR_FORMAT, sink ? "sink" : "src", answer.get());
+    return answer.release();
 }
 
 // CONTEXT queries are the context glue's (install_context_glue wraps this function).
 static gboolean g2g_view_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
-    G2gView *self = G2G_VIEW(trans);
-    if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
-        if (!GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query))
-            return FALSE;
-        add_sizes_left_empty(self, query);
-        add_handles_refused(self, query);
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
+        GstCaps *filter = nullptr;
+        gst_query_parse_caps(query, &filter);
+        const g2g::CapsRef answer =
+            g2g::CapsRef::adopt(answer_caps_query(G2G_VIEW(trans), direction, filter));
+        gst_query_set_caps_result(query, answer.get());
         return TRUE;
-    }
-    // An ALLOCATION query from upstream renegotiates first when a reconfigure is pending: with
-    // one reading of the settings too.
-    if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) {
-        const NegotiationScope negotiation(self);
-        return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->query(trans, direction, query);
 }
 
-// The next stream negotiates afresh (its caps event comes before any frame). The GPU contexts are
-// dropped right after, at PAUSED->READY (the context glue).
+// The next stream negotiates afresh (its caps event comes before any frame); the settings are
+// what its caps are computed from until then. The GPU contexts are dropped right after, at
+// PAUSED->READY (the context glue).
 static gboolean g2g_view_stop(GstBaseTransform *trans)
 {
-    ViewState &state = G2G_VIEW(trans)->priv->state;
-    state.negotiated = false;
-    state.mode = OutputMode::Passthrough;
-    state.vulkan = false;
+    G2gView *self = G2G_VIEW(trans);
+    ViewState &state = self->priv->state;
+    state.plan.reset();
     state.refusal.clear();
     state.threads.stop();
+    const ObjectLock lock(self);
+    self->priv->streaming = false;
     return TRUE;
 }
 
@@ -512,22 +514,31 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = self->priv->state;
-    state.mode = g2g::element::output_mode_for_allocation(state.mode, state.active, state.in_view, query);
-    GST_DEBUG_OBJECT(self, "output mode %s", g2g::element::output_mode_name(state.mode));
+    if (!state.plan)
+        return FALSE;
+    g2g::Result<ViewPlan> refined = g2g::element::plan_for_allocation(GST_ELEMENT(self), *state.plan, query);
+    if (!refined) {
+        post_refusal(self, refined.error().message());
+        return FALSE;
+    }
+    const OutputMode mode = refined->mode;
+    if (mode != state.plan->mode)
+        adopt_plan(self, std::move(*refined));
+    GST_DEBUG_OBJECT(self, "output mode %s", g2g::element::output_mode_name(mode));
     // View output reads the input's memory: downstream's pool is never written. Dense output
     // (CropMeta too, which keeps its pool as GstBaseTransform would) gets one of the right kind.
-    const bool dense_out = state.mode == OutputMode::Dense || state.mode == OutputMode::CropMeta;
+    const bool dense_out = mode == OutputMode::Dense || mode == OutputMode::CropMeta;
     // Dense CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole
     // (the default would hand the pool downstream's system allocator).
     const auto domain = g2g::element::allocation_domain(query);
-    if (dense_out && domain == g2g::MemoryDomainKind::Cuda)
+    if (dense_out && !state.plan->opaque && domain == g2g::MemoryDomainKind::Cuda)
         return state.gpu.cuda.decide_pool(GST_ELEMENT(self), query);
     // Dense VulkanImage output likewise, by a compute shader into images of g2g's storage pool.
-    if (dense_out && domain == g2g::MemoryDomainKind::VulkanTexture)
+    if (dense_out && !state.plan->opaque && domain == g2g::MemoryDomainKind::VulkanTexture)
         return state.gpu.vulkan.decide_pool(GST_ELEMENT(self), query);
-    if (dense_out && g2g::element::decide_line_aligned_pool(query))
+    if (dense_out && !state.plan->opaque && g2g::element::decide_line_aligned_pool(query))
         return TRUE;
-    if (dense_out)
+    if (dense_out && !state.plan->opaque)
         g2g::element::ask_line_aligned_memory(query);
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->decide_allocation(trans, query);
 }
@@ -547,19 +558,23 @@ static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
     return G2G_VIEW(trans)->priv->state.gpu;
 }
 
-// ---- Per frame: the output buffer, then what goes into it, by the negotiated mode ----
+// ---- Per frame: the output buffer, then what goes into it, by the plan's mode ----
 
 static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
                                                     GstBuffer **outbuf)
 {
     const ViewState &state = G2G_VIEW(trans)->priv->state;
-    switch (state.mode) {
+    if (!state.plan)
+        return GST_FLOW_NOT_NEGOTIATED;
+    const ViewPlan &plan = *state.plan;
+    switch (plan.mode) {
     case OutputMode::Passthrough: // the input itself
     case OutputMode::Dense:       // a frame of the negotiated pool
         return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->prepare_output_buffer(trans, input, outbuf);
     case OutputMode::CropMeta:
         *outbuf =
-            g2g::element::crop_meta_buffer(input, state.in_info, state.active, state.out_info).release();
+            g2g::element::crop_meta_buffer(input, plan.in_info, plan.geometry, plan.out_info, !plan.opaque)
+                .release();
         return GST_FLOW_OK;
     case OutputMode::View:
     case OutputMode::PackedThroughDense:
@@ -576,26 +591,29 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
 {
     G2gView *self = G2G_VIEW(trans);
     ViewState &state = self->priv->state;
+    if (!state.plan)
+        return GST_FLOW_NOT_NEGOTIATED;
+    const ViewPlan &plan = *state.plan;
     // Passthrough never gets here (GstBaseTransform hands the input on); CropMeta is all said by
     // the crop meta prepare_output_buffer put on the buffer.
-    if (state.mode == OutputMode::Passthrough || state.mode == OutputMode::CropMeta)
+    if (plan.mode == OutputMode::Passthrough || plan.mode == OutputMode::CropMeta)
         return GST_FLOW_OK;
     // A view of another device's images would be read (or materialized) on ours: refused.
-    if (state.vulkan && !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
+    if (plan.vulkan && !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
         return GST_FLOW_ERROR;
 
-    if (state.in_view) {
+    if (plan.in_view) {
         if (const auto carried = g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self)); !carried)
             return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, carried.error());
     }
-    g2g::Result<g2g::FrameView> view = g2g::element::compose_view(inbuf, state.in_info, state.active);
+    g2g::Result<g2g::FrameView> view = g2g::element::compose_view(inbuf, plan.in_info, plan.geometry);
     if (!view)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, view.error());
     {
         const ObjectLock lock(self);
         state.threads.want(self->priv->n_threads);
     }
-    switch (state.mode) {
+    switch (plan.mode) {
     case OutputMode::View:
         if (view->strided()) {
             g2g::attach_tensor_view(outbuf, std::move(*view));
@@ -613,7 +631,7 @@ static GstFlowReturn g2g_view_transform(GstBaseTransform *trans, GstBuffer *inbu
         return GST_FLOW_OK;
     }
     case OutputMode::Dense:
-        return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, &state.out_info, outbuf,
+        return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, &plan.out_info, outbuf,
                                          state.threads);
     case OutputMode::Passthrough:
     case OutputMode::CropMeta:
@@ -690,17 +708,16 @@ static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
         event = g2g_view_take_orientation_tag(self, event);
     if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
         g2g_view_take_stream_start(self, event);
+    // A stream's caps are negotiated with what the settings ask now, configured for every step.
+    // Frames refused whatever their output are refused here, saying why (the event consumed).
     if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
-        const NegotiationScope negotiation(self);
-        if (!refuse_frames_left_empty(self, event, negotiation.geometry()))
-            return FALSE;
+        const GeometryRequest request = configure_request(self);
         GstCaps *caps = nullptr;
         gst_event_parse_caps(event, &caps);
-        if (refuse_handles(self, caps, negotiation.geometry())) {
+        if (refuse_input(self, request, caps)) {
             gst_event_unref(event);
             return FALSE;
         }
-        return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->sink_event(trans, event);
 }
@@ -761,16 +778,16 @@ static void g2g_view_set_property(GObject *object, guint prop_id, const GValue *
             break;
         }
         case PROP_LEFT:
-            settings.left = static_cast<guint>(g_value_get_int(value));
+            settings.left = g_value_get_int(value);
             break;
         case PROP_RIGHT:
-            settings.right = static_cast<guint>(g_value_get_int(value));
+            settings.right = g_value_get_int(value);
             break;
         case PROP_TOP:
-            settings.top = static_cast<guint>(g_value_get_int(value));
+            settings.top = g_value_get_int(value);
             break;
         case PROP_BOTTOM:
-            settings.bottom = static_cast<guint>(g_value_get_int(value));
+            settings.bottom = g_value_get_int(value);
             break;
         case PROP_N_THREADS:
             self->priv->n_threads = g_value_get_uint(value);
@@ -795,16 +812,16 @@ static void g2g_view_get_property(GObject *object, guint prop_id, GValue *value,
         g_value_set_enum(value, settings.direction);
         break;
     case PROP_LEFT:
-        g_value_set_int(value, static_cast<gint>(settings.left));
+        g_value_set_int(value, settings.left);
         break;
     case PROP_RIGHT:
-        g_value_set_int(value, static_cast<gint>(settings.right));
+        g_value_set_int(value, settings.right);
         break;
     case PROP_TOP:
-        g_value_set_int(value, static_cast<gint>(settings.top));
+        g_value_set_int(value, settings.top);
         break;
     case PROP_BOTTOM:
-        g_value_set_int(value, static_cast<gint>(settings.bottom));
+        g_value_set_int(value, settings.bottom);
         break;
     case PROP_N_THREADS:
         g_value_set_uint(value, self->priv->n_threads);
@@ -842,20 +859,20 @@ static void g2g_view_class_init(G2gViewClass *klass)
         g_param_spec_enum("method", "method",
                           "method (deprecated, use video-direction instead), as videoflip's",
                           flip_method_get_type(), GST_VIDEO_ORIENTATION_IDENTITY, flags));
-    g_object_class_install_property(
-        object_class, PROP_LEFT,
-        g_param_spec_int("left", "Left", "Pixels to crop at the left of the input", 0, G_MAXINT, 0, flags));
-    g_object_class_install_property(object_class, PROP_RIGHT,
-                                    g_param_spec_int("right", "Right",
-                                                     "Pixels to crop at the right of the input", 0, G_MAXINT,
-                                                     0, flags));
-    g_object_class_install_property(
-        object_class, PROP_TOP,
-        g_param_spec_int("top", "Top", "Pixels to crop at the top of the input", 0, G_MAXINT, 0, flags));
-    g_object_class_install_property(object_class, PROP_BOTTOM,
-                                    g_param_spec_int("bottom", "Bottom",
-                                                     "Pixels to crop at the bottom of the input", 0, G_MAXINT,
-                                                     0, flags));
+    // videocrop's ranges: -1 crops automatically (what the input's and the output's sizes leave).
+    struct Side {
+        guint id;
+        const char *name, *nick, *blurb;
+    };
+    for (const Side &side :
+         {Side{PROP_LEFT, "left", "Left", "Pixels to crop at the left of the input (-1 to auto-crop)"},
+          Side{PROP_RIGHT, "right", "Right", "Pixels to crop at the right of the input (-1 to auto-crop)"},
+          Side{PROP_TOP, "top", "Top", "Pixels to crop at the top of the input (-1 to auto-crop)"},
+          Side{PROP_BOTTOM, "bottom", "Bottom",
+               "Pixels to crop at the bottom of the input (-1 to auto-crop)"}})
+        g_object_class_install_property(object_class, side.id,
+                                        g_param_spec_int(side.name, side.nick, side.blurb,
+                                                         g2g::element::kAutomaticCrop, G_MAXINT, 0, flags));
     g2g::element::install_n_threads_property(object_class, PROP_N_THREADS);
 
     gst_element_class_set_static_metadata(
@@ -866,9 +883,12 @@ static void g2g_view_class_init(G2gViewClass *klass)
         "input, then the orientation (like videocrop ! videoflip)",
         "g2g developers");
     // Views and dense frames both ways, in every domain this build has a view backend for.
-    // And the platform-handle kinds, which leave only as views or passed through (view-handles.h).
-    const g2g::CapsRef caps = g2g::CapsRef::adopt(
-        gst_caps_merge(g2g::caps::template_caps(true, true), g2g::element::handle_template_caps()));
+    // And the platform-handle kinds, which leave only as views or passed through (view-handles.h);
+    // and, as videocrop's, raw video in any other memory, passed through or cropped by meta.
+    const g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_merge(
+        gst_caps_merge(g2g::caps::template_caps(true, true), g2g::element::handle_template_caps()),
+        gst_caps_from_string("video/x-raw(ANY), width=(int)[ 1, max ], height=(int)[ 1, max ], "
+                             "framerate=(fraction)[ 0, max ]")));
     gst_element_class_add_pad_template(
         element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps.get()));
     gst_element_class_add_pad_template(element_class,

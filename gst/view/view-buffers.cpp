@@ -8,10 +8,10 @@
 namespace g2g::element {
 
 BufferRef crop_meta_buffer(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &g,
-                           const GstVideoInfo &out_info)
+                           const GstVideoInfo &out_info, bool describe_layout)
 {
     BufferRef output = BufferRef::adopt(gst_buffer_copy(input)); // metadata copy; the memory is shared
-    if (!gst_buffer_get_video_meta(output.get())) {
+    if (describe_layout && !gst_buffer_get_video_meta(output.get())) {
         gst_buffer_add_video_meta_full(output.get(), GST_VIDEO_FRAME_FLAG_NONE,
                                        GST_VIDEO_INFO_FORMAT(&in_info), GST_VIDEO_INFO_WIDTH(&in_info),
                                        GST_VIDEO_INFO_HEIGHT(&in_info), GST_VIDEO_INFO_N_PLANES(&in_info),

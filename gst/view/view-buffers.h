@@ -16,10 +16,11 @@
 namespace g2g::element {
 
 // A metadata copy of `input` (its memories shared) whose GstVideoCropMeta keeps the crop of
-// `geometry` on top of any it had; a GstVideoMeta laid out as `in_info` is added if it had none,
-// for the crop meta to have a frame to crop. `out_info` gives the size kept.
+// `geometry` on top of any it had; with `describe_layout`, a GstVideoMeta laid out as `in_info` is
+// added if it had none, for the crop meta to have a frame to crop (memory g2gview has no view of,
+// a DMABuf say, is described by its own caps and metas instead). `out_info` gives the size kept.
 BufferRef crop_meta_buffer(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry,
-                           const GstVideoInfo &out_info);
+                           const GstVideoInfo &out_info, bool describe_layout);
 
 // A new buffer over the input's memories (refcounts only, zero bytes, also for NO_SHARE pool
 // memory) with the input's metadata. It holds the input as parent so a pool cannot recycle those

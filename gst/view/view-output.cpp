@@ -117,8 +117,8 @@ GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const 
     return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, message);
 }
 
-GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
-                          GstBuffer *output, StreamThreads &threads)
+GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input,
+                          const GstVideoInfo *info, GstBuffer *output, StreamThreads &threads)
 {
     // A CUDA frame under system-memory caps (cudadownload 1.22 passes CUDA memory through to peers
     // that take GstVideoMeta, downloading when mapped) is written by the CPU into system memory:

@@ -57,7 +57,7 @@ GstFlowReturn check_view_fits(GstElement *element, const FrameView &view, const 
 // Materializes `view` of `input` into `output` laid out as `info`, by the backend of the output's
 // domain (a CUDA kernel for CUDA frames, the CPU otherwise: on `threads`' pool); a failure is an
 // element error on `element`.
-GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input, GstVideoInfo *info,
-                          GstBuffer *output, StreamThreads &threads);
+GstFlowReturn write_dense(GstElement *element, const FrameView &view, GstBuffer *input,
+                          const GstVideoInfo *info, GstBuffer *output, StreamThreads &threads);
 
 } // namespace g2g::element

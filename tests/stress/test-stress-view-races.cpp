@@ -30,6 +30,8 @@ int runs()
 // Flips "v"'s video-direction between 90r and identity every 30 us until stopped.
 class DirectionFlipper {
 public:
+    // Returns once the flipper has flipped: the pipeline starts under a flipping direction, even
+    // where the thread is slow to be scheduled (2 busy cores).
     void start(GstBin *pipeline)
     {
         GstElement *view = gst_bin_get_by_name(pipeline, "v");
@@ -43,6 +45,8 @@ public:
             }
             gst_object_unref(view);
         });
+        while (flips_.load() == 0)
+            std::this_thread::yield();
     }
     ~DirectionFlipper()
     {
@@ -94,12 +98,12 @@ void expect_every_run_negotiated(const std::string &description, int frames)
             first_failure = "run " + std::to_string(i) + ": " +
                             (run.error.empty() ? std::to_string(run.frames) + " frames" : run.error);
         failed += ok ? 0 : 1;
-        EXPECT_GT(run.flips, 10) << "the flipper hardly ran: the run shows no race";
+        EXPECT_GT(run.flips, 1) << "the flipper did not run with the frames: the run shows no race";
     }
     EXPECT_EQ(failed, 0) << failed << " of " << runs() << " runs failed; first: " << first_failure;
 }
 
-constexpr int kFrames = 200;
+constexpr int kFrames = 500;
 
 std::string frames_arg()
 {

@@ -386,18 +386,19 @@ TEST(G2gViewSettings, CropSidesAtTheirLimits)
         const GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(view), side);
         ASSERT_NE(spec, nullptr);
         ASSERT_EQ(spec->value_type, G_TYPE_INT);
-        EXPECT_EQ(G_PARAM_SPEC_INT(spec)->minimum, 0);
+        EXPECT_EQ(G_PARAM_SPEC_INT(spec)->minimum, -1); // videocrop's automatic crop
         EXPECT_EQ(G_PARAM_SPEC_INT(spec)->maximum, G_MAXINT);
         EXPECT_TRUE(spec->flags & GST_PARAM_MUTABLE_PLAYING);
 
-        // Negative: GLib refuses it (the param spec's minimum is 0) and the side keeps its value.
+        // Below -1 (automatic): GLib refuses it (the param spec's minimum) and the side keeps its
+        // value.
         g_object_set(view, side, 5, nullptr);
         {
             const g2g::test::LogCapture caught(
                 {"GLib-GObject"}); // a warning in GLib 2.74, a critical in 2.84
-            g_object_set(view, side, -1, nullptr);
+            g_object_set(view, side, -2, nullptr);
             EXPECT_EQ(caught.said(),
-                      std::vector<std::string>{std::string("value \"-1\" of type 'gint' is invalid "
+                      std::vector<std::string>{std::string("value \"-2\" of type 'gint' is invalid "
                                                            "or out of range for property '") +
                                                side + "' of type 'gint'"});
         }
@@ -586,4 +587,109 @@ TEST(G2gViewSettings, VideoflipsMethodPropertyTakesVideoflipsNicks)
     }
     g_type_class_unref(methods);
     gst_object_unref(gst_object_ref_sink(probe));
+}
+
+// ---- videocrop's automatic crop and memory g2gview has no view of ----
+
+// A side of -1 crops what the sizes leave, as videocrop resolves it: two automatic sides share it
+// (the odd pixel right or bottom), one takes it alone. Downstream's caps ask the size; the frame
+// equals videocrop's with the sides it resolves to.
+TEST(G2gViewSettings, AutomaticSidesCropWhatDownstreamAsksAsVideocropDoes)
+{
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_I420, 32, 24);
+    const BufferRef frame = random_frame(in, 21);
+    struct Case {
+        const char *props;
+        const char *out_size;
+        const char *peer; // videocrop with the sides resolved
+    };
+    for (const Case &c : {
+             Case{"left=-1 right=-1 top=-1 bottom=-1", "width=20,height=10", "left=6 right=6 top=7 bottom=7"},
+             Case{"left=-1 right=-1", "width=21,height=24", "left=5 right=6"},
+             Case{"left=-1 right=3", "width=20,height=24", "left=9 right=3"},
+             Case{"left=4 right=-1 top=-1 bottom=2", "width=20,height=16", "left=4 right=8 top=6 bottom=2"},
+             Case{"top=-1 video-direction=90r", "width=24,height=32", "top=0"},
+             Case{"top=-1 bottom=-1 video-direction=90r", "width=18,height=32", "top=3 bottom=3"},
+         }) {
+        SCOPED_TRACE(c.props);
+        const std::string out_caps = std::string("video/x-raw,format=I420,") + c.out_size + ",framerate=30/1";
+        ViewHarness h((std::string("g2gview ") + c.props).c_str(),
+                      "video/x-raw,format=I420,width=32,height=24,framerate=30/1", out_caps.c_str());
+        const BufferRef out = h.push_pull(frame.get());
+        ASSERT_TRUE(out) << gst_flow_get_name(h.flow) << " " << first_error(h.bus);
+        const bool turned = std::string(c.props).find("90r") != std::string::npos;
+        const auto want =
+            peer(std::string("videocrop ") + c.peer + (turned ? " ! videoflip video-direction=90r" : ""), in,
+                 frame.get());
+        EXPECT_EQ(compare_frames(want.info, want.buffer.get(), current_sink_info(h.harness), out.get()), "");
+    }
+    // Downstream that leaves the size free gets the widest frame: nothing cropped automatically.
+    ViewHarness free("g2gview left=-1 right=2 top=-1", "video/x-raw,format=I420,width=32,height=24,framerate=30/1");
+    const BufferRef out = free.push_pull(frame.get());
+    ASSERT_TRUE(out);
+    const GstVideoInfo got = current_sink_info(free.harness);
+    EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&got), 30);
+    EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&got), 24);
+}
+
+// A fixed side that crops more than downstream's size leaves: no output caps fit (the automatic
+// side's sizes stop at what the fixed one leaves, 12 here), so the stream is not negotiated, as
+// with videocrop, whose caps say the same; nothing is posted for a size nothing asked.
+TEST(G2gViewSettings, AnAutomaticCropWhoseFixedSideTakesTooMuchIsNotNegotiated)
+{
+    ViewHarness h("g2gview name=v left=-1 right=20", "video/x-raw,format=I420,width=32,height=24,framerate=30/1",
+                  "video/x-raw,format=I420,width=16,height=24,framerate=30/1");
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_I420, 32, 24);
+    const BufferRef frame = random_frame(in, 22);
+    EXPECT_FALSE(h.push_pull(frame.get()));
+    EXPECT_EQ(h.flow, GST_FLOW_NOT_NEGOTIATED);
+    EXPECT_EQ(first_error(h.bus), "");
+}
+
+// Memory g2gview has no view of (DMABuf here), as videocrop takes it: the frame itself under the
+// identity; a crop as a GstVideoCropMeta for a consumer that reads one, refused by name for one
+// that does not; an orientation refused by name.
+TEST(G2gViewSettings, MemoryWithoutAViewPassesOrLeavesWithACropMetaAsVideocropDoes)
+{
+    const char *dmabuf = "video/x-raw(memory:DMABuf),format=NV12,width=32,height=24,framerate=30/1";
+    const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 32, 24);
+    const BufferRef frame = random_frame(in, 23);
+    {
+        ViewHarness h("g2gview", dmabuf, dmabuf);
+        const BufferRef out = h.push_pull(frame.get());
+        ASSERT_TRUE(out) << gst_flow_get_name(h.flow) << " " << first_error(h.bus);
+        EXPECT_EQ(out.get(), frame.get());
+    }
+    {
+        ViewHarness h("g2gview left=4 top=2 right=6", dmabuf, "video/x-raw(memory:DMABuf)", true);
+        const BufferRef out = h.push_pull(frame.get());
+        ASSERT_TRUE(out) << gst_flow_get_name(h.flow) << " " << first_error(h.bus);
+        const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(out.get());
+        ASSERT_NE(crop, nullptr);
+        EXPECT_EQ(crop->x, 4u);
+        EXPECT_EQ(crop->y, 2u);
+        EXPECT_EQ(crop->width, 22u);
+        EXPECT_EQ(crop->height, 22u);
+        // The same memory, described by its own caps: no GstVideoMeta made up for it.
+        EXPECT_EQ(gst_buffer_peek_memory(out.get(), 0), gst_buffer_peek_memory(frame.get(), 0));
+        EXPECT_EQ(gst_buffer_get_video_meta(out.get()), nullptr);
+        const GstVideoInfo got = current_sink_info(h.harness);
+        EXPECT_EQ(GST_VIDEO_INFO_WIDTH(&got), 22);
+        EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&got), 22);
+    }
+    {
+        ViewHarness h("g2gview name=v left=4", dmabuf, "video/x-raw(memory:DMABuf)");
+        EXPECT_FALSE(h.push_pull(frame.get()));
+        EXPECT_EQ(first_error(h.bus), "v can crop memory:DMABuf frames only as a GstVideoCropMeta (it has no view "
+                                      "of that memory), and downstream reads none; give it a consumer that reads "
+                                      "GstVideoCropMeta, or convert the frames to system memory before v");
+    }
+    {
+        ViewHarness h("g2gview name=v video-direction=90l", dmabuf, "video/x-raw(memory:DMABuf)");
+        EXPECT_FALSE(h.push_pull(frame.get()));
+        EXPECT_EQ(first_error(h.bus), "v cannot flip or rotate memory:DMABuf frames (video-direction=90l): it has no "
+                                      "view of that memory, and a GstVideoCropMeta carries crops only; orient the "
+                                      "frames before they reach that memory, or convert them to system memory "
+                                      "before v");
+    }
 }
