@@ -59,7 +59,7 @@ public:
         {
             const ObjectLock lock(object);
             plan_.swap(plan);
-        }
+        } // `plan` now holds the one replaced: released past this point, unlocked
     }
 
     void clear(gpointer object) { swap_in(object, nullptr); }
