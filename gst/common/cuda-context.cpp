@@ -45,18 +45,17 @@ bool CudaContextUse::find_upstream(GstElement *element)
 {
     if (context_ || !g2g::cuda::available())
         return context_ != nullptr;
-    GstQuery *query = gst_query_new_context("gst.cuda.context");
+    const Ref<GstQuery> query = Ref<GstQuery>::adopt(gst_query_new_context("gst.cuda.context"));
     gst_element_foreach_sink_pad(
         element,
         [](GstElement *, GstPad *pad, gpointer data) -> gboolean {
             return !gst_pad_peer_query(pad, static_cast<GstQuery *>(data)); // stop at the first answer
         },
-        query);
-    GstContext *context = nullptr;
-    gst_query_parse_context(query, &context);
+        query.get());
+    GstContext *context = nullptr; // the query's
+    gst_query_parse_context(query.get(), &context);
     if (context)
         gst_cuda_handle_set_context(element, context, kAnyDevice, slot(context_));
-    gst_query_unref(query);
     return context_ != nullptr;
 }
 

@@ -5,6 +5,8 @@
 // gst/common/ holds what several elements share:
 //   element-error   errors and warnings posted from messages or g2g::Error (this header)
 //   object-lock     a scoped GST_OBJECT_LOCK
+//   settings-slot   an element's properties under the object lock, copied in and out
+//   plan-slot       an element's negotiated plan, made whole by make_plan and swapped in whole
 //   allocation      ALLOCATION query helpers (the domain its caps select, the first pool)
 //   cuda-context    the pipeline's CUDA context and pool (no-cuda-context.cpp without CUDA)
 //   vulkan-context  the pipeline's Vulkan instance, device and queue, g2g's engine on them, its

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "object-lock.h"
+
 namespace g2g::element {
 
 namespace {
@@ -12,12 +14,10 @@ namespace {
 // The one sink pad of `element` (a reference), or nothing for a source or a muxer.
 Ref<GstPad> only_sink_pad(GstElement *element)
 {
-    Ref<GstPad> found;
-    GST_OBJECT_LOCK(element);
+    const ObjectLock lock(element);
     if (element->numsinkpads == 1)
-        found = Ref<GstPad>::borrow(GST_PAD(element->sinkpads->data));
-    GST_OBJECT_UNLOCK(element);
-    return found;
+        return Ref<GstPad>::borrow(GST_PAD(element->sinkpads->data));
+    return {};
 }
 
 } // namespace

@@ -213,10 +213,9 @@ bool VulkanContextUse::create_device(GstElement *element)
             g_clear_error(&error);
             return false;
         }
-        GstContext *context = gst_context_new(GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
+        g_autoptr(GstContext) context = gst_context_new(GST_VULKAN_INSTANCE_CONTEXT_TYPE_STR, TRUE);
         gst_context_set_vulkan_instance(context, instance_of(instance));
         propagate(element, context);
-        gst_context_unref(context);
     }
     const Ref<GstObject> instance = held(instance_);
     if (!instance) {
@@ -241,10 +240,9 @@ bool VulkanContextUse::create_device(GstElement *element)
         g_clear_error(&error);
         return false;
     }
-    GstContext *context = gst_context_new(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
+    g_autoptr(GstContext) context = gst_context_new(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR, TRUE);
     gst_context_set_vulkan_device(context, device_of(device));
     propagate(element, context);
-    gst_context_unref(context);
     return true;
 }
 
@@ -258,10 +256,9 @@ bool VulkanContextUse::create_queue(GstElement *element)
                        " can run compute shaders (VK_QUEUE_COMPUTE_BIT), which g2g's views need");
         return false;
     }
-    GstContext *context = gst_context_new(GST_VULKAN_QUEUE_CONTEXT_TYPE_STR, TRUE);
+    g_autoptr(GstContext) context = gst_context_new(GST_VULKAN_QUEUE_CONTEXT_TYPE_STR, TRUE);
     gst_context_set_vulkan_queue(context, queue_of(queue));
     propagate(element, context);
-    gst_context_unref(context);
     return true;
 }
 
@@ -425,10 +422,9 @@ bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
     Ref<GstBufferPool> pool = storage_pool(element, caps, min);
     if (!pool)
         return false;
-    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());
     guint size = 0;
     gst_buffer_pool_config_get_params(config, nullptr, &size, &min, nullptr);
-    gst_structure_free(config);
     set_first_allocation_pool(query, pool.get(), size, min, 0);
     return true;
 }

@@ -23,6 +23,10 @@
 // elements around it through GstContext before they open their own.
 // Properties: frames-written, frames-shared, shared-frames-allocated, dmabuf-exports (read-only
 // counters).
+//
+// No settings; the Plan (make_plan: the route and the layouts, from the caps; made at set_caps,
+// swapped in whole) is all the per-frame path reads but for the State: the GPU contexts and the
+// bridge between them, made at set_caps, and the counters.
 #include "g2gconvert.h"
 
 #include <g2g/dmabuf.h>
@@ -39,6 +43,8 @@
 
 #include "common/context-glue.h"
 #include "common/element-error.h"
+#include "common/object-lock.h"
+#include "common/plan-slot.h"
 #include "compat/dma-drm-compat.h"
 #include "core/caps-domain.h"
 #include "platform/cuda-dmabuf/cuda-dmabuf.h"
@@ -52,6 +58,7 @@ GST_DEBUG_CATEGORY_STATIC(g2g_convert_debug);
 #define GST_CAT_DEFAULT g2g_convert_debug
 
 using g2g::MemoryDomainKind;
+using g2g::element::ObjectLock;
 using g2g::element::post_error;
 
 namespace {
@@ -78,26 +85,40 @@ const char *route_name(Route route)
     return "";
 }
 
-// Negotiated state (set_caps) and the GPU contexts (reached from other threads through
-// set_context and CONTEXT queries).
-struct ConvertState {
+// What negotiation decided (make_plan, at set_caps); immutable.
+struct ConvertPlan {
     GstVideoInfo in_info{};
     GstVideoInfo out_info{};
     Route route = Route::CudaToVulkan;
     bool in_view = false;
+};
+
+// What a start made, and the counters: the GPU contexts (reached from other threads through
+// set_context and CONTEXT queries), the bridge between them, the frames counted.
+struct ConvertState {
     g2g::element::GpuContexts gpu;
-    std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge; // written under the object lock (get_property reads it)
-    std::atomic<guint64> written = 0;                 // frames a pass on the GPU wrote
+    // Made at set_caps (again if a context changed), dropped at stop, both in the streaming thread,
+    // under the object lock (get_property reads it from the application's thread); the per-frame
+    // path reads it without.
+    std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge;
+    std::atomic<guint64> written = 0; // frames a pass on the GPU wrote
     // Frames that went on as another face of their own memory (shared memory, a DMA-BUF export).
     std::atomic<guint64> shared = 0;
     std::atomic<guint64> exports = 0; // CUDA memories exported as DMA-BUFs (each once)
+};
+
+// g2gconvert has no settings (its properties are read-only counters): the plan comes from the
+// caps alone.
+struct ConvertPrivate {
+    g2g::element::PlanSlot<ConvertPlan> plan;
+    ConvertState state;
 };
 
 } // namespace
 
 struct _G2gConvert {
     GstBaseTransform parent;
-    ConvertState *state;
+    ConvertPrivate *priv;
 };
 
 G_DEFINE_TYPE(G2gConvert, g2g_convert, GST_TYPE_BASE_TRANSFORM)
@@ -195,7 +216,7 @@ static GstCaps *g2g_convert_transform_caps(GstBaseTransform *, GstPadDirection d
 // The bridge between the negotiated CUDA context and Vulkan engine (made once; again if either changed).
 static bool ensure_bridge(G2gConvert *self)
 {
-    ConvertState &state = *self->state;
+    ConvertState &state = self->priv->state;
     GstElement *element = GST_ELEMENT(self);
     if (!state.gpu.cuda.ensure(element) || !state.gpu.vulkan.ensure(element))
         return false;
@@ -207,9 +228,10 @@ static bool ensure_bridge(G2gConvert *self)
         post_error(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, bridge.error());
         return false;
     }
-    GST_OBJECT_LOCK(self); // get_property reads it from the application's thread
-    state.bridge = std::move(*bridge);
-    GST_OBJECT_UNLOCK(self);
+    {
+        const ObjectLock lock(self); // get_property reads it from the application's thread
+        state.bridge = std::move(*bridge);
+    }
     GST_INFO_OBJECT(self, "sharing frames between %s", state.bridge->description().c_str());
     return true;
 }
@@ -228,22 +250,33 @@ static std::optional<Route> route_between(GstCaps *incaps, GstCaps *outcaps)
     return std::nullopt;
 }
 
+// The plan for the caps negotiated; refused (no words: GstBaseTransform's not-negotiated) for a
+// pair no route joins or caps of no video layout. Pure.
+static g2g::element::Planned<ConvertPlan> make_plan(GstCaps *incaps, GstCaps *outcaps)
+{
+    const std::optional<Route> route = route_between(incaps, outcaps);
+    if (!route)
+        return g2g::element::Planned<ConvertPlan>::refused();
+    ConvertPlan plan;
+    // memory:DMABuf output caps may be DMA_DRM (1.24's form).
+    if (!gst_video_info_from_caps(&plan.in_info, incaps) ||
+        !g2g::compat::video_info_from_caps(&plan.out_info, outcaps))
+        return g2g::element::Planned<ConvertPlan>::refused();
+    plan.route = *route;
+    plan.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
+    return plan;
+}
+
 static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gConvert *self = G2G_CONVERT(trans);
-    ConvertState &state = *self->state;
-    const std::optional<Route> route = route_between(incaps, outcaps);
-    if (!route)
+    const std::shared_ptr<const ConvertPlan> plan =
+        self->priv->plan.take(GST_ELEMENT(self), make_plan(incaps, outcaps));
+    if (!plan)
         return FALSE;
-    // memory:DMABuf output caps may be DMA_DRM (1.24's form).
-    if (!gst_video_info_from_caps(&state.in_info, incaps) ||
-        !g2g::compat::video_info_from_caps(&state.out_info, outcaps))
-        return FALSE;
-    state.route = *route;
-    state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    GST_INFO_OBJECT(self, "%s%s", route_name(state.route), state.in_view ? ", views written dense" : "");
+    GST_INFO_OBJECT(self, "%s%s", route_name(plan->route), plan->in_view ? ", views written dense" : "");
     // A DMA-BUF is the CUDA frame's own memory: no device of another API to join.
-    return state.route == Route::CudaToDmaBuf || ensure_bridge(self);
+    return plan->route == Route::CudaToDmaBuf || ensure_bridge(self);
 }
 
 // The output is the bridge's own frame: no pool.
@@ -254,16 +287,19 @@ static gboolean g2g_convert_decide_allocation(GstBaseTransform *, GstQuery *)
 
 static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
 {
-    return G2G_CONVERT(trans)->state->gpu;
+    return G2G_CONVERT(trans)->priv->state.gpu;
 }
 
 static gboolean g2g_convert_stop(GstBaseTransform *trans)
 {
     // Before the contexts go (PAUSED->READY); freed outside the object lock get_property takes.
+    G2gConvert *self = G2G_CONVERT(trans);
+    self->priv->plan.clear(self);
     std::shared_ptr<g2g::cuda_vulkan::Bridge> gone;
-    GST_OBJECT_LOCK(trans);
-    gone.swap(G2G_CONVERT(trans)->state->bridge);
-    GST_OBJECT_UNLOCK(trans);
+    {
+        const ObjectLock lock(self);
+        gone.swap(self->priv->state.bridge);
+    }
     return TRUE;
 }
 
@@ -280,7 +316,7 @@ static void copy_metadata(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *
 // The CUDA frame as a DMA-BUF of its own memory: no pass, no copy.
 static GstFlowReturn export_dmabuf(G2gConvert *self, GstBuffer *inbuf, GstBuffer **outbuf)
 {
-    ConvertState &state = *self->state;
+    ConvertState &state = self->priv->state;
     GstElement *element = GST_ELEMENT(self);
     if (g2g::tensor_view_of(inbuf))
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
@@ -302,26 +338,27 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
                                                        GstBuffer **outbuf)
 {
     G2gConvert *self = G2G_CONVERT(trans);
-    ConvertState &state = *self->state;
+    ConvertState &state = self->priv->state;
     GstElement *element = GST_ELEMENT(self);
-    if (state.route == Route::CudaToDmaBuf)
+    const std::shared_ptr<const ConvertPlan> plan = self->priv->plan.current(self);
+    if (plan && plan->route == Route::CudaToDmaBuf)
         return export_dmabuf(self, inbuf, outbuf);
-    if (!state.bridge)
+    if (!plan || !state.bridge)
         return post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                           "a frame arrived before caps were negotiated");
-    const bool to_vulkan = state.route == Route::CudaToVulkan;
+    const bool to_vulkan = plan->route == Route::CudaToVulkan;
     if (!to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
-    if (state.in_view && !carried)
+    if (plan->in_view && !carried)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                           g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self)).error());
     g2g::Result<g2g::FrameView> identity =
-        carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(inbuf, state.in_info);
+        carried ? g2g::Result<g2g::FrameView>(*carried) : g2g::FrameView::of_frame(inbuf, plan->in_info);
     if (!identity)
         return post_error(element, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, identity.error());
     const g2g::FrameView &view = *identity;
-    if (GstFlowReturn fits = g2g::element::check_view_fits(element, view, &state.out_info);
+    if (GstFlowReturn fits = g2g::element::check_view_fits(element, view, &plan->out_info);
         fits != GST_FLOW_OK)
         return fits;
     const bool dense = carried == nullptr;
@@ -345,7 +382,8 @@ static GstFlowReturn g2g_convert_transform(GstBaseTransform *, GstBuffer *, GstB
 
 static void g2g_convert_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
 {
-    ConvertState &state = *G2G_CONVERT(object)->state;
+    G2gConvert *self = G2G_CONVERT(object);
+    ConvertState &state = self->priv->state;
     switch (id) {
     case PROP_FRAMES_WRITTEN:
         g_value_set_uint64(value, state.written);
@@ -357,9 +395,8 @@ static void g2g_convert_get_property(GObject *object, guint id, GValue *value, G
         g_value_set_uint64(value, state.exports);
         break;
     case PROP_SHARED_FRAMES_ALLOCATED: {
-        GST_OBJECT_LOCK(object);
+        const ObjectLock lock(self);
         g_value_set_uint64(value, state.bridge ? state.bridge->frames_allocated() : 0);
-        GST_OBJECT_UNLOCK(object);
         break;
     }
     default:
@@ -369,7 +406,7 @@ static void g2g_convert_get_property(GObject *object, guint id, GValue *value, G
 
 static void g2g_convert_finalize(GObject *object)
 {
-    delete G2G_CONVERT(object)->state;
+    delete G2G_CONVERT(object)->priv;
     G_OBJECT_CLASS(g2g_convert_parent_class)->finalize(object);
 }
 
@@ -460,8 +497,8 @@ static bool upstream_may_send_vulkan_images(GstElement *element)
 
 static void g2g_convert_init(G2gConvert *self)
 {
-    self->state = new ConvertState();
-    ConvertState *state = self->state;
+    self->priv = new ConvertPrivate();
+    ConvertState *state = &self->priv->state;
     if (!has_bridge())
         return;
     // The Vulkan device is opened by us (with the extension sharing needs) on the CUDA context's

@@ -12,6 +12,9 @@
 // memory:DMABuf, both in 1.22's form and in GStreamer 1.24's DMA_DRM form, for consumers that ask
 // for those. Properties: frames-shared, frames-copied (read-only counters).
 //
+// No settings; the Plan (make_plan: the input layout, from the caps; made at set_caps, swapped in
+// whole) and the State (the pool copies go into, the counters).
+//
 // A copy is g2g::dmabuf::export_frame's, the same as g2g_dmabuf_export's: of the frame the caps
 // describe, in every format the caps advertise; a GstVideoMeta larger than the caps and a
 // GstVideoCropMeta are read as GStreamer's elements read them, one smaller than the caps is refused
@@ -25,8 +28,11 @@
 #include <gst/video/video.h>
 
 #include <atomic>
+#include <memory>
+#include <string>
 
 #include "common/element-error.h"
+#include "common/plan-slot.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_dmabuf_upload_debug);
 #define GST_CAT_DEFAULT g2g_dmabuf_upload_debug
@@ -35,8 +41,22 @@ namespace {
 
 enum { PROP_0, PROP_FRAMES_SHARED, PROP_FRAMES_COPIED };
 
-struct UploadState {
+// What negotiation decided (make_plan, at set_caps); immutable.
+struct UploadPlan {
     GstVideoInfo in_info{};
+};
+
+// The plan for the negotiated input caps; refused (no words: GstBaseTransform's not-negotiated)
+// for caps of no video layout. Pure.
+g2g::element::Planned<UploadPlan> make_plan(GstCaps *incaps)
+{
+    UploadPlan plan;
+    if (!gst_video_info_from_caps(&plan.in_info, incaps))
+        return g2g::element::Planned<UploadPlan>::refused();
+    return plan;
+}
+
+struct UploadState {
     // The frames copies go into, made at set_caps for the negotiated caps (streaming thread only):
     // one DMA-BUF per frame a stream reuses, rather than a new memfd, mapping and page faults
     // per frame.
@@ -50,6 +70,12 @@ struct UploadState {
     }
     std::atomic<guint64> shared = 0; // frames that arrived in DMA-BUFs (g2g's pool's among them)
     std::atomic<guint64> copied = 0; // frames copied into one
+};
+
+// No settings (the properties are read-only counters, in the state).
+struct UploadPrivate {
+    g2g::element::PlanSlot<UploadPlan> plan;
+    UploadState state;
 };
 
 // Every raw format with a DRM fourcc, as a caps list ("{ NV12, I420, ... }").
@@ -73,18 +99,17 @@ GstCaps *raw_caps(const char *features)
 // `caps` (system memory or not) in system memory, and, after it, as memory:DMABuf in both forms.
 GstCaps *as_output(GstCaps *caps)
 {
-    GstCaps *system = gst_caps_new_empty();
-    GstCaps *dmabuf = gst_caps_new_empty();
+    g2g::CapsRef system = g2g::CapsRef::adopt(gst_caps_new_empty());
+    const g2g::CapsRef dmabuf = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         GstStructure *s = gst_caps_get_structure(caps, i);
-        gst_caps_append_structure_full(system, gst_structure_copy(s),
+        gst_caps_append_structure_full(system.get(), gst_structure_copy(s),
                                        gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
-        gst_caps_append_structure_full(dmabuf, gst_structure_copy(s),
+        gst_caps_append_structure_full(dmabuf.get(), gst_structure_copy(s),
                                        gst_caps_features_new_single(GST_CAPS_FEATURE_MEMORY_DMABUF));
     }
-    const g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf);
-    gst_caps_unref(dmabuf);
-    return gst_caps_merge(system, gst_caps_copy(both.get()));
+    const g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf.get());
+    return gst_caps_merge(system.release(), gst_caps_copy(both.get()));
 }
 
 // The system-memory frames an output of `caps` (either form, either memory) comes from.
@@ -111,7 +136,7 @@ bool all_dmabuf(GstBuffer *buffer)
 
 struct _G2gDmaBufUpload {
     GstBaseTransform parent;
-    UploadState *state;
+    UploadPrivate *priv;
 };
 
 G_DEFINE_TYPE(G2gDmaBufUpload, g2g_dmabuf_upload, GST_TYPE_BASE_TRANSFORM)
@@ -119,19 +144,17 @@ G_DEFINE_TYPE(G2gDmaBufUpload, g2g_dmabuf_upload, GST_TYPE_BASE_TRANSFORM)
 static GstCaps *g2g_dmabuf_upload_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                                  GstCaps *filter)
 {
-    GstCaps *result = direction == GST_PAD_SINK ? as_output(caps) : as_input(caps);
-    if (filter) {
-        GstCaps *kept = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-        gst_caps_unref(result);
-        result = kept;
-    }
-    return result;
+    g2g::CapsRef result = g2g::CapsRef::adopt(direction == GST_PAD_SINK ? as_output(caps) : as_input(caps));
+    if (filter)
+        result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
+    return result.release();
 }
 
 static gboolean g2g_dmabuf_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *)
 {
-    UploadState &state = *G2G_DMABUF_UPLOAD(trans)->state;
-    if (!gst_video_info_from_caps(&state.in_info, incaps))
+    G2gDmaBufUpload *self = G2G_DMABUF_UPLOAD(trans);
+    UploadState &state = self->priv->state;
+    if (!self->priv->plan.take(GST_ELEMENT(self), make_plan(incaps)))
         return FALSE;
     state.drop_copies();
     state.copies = g2g::Ref<GstBufferPool>::adopt(g2g::dmabuf::pool_new(incaps));
@@ -140,7 +163,9 @@ static gboolean g2g_dmabuf_upload_set_caps(GstBaseTransform *trans, GstCaps *inc
 
 static gboolean g2g_dmabuf_upload_stop(GstBaseTransform *trans)
 {
-    G2G_DMABUF_UPLOAD(trans)->state->drop_copies();
+    G2gDmaBufUpload *self = G2G_DMABUF_UPLOAD(trans);
+    self->priv->state.drop_copies();
+    self->priv->plan.clear(self);
     return TRUE;
 }
 
@@ -172,7 +197,7 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
                                                              GstBuffer **outbuf)
 {
     G2gDmaBufUpload *self = G2G_DMABUF_UPLOAD(trans);
-    UploadState &state = *self->state;
+    UploadState &state = self->priv->state;
     if (all_dmabuf(inbuf)) {
         ++state.shared;
         *outbuf = inbuf; // GstBaseTransform hands inbuf's reference on when outbuf is inbuf
@@ -181,8 +206,11 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
     // A frame of other memory, into a frame of the copies pool: a view (a G2gTensorView meta, which
     // only g2g's API attaches: these caps do not carry the feature) written densely, any other
     // frame plane by plane, the region its metas and caps say; a refusal names this element.
+    const std::shared_ptr<const UploadPlan> plan = self->priv->plan.current(self);
+    if (!plan)
+        return GST_FLOW_NOT_NEGOTIATED;
     g2g::Result<g2g::BufferRef> exported =
-        g2g::dmabuf::export_frame(inbuf, state.in_info, state.copies.get(), GST_OBJECT_NAME(self));
+        g2g::dmabuf::export_frame(inbuf, plan->in_info, state.copies.get(), GST_OBJECT_NAME(self));
     if (!exported)
         return g2g::element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                                         exported.error());
@@ -198,7 +226,7 @@ static GstFlowReturn g2g_dmabuf_upload_transform(GstBaseTransform *, GstBuffer *
 
 static void g2g_dmabuf_upload_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
 {
-    UploadState &state = *G2G_DMABUF_UPLOAD(object)->state;
+    UploadState &state = G2G_DMABUF_UPLOAD(object)->priv->state;
     switch (id) {
     case PROP_FRAMES_SHARED:
         g_value_set_uint64(value, state.shared);
@@ -213,8 +241,8 @@ static void g2g_dmabuf_upload_get_property(GObject *object, guint id, GValue *va
 
 static void g2g_dmabuf_upload_finalize(GObject *object)
 {
-    G2G_DMABUF_UPLOAD(object)->state->drop_copies();
-    delete G2G_DMABUF_UPLOAD(object)->state;
+    G2G_DMABUF_UPLOAD(object)->priv->state.drop_copies();
+    delete G2G_DMABUF_UPLOAD(object)->priv;
     G_OBJECT_CLASS(g2g_dmabuf_upload_parent_class)->finalize(object);
 }
 
@@ -264,7 +292,7 @@ static void g2g_dmabuf_upload_class_init(G2gDmaBufUploadClass *klass)
 
 static void g2g_dmabuf_upload_init(G2gDmaBufUpload *self)
 {
-    self->state = new UploadState();
+    self->priv = new UploadPrivate();
 }
 
 gboolean g2g_dmabuf_upload_register(GstPlugin *plugin)

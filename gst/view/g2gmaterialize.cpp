@@ -11,8 +11,14 @@
 //       ! video/x-raw ! videoconvert ! autovideosink   (one command line)
 //
 // One property, n-threads (view-threads.h): the threads a CPU materialize is split across. A change
-// takes effect at the next frame, without renegotiating; the negotiated route and layout and the
-// GPU contexts are the rest of its state.
+// is proposed (the settings) and marks the src pad for reconfigure: it takes effect at the next
+// frame, whose reconfigure asks downstream's ALLOCATION again (caps kept) and makes the plan anew.
+//
+// Settings (n-threads, under the object lock), Plan (make_plan: the route, the layout written and
+// the threads, from a settings snapshot, the caps and whether vulkanupload feeds this thread; made
+// at set_caps and decide_allocation, swapped in whole; the per-frame path reads only it) and State
+// (the staging pool, the GPU contexts, the worker threads: streaming thread only, but for the
+// contexts).
 #include "g2gmaterialize.h"
 
 #include <g2g/frame-view.h>
@@ -21,10 +27,14 @@
 
 #include <gst/video/video.h>
 
+#include <memory>
+#include <utility>
+
 #include "common/allocation.h"
 #include "common/context-glue.h"
 #include "common/element-error.h"
-#include "common/object-lock.h"
+#include "common/plan-slot.h"
+#include "common/settings-slot.h"
 #include "core/caps-domain.h"
 #include "view-caps.h"
 #include "view-output.h"
@@ -42,7 +52,12 @@ enum {
     PROP_N_THREADS,
 };
 
-// What a frame goes through, decided at set_caps.
+// The properties as the application set them.
+struct MaterializeSettings {
+    guint n_threads = g2g::element::kDefaultThreads;
+};
+
+// What a frame goes through.
 enum class Route {
     Passthrough, // dense in, the same memory out: the input buffer itself
     Dense,       // a view in: written densely into a frame of the negotiated pool (its domain's backend)
@@ -50,23 +65,81 @@ enum class Route {
                  // densely on the GPU first)
 };
 
-// What negotiation decided. Streaming thread only (set_caps, decide_allocation, the per-frame
-// path), but for the contexts.
-struct MaterializeState {
+const char *route_name(Route route)
+{
+    switch (route) {
+    case Route::Passthrough:
+        return "passthrough";
+    case Route::Dense:
+        return "dense";
+    case Route::Download:
+        return "download";
+    }
+    return "";
+}
+
+// What the peers answered for a decision: asked before make_plan, only where the caps make the
+// question matter.
+struct MaterializePeers {
+    // vulkanupload runs upstream in this thread and races its staging buffer
+    // (compat::vulkanupload_races_staging): asked for a download only.
+    bool upload_races = false;
+};
+
+// What negotiation decided; immutable.
+struct MaterializePlan {
     GstVideoInfo out_info{}; // the dense layout written
     Route route = Route::Passthrough;
     bool in_view = false;
     bool vulkan_in = false;
-    // Download route behind vulkanupload in this thread, which races its staging buffer
-    // (compat::vulkanupload_races_staging): each copy is waited for.
+    bool vulkan_out = false;
+    // A download behind vulkanupload in this thread: each copy is waited for.
     bool download_waits = false;
+    guint n_threads = g2g::element::kDefaultThreads; // the threads dense frames are written with
+};
+
+// The route between two negotiated caps.
+Route route_between(GstCaps *incaps, GstCaps *outcaps)
+{
+    using g2g::MemoryDomainKind;
+    const auto in_kind = g2g::detail::kind_of_caps(incaps), out_kind = g2g::detail::kind_of_caps(outcaps);
+    if (in_kind == MemoryDomainKind::VulkanTexture && out_kind == MemoryDomainKind::System)
+        return Route::Download;
+    // Dense in, dense out (the same memory): nothing to do, not even a buffer.
+    return g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0)) ? Route::Dense : Route::Passthrough;
+}
+
+// The plan for `settings` and the caps negotiated, given what the peers answered; refused (no words:
+// GstBaseTransform's not-negotiated) when the output caps are no video layout. Pure.
+g2g::element::Planned<MaterializePlan> make_plan(const MaterializeSettings &settings, GstCaps *incaps,
+                                                 GstCaps *outcaps, const MaterializePeers &peers)
+{
+    MaterializePlan plan;
+    if (!incaps || !outcaps || !gst_video_info_from_caps(&plan.out_info, outcaps))
+        return g2g::element::Planned<MaterializePlan>::refused();
+    using g2g::MemoryDomainKind;
+    plan.route = route_between(incaps, outcaps);
+    plan.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
+    plan.vulkan_in = g2g::detail::kind_of_caps(incaps) == MemoryDomainKind::VulkanTexture;
+    plan.vulkan_out = g2g::detail::kind_of_caps(outcaps) == MemoryDomainKind::VulkanTexture;
+    plan.download_waits = plan.route == Route::Download && peers.upload_races;
+    plan.n_threads = settings.n_threads;
+    return plan;
+}
+
+// Streaming-thread things, but for the contexts.
+struct MaterializeState {
+    // The last negotiation's caps and answers, which decide_allocation makes the plan from again
+    // (with a new settings snapshot).
+    g2g::CapsRef incaps, outcaps;
+    MaterializePeers peers;
     // Download of a view: the (active) pool of the dense VulkanImage frame it is written into first.
     g2g::Ref<GstBufferPool> staging;
     // The pipeline's CUDA context, for CUDA frames (a kernel writes them), and its Vulkan device
     // and queue, for VulkanImage frames (a shader writes them; the engine downloads them).
     // set_context and CONTEXT queries reach them from their own threads.
     g2g::element::GpuContexts gpu;
-    // The threads dense frames are written with (n-threads).
+    // The threads dense frames are written with (the plan's n_threads).
     g2g::element::StreamThreads threads;
 
     void drop_staging()
@@ -77,12 +150,17 @@ struct MaterializeState {
     }
 };
 
+struct MaterializePrivate {
+    g2g::element::SettingsSlot<MaterializeSettings> settings;
+    g2g::element::PlanSlot<MaterializePlan> plan;
+    MaterializeState state;
+};
+
 } // namespace
 
 struct _G2gMaterialize {
     GstBaseTransform parent;
-    MaterializeState *state;
-    guint n_threads; // n-threads, under the object lock
+    MaterializePrivate *priv;
 };
 
 G_DEFINE_TYPE(G2gMaterialize, g2g_materialize, GST_TYPE_BASE_TRANSFORM)
@@ -121,36 +199,39 @@ static GstCaps *g2g_materialize_transform_caps(GstBaseTransform *, GstPadDirecti
     return result.release();
 }
 
+// The plan for the state's caps and answers and the settings now, swapped in; nullptr when refused.
+static std::shared_ptr<const MaterializePlan> replan(G2gMaterialize *self)
+{
+    MaterializePrivate &priv = *self->priv;
+    const MaterializeState &state = priv.state;
+    return priv.plan.take(GST_ELEMENT(self), make_plan(priv.settings.snapshot(self), state.incaps.get(),
+                                                       state.outcaps.get(), state.peers));
+}
+
 static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    MaterializeState &state = *self->state;
+    MaterializeState &state = self->priv->state;
     state.drop_staging();
-    if (!gst_video_info_from_caps(&state.out_info, outcaps))
+    state.incaps = g2g::CapsRef::borrow(incaps);
+    state.outcaps = g2g::CapsRef::borrow(outcaps);
+    state.peers = {};
+    if (route_between(incaps, outcaps) == Route::Download)
+        state.peers.upload_races = g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
+    const std::shared_ptr<const MaterializePlan> plan = replan(self);
+    if (!plan)
         return FALSE;
-    using g2g::MemoryDomainKind;
-    const auto in_kind = g2g::detail::kind_of_caps(incaps), out_kind = g2g::detail::kind_of_caps(outcaps);
-    state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    state.vulkan_in = in_kind == MemoryDomainKind::VulkanTexture;
-    if (state.vulkan_in && out_kind == MemoryDomainKind::System)
-        state.route = Route::Download;
-    else // dense in, dense out (the same memory): nothing to do, not even a buffer
-        state.route = state.in_view ? Route::Dense : Route::Passthrough;
-    gst_base_transform_set_passthrough(trans, state.route == Route::Passthrough);
-    GST_INFO_OBJECT(self, "%s",
-                    state.route == Route::Download ? "download"
-                    : state.in_view                ? "dense"
-                                                   : "passthrough");
-    if (state.vulkan_in || out_kind == MemoryDomainKind::VulkanTexture) {
+    gst_base_transform_set_passthrough(trans, plan->route == Route::Passthrough);
+    GST_INFO_OBJECT(self, "%s", route_name(plan->route));
+    // What the plan needs made: the Vulkan device and queue, the staging pool.
+    if (plan->vulkan_in || plan->vulkan_out) {
         if (!state.gpu.vulkan.ensure(GST_ELEMENT(self)))
             return FALSE;
     }
-    state.download_waits =
-        state.route == Route::Download && g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
-    if (state.download_waits)
+    if (plan->download_waits)
         GST_INFO_OBJECT(self,
                         "vulkanupload feeds this thread: each download is waited for (its staging race)");
-    if (state.route == Route::Download && state.in_view) {
+    if (plan->route == Route::Download && plan->in_view) {
         state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
         if (!state.staging)
             return FALSE;
@@ -164,11 +245,17 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     return TRUE;
 }
 
+// Runs after set_caps, and alone at a reconfigure whose caps stay (a property changed, downstream
+// asked): the plan is made again from the settings now.
 static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 {
-    MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
+    G2gMaterialize *self = G2G_MATERIALIZE(trans);
+    MaterializeState &state = self->priv->state;
+    const std::shared_ptr<const MaterializePlan> plan = replan(self);
+    if (!plan)
+        return FALSE;
     // A download's buffers are the engine's own (host-visible staging memory): no pool is used.
-    if (state.route == Route::Download)
+    if (plan->route == Route::Download)
         return TRUE;
     // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
     // default would hand the pool downstream's system allocator); VulkanImage output by a shader
@@ -186,59 +273,62 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
 
 static g2g::element::GpuContexts &gpu_of(GstBaseTransform *trans)
 {
-    return G2G_MATERIALIZE(trans)->state->gpu;
+    return G2G_MATERIALIZE(trans)->priv->state.gpu;
 }
 
 // The stream starts afresh (the GPU contexts are dropped right after, at PAUSED->READY).
 static gboolean g2g_materialize_stop(GstBaseTransform *trans)
 {
-    MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
+    G2gMaterialize *self = G2G_MATERIALIZE(trans);
+    MaterializeState &state = self->priv->state;
     state.drop_staging();
-    state.route = Route::Passthrough;
+    self->priv->plan.clear(self);
+    state.incaps.reset();
+    state.outcaps.reset();
     state.threads.stop();
     return TRUE;
 }
 
-// ---- Per frame (view caps or a download in; passthrough otherwise) ----
+// ---- Per frame (view caps or a download in; passthrough otherwise): the plan only ----
 
 // Writes the view `inbuf` carries (it came in view caps, which a frame without its view does not
 // describe: refused) densely into `outbuf`, laid out as the output caps.
-static GstFlowReturn write_view(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer *outbuf)
+static GstFlowReturn write_view(G2gMaterialize *self, const MaterializePlan &plan, GstBuffer *inbuf,
+                                GstBuffer *outbuf)
 {
-    GstVideoInfo *info = &self->state->out_info;
-    g2g::element::StreamThreads &threads = self->state->threads;
-    {
-        const g2g::element::ObjectLock lock(self);
-        threads.want(self->n_threads);
-    }
+    g2g::element::StreamThreads &threads = self->priv->state.threads;
+    threads.want(plan.n_threads);
     const g2g::Result<const g2g::FrameView *> carried =
         g2g::view_of_view_caps_frame(inbuf, GST_OBJECT_NAME(self));
     if (!carried)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, carried.error());
     const g2g::FrameView *view = *carried;
-    if (GstFlowReturn fits = g2g::element::check_view_fits(GST_ELEMENT(self), *view, info);
+    if (GstFlowReturn fits = g2g::element::check_view_fits(GST_ELEMENT(self), *view, &plan.out_info);
         fits != GST_FLOW_OK)
         return fits;
-    return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf, info, outbuf, threads);
+    // write_dense only reads the info (it takes it non-const as gst_video_frame_map does).
+    return g2g::element::write_dense(GST_ELEMENT(self), *view, inbuf,
+                                     const_cast<GstVideoInfo *>(&plan.out_info), outbuf, threads);
 }
 
 // The Download route's output: the buffer Engine::download hands out (its copy recorded with a
 // fence, not waited for but behind vulkanupload), of `inbuf` itself when dense, else of the view written
 // densely on the GPU into a staging frame first. No pool and no copy of ours.
-static GstFlowReturn download(G2gMaterialize *self, GstBuffer *inbuf, GstBuffer **outbuf)
+static GstFlowReturn download(G2gMaterialize *self, const MaterializePlan &plan, GstBuffer *inbuf,
+                              GstBuffer **outbuf)
 {
-    MaterializeState &state = *self->state;
+    MaterializeState &state = self->priv->state;
     g2g::BufferRef dense = g2g::BufferRef::borrow(inbuf);
-    if (state.in_view) {
+    if (plan.in_view) {
         GstFlowReturn flow = gst_buffer_pool_acquire_buffer(state.staging.get(), dense.out(), nullptr);
         if (flow != GST_FLOW_OK)
             return flow;
-        flow = write_view(self, inbuf, dense.get());
+        flow = write_view(self, plan, inbuf, dense.get());
         if (flow != GST_FLOW_OK)
             return flow;
     }
     g2g::Result<g2g::BufferRef> downloaded =
-        state.gpu.vulkan.download(dense.get(), state.out_info, state.download_waits);
+        state.gpu.vulkan.download(dense.get(), plan.out_info, plan.download_waits);
     if (!downloaded)
         return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, downloaded.error());
     g2g::BufferRef out = std::move(*downloaded);
@@ -256,13 +346,15 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
                                                            GstBuffer **outbuf)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    MaterializeState &state = *self->state;
+    const std::shared_ptr<const MaterializePlan> plan = self->priv->plan.current(self);
+    if (!plan)
+        return GST_FLOW_NOT_NEGOTIATED;
     // A frame of another device's images would be read on ours: refused, whatever the route does.
-    if (state.route != Route::Passthrough && state.vulkan_in &&
-        !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
+    if (plan->route != Route::Passthrough && plan->vulkan_in &&
+        !self->priv->state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
         return GST_FLOW_ERROR;
-    if (state.route == Route::Download)
-        return download(self, inbuf, outbuf);
+    if (plan->route == Route::Download)
+        return download(self, *plan, inbuf, outbuf);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)
         ->prepare_output_buffer(trans, inbuf, outbuf);
 }
@@ -270,9 +362,12 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
 static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    if (self->state->route == Route::Download)
+    const std::shared_ptr<const MaterializePlan> plan = self->priv->plan.current(self);
+    if (!plan)
+        return GST_FLOW_NOT_NEGOTIATED;
+    if (plan->route == Route::Download)
         return GST_FLOW_OK; // prepare_output_buffer's download is the output
-    return write_view(self, inbuf, outbuf);
+    return write_view(self, *plan, inbuf, outbuf);
 }
 
 // ---- GObject ----
@@ -283,8 +378,13 @@ static void g2g_materialize_set_property(GObject *object, guint prop_id, const G
     G2gMaterialize *self = G2G_MATERIALIZE(object);
     switch (prop_id) {
     case PROP_N_THREADS: {
-        const g2g::element::ObjectLock lock(self);
-        self->n_threads = g_value_get_uint(value);
+        const guint n_threads = g_value_get_uint(value);
+        const bool changed = self->priv->settings.update(self, [&](MaterializeSettings &settings) {
+            return std::exchange(settings.n_threads, n_threads) != n_threads;
+        });
+        // Proposed; the next frame's reconfigure makes the plan with it (any thread may call this).
+        if (changed)
+            gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
         break;
     }
     default:
@@ -297,11 +397,9 @@ static void g2g_materialize_get_property(GObject *object, guint prop_id, GValue 
 {
     G2gMaterialize *self = G2G_MATERIALIZE(object);
     switch (prop_id) {
-    case PROP_N_THREADS: {
-        const g2g::element::ObjectLock lock(self);
-        g_value_set_uint(value, self->n_threads);
+    case PROP_N_THREADS:
+        g_value_set_uint(value, self->priv->settings.snapshot(self).n_threads);
         break;
-    }
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
@@ -310,7 +408,7 @@ static void g2g_materialize_get_property(GObject *object, guint prop_id, GValue 
 
 static void g2g_materialize_finalize(GObject *object)
 {
-    delete G2G_MATERIALIZE(object)->state;
+    delete G2G_MATERIALIZE(object)->priv;
     G_OBJECT_CLASS(g2g_materialize_parent_class)->finalize(object);
 }
 
@@ -356,6 +454,5 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
 
 static void g2g_materialize_init(G2gMaterialize *self)
 {
-    self->state = new MaterializeState();
-    self->n_threads = g2g::element::kDefaultThreads;
+    self->priv = new MaterializePrivate();
 }
