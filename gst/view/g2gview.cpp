@@ -903,6 +903,7 @@ static void g2g_view_class_init(G2gViewClass *klass)
     transform_class->transform = g2g_view_transform;
     transform_class->transform_meta = g2g::element::transform_meta_but_geometry;
     transform_class->transform_size = g2g::element::frame_size_of_caps;
+    transform_class->get_unit_size = g2g::element::frame_size_of;
     transform_class->propose_allocation = g2g_view_propose_allocation;
     transform_class->decide_allocation = g2g_view_decide_allocation;
     transform_class->query = g2g_view_query;

@@ -12,14 +12,19 @@
 
 namespace g2g::element {
 
-gboolean frame_size_of_caps(GstBaseTransform *, GstPadDirection, GstCaps *, gsize, GstCaps *othercaps,
-                            gsize *othersize)
+gboolean frame_size_of(GstBaseTransform *, GstCaps *caps, gsize *size)
 {
     GstVideoInfo info;
-    if (!gst_video_info_from_caps(&info, othercaps))
+    if (!gst_video_info_from_caps(&info, caps))
         return FALSE;
-    *othersize = GST_VIDEO_INFO_SIZE(&info);
+    *size = GST_VIDEO_INFO_SIZE(&info);
     return TRUE;
+}
+
+gboolean frame_size_of_caps(GstBaseTransform *trans, GstPadDirection, GstCaps *, gsize, GstCaps *othercaps,
+                            gsize *othersize)
+{
+    return frame_size_of(trans, othercaps, othersize);
 }
 
 bool describes_geometry(GType api)

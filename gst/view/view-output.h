@@ -26,6 +26,10 @@ namespace g2g::element {
 gboolean frame_size_of_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, gsize size,
                             GstCaps *othercaps, gsize *othersize);
 
+// get_unit_size: one frame of `caps` (what transform_size answers, for GstBaseTransform's users that
+// ask the unit instead, as videofilter's elements answer it).
+gboolean frame_size_of(GstBaseTransform *trans, GstCaps *caps, gsize *size);
+
 // Metas that describe the input's geometry (video, crop, view, the parent a view holds): the
 // view elements make the output's own instead of copying these.
 bool describes_geometry(GType api);
