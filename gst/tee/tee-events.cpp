@@ -36,11 +36,11 @@ gboolean copy_stream_event(GstPad *, GstEvent **event, gpointer user_data)
 {
     const auto &[to, how] = *static_cast<std::pair<GstPad *, StreamEventCopy> *>(user_data);
     const bool caps = GST_EVENT_TYPE(*event) == GST_EVENT_CAPS;
-    if (how.before_caps && GST_EVENT_TYPE(*event) >= GST_EVENT_CAPS)
-        return FALSE;
     if (caps && how.skip_caps)
         return TRUE;
-    EventRef copy = event_for(how.route, *event);
+    EventRef copy =
+        caps && how.caps ? EventRef::adopt(gst_event_new_caps(how.caps)) : EventRef::borrow(*event);
+    copy = event_for(how.route, copy.get());
     if (how.store)
         gst_pad_store_sticky_event(to, copy.get());
     else

@@ -163,7 +163,8 @@ gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
 // tee-routes.cpp
 // Decides every linked branch's route for frames of `caps`, creating the conversions they need
 // and stopping those no branch needs. `in_caps_event`: called before the sink pad stores `caps`
-// (new conversions then get the stream's events up to, not including, its caps). A refusal
+// (new conversions then get the stream's events with `caps` in place of the stored ones: the
+// segment too, which upstream sent before and does not send again at a caps change). A refusal
 // (fan-out-policy=fail or copy-budget) leaves the routes as they were.
 [[nodiscard]] std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event);
 
@@ -184,7 +185,7 @@ CapsRef caps_for_route(Route route, GstCaps *caps);
 // How copy_stream_events hands on the events.
 struct StreamEventCopy {
     bool store = true;           // stored on `to` (a branch pad), else pushed (into a feeder)
-    bool before_caps = false;    // stop at the caps (the caps event in flight replaces them)
+    GstCaps *caps = nullptr;     // in place of the stored caps (those of the caps event in flight)
     Route route = Route::Direct; // the caps as a branch of this route takes them (caps_for_route)
     bool skip_caps = false;      // everything but the caps (a dropped branch)
 };

@@ -353,7 +353,7 @@ std::optional<Refusal> check_copy_budget(gint budget, const std::vector<Converte
 // Writes the decisions into the branch pads (those not released meanwhile). A branch whose route
 // changed starts from its new source's stream events, and a new conversion from the stream's.
 void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vector<Converter *> &created,
-           bool in_caps_event)
+           GstCaps *caps, bool in_caps_event)
 {
     TeeState &state = self->priv->state;
     state.relabel_verified = false;
@@ -381,7 +381,8 @@ void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vect
             copy_stream_events(self->sinkpad, pad, {.store = true, .route = decision->route});
     }
     for (Converter *made : created)
-        copy_stream_events(self->sinkpad, made->feeder(), {.store = false, .before_caps = in_caps_event});
+        copy_stream_events(self->sinkpad, made->feeder(),
+                           {.store = false, .caps = in_caps_event ? caps : nullptr});
 }
 
 } // namespace
@@ -411,7 +412,7 @@ std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_e
         return refused;
     if (auto refused = check_copy_budget(budget, used, decisions))
         return refused;
-    apply(self, decisions, created, in_caps_event);
+    apply(self, decisions, created, caps, in_caps_event);
 
     // Conversions no branch needs any more stop.
     std::erase_if(state.converters, [&](const std::unique_ptr<Converter> &running) {

@@ -191,7 +191,7 @@ public:
         std::unique_lock<std::mutex> hold(branch.lock);
         while (branch.frames < count) {
             hold.unlock();
-            want_frames(entered_ + 2);
+            want_frames(entered_ + 8); // a few ahead: frames in flight while a branch links
             if (!posted_error().empty() || g_get_monotonic_time() > deadline)
                 return false;
             hold.lock();
@@ -218,6 +218,10 @@ public:
         gst_element_set_locked_state(branch.bin.get(), TRUE);
         gst_element_set_state(branch.bin.get(), GST_STATE_NULL);
         gst_bin_remove(GST_BIN(pipeline_.get()), branch.bin.get());
+        // Upstream asked to negotiate again, as an application does once the branches changed: the
+        // stream turns back to dense frames when no branch names views.
+        const Ref<GstPad> tee_sink = Ref<GstPad>::adopt(gst_element_get_static_pad(tee_.get(), "sink"));
+        gst_pad_push_event(tee_sink.get(), gst_event_new_reconfigure());
     }
 
     void want_frames(guint64 frames)
