@@ -9,9 +9,9 @@
 //   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gtee name=t ! queue ! vulkansink t. ! queue ! glimagesink
 //
 // This file is the element: its pads, properties and state changes. The properties
-// (TeeSettings) are kept apart from what negotiation decides (TeeState: routes, conversions,
-// refusal, counters); each branch's route lives in its src pad (tee-pad.h) and the streaming
-// thread reads all of them as one RouteSnapshot (tee-snapshot.h).
+// (TeeSettings) are kept apart from what negotiation decides: one immutable plan (tee-plan.h),
+// made from a snapshot of them, the caps and the branches' answers at the caps event and again
+// after pads or settings changed, and swapped in whole; frames and events read only the plan.
 #include "g2gtee.h"
 
 #include "tee-private.h"
@@ -185,7 +185,7 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
         const ObjectLock lock(self);
         state.branches.push_back(PadRef::borrow(pad));
     }
-    state.routes_stale = true;
+    state.plan_stale = true;
     if (!gst_element_add_pad(element, pad)) {
         // Not a branch after all (the element refused the pad): no count, no index kept.
         {
@@ -194,7 +194,7 @@ static GstPad *g2g_tee_request_new_pad(GstElement *element, GstPadTemplate *temp
             state.pad_indexes.erase(*index);
         }
         gst_pad_set_active(pad, FALSE);
-        gst_object_unref(gst_object_ref_sink(pad)); // the floating reference no parent took
+        const PadRef unwanted = PadRef::adopt(GST_PAD(gst_object_ref_sink(pad))); // no parent took it
         return nullptr;
     }
     g_object_notify(G_OBJECT(self), "num-src-pads");
@@ -224,7 +224,7 @@ static void g2g_tee_release_pad(GstElement *element, GstPad *pad)
     gst_pad_set_active(pad, FALSE);
     gst_element_remove_pad(element, pad);
     released.reset();
-    priv.state.routes_stale = true; // its conversion may have no branch left
+    priv.state.plan_stale = true; // its conversion may have no branch left
     {
         // Free for a new pad only now that no pad has the name (tee frees it here too).
         const ObjectLock lock(self);
@@ -247,6 +247,7 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
             break;
         case PROP_SILENT:
             settings.silent = g_value_get_boolean(value);
+            priv.state.plan_stale = true; // the plan follows it
             break;
         case PROP_PULL_MODE:
             settings.pull_mode = static_cast<g2g::tee::PullMode>(g_value_get_enum(value));
@@ -256,15 +257,15 @@ static void g2g_tee_set_property(GObject *object, guint prop_id, const GValue *v
             break;
         case PROP_ALLOW_NOT_LINKED:
             settings.allow_not_linked = g_value_get_boolean(value);
-            priv.state.routes_stale = true; // fan-out-policy=drop-branch reads it
+            priv.state.plan_stale = true; // the plan follows it (and fan-out-policy=drop-branch reads it)
             break;
         case PROP_FAN_OUT_POLICY:
             settings.fan_out_policy = static_cast<g2g::tee::FanOutPolicy>(g_value_get_enum(value));
-            priv.state.routes_stale = true;
+            priv.state.plan_stale = true;
             break;
         case PROP_COPY_BUDGET:
             settings.copy_budget = g_value_get_int(value);
-            priv.state.routes_stale = true;
+            priv.state.plan_stale = true;
             break;
         default:
             G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -329,15 +330,16 @@ static GstStateChangeReturn g2g_tee_change_state(GstElement *element, GstStateCh
     if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
         self->priv->gpu.cuda.release();
         self->priv->gpu.vulkan.release();
-        // The stream is over (streaming has stopped): its conversions go, routes are decided
+        // The stream is over (streaming has stopped): its plan and conversions go, a plan is made
         // afresh for the next one.
         {
             const ObjectLock lock(self);
-            for (const PadRef &pad : state.branches)
-                g2g::tee::forget_route(g2g::tee::branch_of(pad.get()));
+            state.plan = std::make_shared<const g2g::tee::TeePlan>();
         }
         state.converters.clear();
-        state.routes_stale = true;
+        state.refusal.reset();
+        state.waiting_since.clear();
+        state.plan_stale = true;
     }
     return ret;
 }

@@ -3,7 +3,7 @@
 // fed the frame as it is, and the conversions) and for a conversion's output (its branches).
 #pragma once
 
-#include "tee-snapshot.h"
+#include "tee-plan.h"
 
 #include <gst/gst.h>
 

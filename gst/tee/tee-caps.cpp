@@ -124,7 +124,7 @@ CapsRef feedable(const GstCaps *peer_caps)
         }
     }
     merge(result, std::move(converted));
-    // Upstream may say DMABuf frames in either form: g2gtee restates them (Route::Restated).
+    // Upstream may say DMABuf frames in either form: g2gtee restates them (BranchRoute::Restated).
     return dmabuf::caps_with_dma_drm(result.get());
 }
 

@@ -7,6 +7,7 @@
 
 #include "tee-caps.h"
 
+#include <span>
 #include <utility>
 
 namespace g2g::tee {
@@ -17,9 +18,10 @@ using EventRef = Ref<GstEvent>;
 // The event as a branch of `route` gets it: a mappable DMABuf read in place is system memory to
 // a relabelled branch, and a restated branch reads DMABuf caps in its form, so their caps say so;
 // any other event is the same.
-EventRef event_for(Route route, GstEvent *event)
+EventRef event_for(BranchRoute route, GstEvent *event)
 {
-    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS || (route != Route::Relabelled && route != Route::Restated))
+    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS ||
+        (route != BranchRoute::Relabelled && route != BranchRoute::Restated))
         return EventRef::borrow(event);
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
@@ -36,11 +38,11 @@ gboolean copy_stream_event(GstPad *, GstEvent **event, gpointer user_data)
 {
     const auto &[to, how] = *static_cast<std::pair<GstPad *, StreamEventCopy> *>(user_data);
     const bool caps = GST_EVENT_TYPE(*event) == GST_EVENT_CAPS;
-    if (how.before_caps && GST_EVENT_TYPE(*event) >= GST_EVENT_CAPS)
-        return FALSE;
     if (caps && how.skip_caps)
         return TRUE;
-    EventRef copy = event_for(how.route, *event);
+    EventRef copy =
+        caps && how.caps ? EventRef::adopt(gst_event_new_caps(how.caps)) : EventRef::borrow(*event);
+    copy = event_for(how.route, copy.get());
     if (how.store)
         gst_pad_store_sticky_event(to, copy.get());
     else
@@ -60,55 +62,44 @@ gboolean push_event_to(std::span<const PadRef> pads, GstEvent *event, bool &disp
     return result;
 }
 
-// Routes for the caps of a caps event; false where they are refused. A refusal is an element
+// The plan for the caps of a caps event; false where it is refused. A refusal is an element
 // error at the first frame and an error for each frame, while the caps event itself is accepted
 // and goes no further: upstream then adds no not-negotiated of its own (and stops on the first
 // frame, as it would on any other flow error).
-bool route_caps(G2gTee *self, GstEvent *event)
+bool plan_caps(G2gTee *self, GstEvent *event)
 {
     TeeState &state = self->priv->state;
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
-    state.routes_stale = false;
-    state.refusal = decide_routes(self, caps, true);
+    ++state.renegotiations;
+    state.caps_before_allocation = true;
+    state.plan_stale = false;
+    state.refusal = replan(self, caps, true);
+    state.refusal_posted = false;
     return !state.refusal;
 }
 
 // Branches fed as they are, restated branches, each conversion once, relabelled branches, and
-// dropped branches only what ends or flushes their stream.
-gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
+// dropped or waiting branches only what ends or flushes their stream.
+gboolean dispatch(const TeePlan &plan, GstEvent *event)
 {
-    const HeldRoutes held = routes.take(self, Gaps::Leave);
-    // A branch linked since the routes were decided gets the stream's sticky events with its
-    // route, before the next frame.
-    if (routes.undecided)
-        self->priv->state.routes_stale = true;
     bool dispatched = false;
-    gboolean result = push_event_to(routes.direct, event, dispatched);
-    if (!routes.restated.empty())
-        result |= push_event_to(routes.restated, event_for(Route::Restated, event).get(), dispatched);
-    for (const Conversion &conversion : routes.conversions())
+    gboolean result = push_event_to(plan.direct, event, dispatched);
+    if (!plan.restated.empty())
+        result |= push_event_to(plan.restated, event_for(BranchRoute::Restated, event).get(), dispatched);
+    for (const PlannedConversion &conversion : plan.conversions)
         result |= push_event_to({&conversion.feeder, 1}, event, dispatched);
-    if (!routes.relabelled.empty())
-        result |= push_event_to(routes.relabelled, event_for(Route::Relabelled, event).get(), dispatched);
+    if (!plan.relabelled.empty())
+        result |= push_event_to(plan.relabelled, event_for(BranchRoute::Relabelled, event).get(), dispatched);
     const GstEventType type = GST_EVENT_TYPE(event);
-    if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_START || type == GST_EVENT_FLUSH_STOP)
-        push_event_to(routes.dropped, event, dispatched);
+    if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_START || type == GST_EVENT_FLUSH_STOP) {
+        push_event_to(plan.dropped, event, dispatched);
+        push_event_to(plan.waiting, event, dispatched);
+    }
     return dispatched ? result : TRUE;
 }
 
 } // namespace
-
-CapsRef caps_for_route(Route route, GstCaps *caps)
-{
-    CapsRef other;
-    if (route == Route::Relabelled)
-        other = in_domain(caps, MemoryDomainKind::System);
-    else if (route == Route::Restated)
-        other = restated(caps);
-    // A branch has its route for caps that have that form; any others (none) go as they are.
-    return other && !gst_caps_is_empty(other.get()) ? other : CapsRef::borrow(caps);
-}
 
 void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how)
 {
@@ -120,21 +111,23 @@ gboolean sink_event(GstPad *, GstObject *parent, GstEvent *event)
 {
     G2gTee *self = G2G_TEE(parent);
     const EventRef owned = EventRef::adopt(event);
-    if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS && !route_caps(self, event))
+    if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS && !plan_caps(self, event))
         return TRUE;
-    // A serialized event comes under the sink pad's stream lock, as frames do: it reuses the
-    // chain's snapshot. Others (flush-start) may come while a frame is on its way: their own.
-    if (serialized(event))
-        return dispatch(self, self->priv->state.routes, event);
-    RouteSnapshot routes;
-    return dispatch(self, routes, event);
+    // A serialized event comes on the streaming thread, which alone replaces the plan. Others
+    // (flush-start) may come from any thread while a frame is on its way: a copy of the pointer.
+    if (serialized(event)) {
+        if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
+            refresh_plan(self);
+        return dispatch(*self->priv->state.plan, event);
+    }
+    return dispatch(*current_plan(self), event);
 }
 
 gboolean src_event(GstPad *pad, GstObject *parent, GstEvent *event)
 {
-    // A branch relinked or asking to renegotiate: decide its route again before the next frame.
+    // A branch relinked or asking to renegotiate: the plan is made again before the next frame.
     if (GST_EVENT_TYPE(event) == GST_EVENT_RECONFIGURE)
-        G2G_TEE(parent)->priv->state.routes_stale = true;
+        G2G_TEE(parent)->priv->state.plan_stale = true;
     return gst_pad_event_default(pad, parent, event);
 }
 
@@ -148,7 +141,7 @@ gboolean feeder_event(GstPad *pad, GstObject *, GstEvent *event)
     // at the stream's second frame, and a pipeline stopped then crashed in GStreamer 1.22's
     // vulkanupload (docs/design-notes.md, known trouble).
     if (GST_EVENT_TYPE(event) == GST_EVENT_RECONFIGURE) {
-        gst_event_unref(event);
+        const EventRef dropped = EventRef::adopt(event);
         return TRUE;
     }
     // Other upstream events of a conversion (QoS, navigation) go where the branches' would.

@@ -10,6 +10,9 @@
 #include "common/element-error.h"
 #include "common/object-lock.h"
 
+#include <algorithm>
+
+#include <span>
 #include <utility>
 
 namespace g2g::tee {
@@ -34,15 +37,6 @@ void FlowTally::add_verdict(GstFlowReturn ret)
         ++eos;
     else if (ret != GST_FLOW_NOT_LINKED && failure == GST_FLOW_OK)
         failure = ret; // FLUSHING too: one flushing branch flushes the tee, as with tee
-}
-
-void FlowTally::merge(const FlowTally &other)
-{
-    ok += other.ok;
-    shares += other.shares;
-    eos += other.eos;
-    if (failure == GST_FLOW_OK)
-        failure = other.failure;
 }
 
 GstFlowReturn FlowTally::combined(bool allow_not_linked) const
@@ -90,21 +84,23 @@ bool maps_for_reading(GstBuffer *buffer)
 
 // The chain's steps, in order.
 
-// Routes decided again where pads came, went or relinked since the last frame.
-void refresh_routes(G2gTee *self)
+// True when a branch unlinked in the plan has been linked since without a RECONFIGURE (a link
+// made with GST_PAD_LINK_CHECK_NO_RECONFIGURE): fed nothing by this plan, it waits for the next,
+// made before this frame. Fed as it is, it would get frames in a domain it may not read.
+bool linked_since(const TeePlan &plan)
 {
-    TeeState &state = self->priv->state;
-    if (!state.routes_stale.exchange(false))
-        return;
-    const CapsRef caps = CapsRef::adopt(gst_pad_get_current_caps(self->sinkpad));
-    state.refusal = caps ? decide_routes(self, caps.get(), false) : std::nullopt;
+    return plan.negotiated && std::any_of(plan.unlinked.begin(), plan.unlinked.end(),
+                                          [](const PadRef &pad) { return gst_pad_is_linked(pad.get()); });
 }
 
-// A frame the routes cannot carry: the element error once, then an error for every frame.
-GstFlowReturn refuse(G2gTee *self, Refusal &refusal)
+// A frame the plan refused: the element error once, then an error for every frame. The one place
+// a refusal is posted.
+GstFlowReturn refuse(G2gTee *self)
 {
-    if (std::exchange(refusal.posted, true))
+    TeeState &state = self->priv->state;
+    if (std::exchange(state.refusal_posted, true))
         return GST_FLOW_ERROR;
+    const Refusal &refusal = *state.refusal;
     return element::post_error(GST_ELEMENT(self), refusal.domain, refusal.code, refusal.message,
                                refusal.debug);
 }
@@ -137,9 +133,11 @@ void announce(G2gTee *self, GstBuffer *frame)
 
 // A dropped branch's sink still has to preroll, or the pipeline never reaches PLAYING: it gets
 // the stream (without caps) and a gap where the frames would have been.
-void gap_dropped_branches(G2gTee *self, const RouteSnapshot &routes, GstBuffer *frame)
+void gap_dropped_branches(G2gTee *self, const TeePlan &plan, GstBuffer *frame)
 {
-    for (const PadRef &pad : routes.gapping) {
+    if (!std::exchange(self->priv->state.gaps_owed, false))
+        return;
+    for (const PadRef &pad : plan.newly_dropped) {
         copy_stream_events(self->sinkpad, pad.get(), {.store = true, .skip_caps = true});
         gst_pad_push_event(pad.get(),
                            gst_event_new_gap(GST_BUFFER_PTS_IS_VALID(frame) ? GST_BUFFER_PTS(frame) : 0,
@@ -150,10 +148,10 @@ void gap_dropped_branches(G2gTee *self, const RouteSnapshot &routes, GstBuffer *
 // Relabelled frames are checked once per stream (a map of fd memory is an mmap): one that maps
 // shows the stream's memory does; a later frame that would not fails its reader. True when the
 // frame went to them (a relabelling to count).
-bool push_to_relabelled(G2gTee *self, const RouteSnapshot &routes, GstBuffer *frame, FlowTally &tally)
+bool push_to_relabelled(G2gTee *self, const TeePlan &plan, GstBuffer *frame, FlowTally &tally)
 {
     TeeState &state = self->priv->state;
-    if (routes.relabelled.empty())
+    if (plan.relabelled.empty())
         return false;
     if (!state.relabel_verified && !maps_for_reading(frame)) {
         element::post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
@@ -166,27 +164,22 @@ bool push_to_relabelled(G2gTee *self, const RouteSnapshot &routes, GstBuffer *fr
         return false;
     }
     state.relabel_verified = true;
-    push_to_all(self, routes.relabelled, frame, tally);
+    push_to_all(self, plan.relabelled, frame, tally);
     return true;
 }
 
-// Each conversion converts the frame once for all its branches.
-void push_through_conversions(RouteSnapshot &routes, GstBuffer *frame, FlowTally &tally)
+// Each conversion converts the frame once for all its branches; its result (collector_chain's
+// over its branches, or the conversion's own where it kept the frame or failed on it) speaks for
+// them once.
+void push_through_conversions(const TeePlan &plan, GstBuffer *frame, FlowTally &tally)
 {
-    for (Conversion &conversion : routes.conversions()) {
-        conversion.delivered = false;
-        // The converted frame reaches the branches from inside this push: the chain hands it to
-        // the collector synchronously, and collector_chain pushes it to conversion.pads.
-        const GstFlowReturn ret = gst_pad_push(conversion.feeder.get(), gst_buffer_ref(frame));
-        // A conversion that kept the frame (or failed on it) speaks for its branches once.
-        if (!conversion.delivered)
-            tally.add_verdict(ret);
-    }
+    for (const PlannedConversion &conversion : plan.conversions)
+        tally.add_verdict(gst_pad_push(conversion.feeder.get(), gst_buffer_ref(frame)));
 }
 
-// `frame_shares` of the tally's shares are of `frame` itself (the others, of converted frames,
-// collector_chain counts by their own domain).
-void account(G2gTee *self, const FlowTally &tally, bool relabelled, GstBuffer *frame, guint frame_shares)
+// The tally's shares are of `frame` itself (those of converted frames collector_chain counts, by
+// their own domain).
+void account(G2gTee *self, const FlowTally &tally, bool relabelled, GstBuffer *frame)
 {
     static const std::string relabel_pair = "DmaBuf-to-System";
     const Result<MemoryDomainKind> domain = classify_buffer(frame);
@@ -195,7 +188,7 @@ void account(G2gTee *self, const FlowTally &tally, bool relabelled, GstBuffer *f
     ++counters.frames;
     counters.shares += tally.shares;
     if (domain)
-        counters.shares_by_domain[static_cast<std::size_t>(*domain)] += frame_shares;
+        counters.shares_by_domain[static_cast<std::size_t>(*domain)] += tally.shares;
     if (relabelled)
         ++counters.conversions[relabel_pair];
 }
@@ -208,35 +201,31 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     TeeState &state = self->priv->state;
     BufferRef frame = BufferRef::adopt(buffer);
 
-    refresh_routes(self);
-    if (state.refusal)
-        return refuse(self, *state.refusal);
-    RouteSnapshot &routes = state.routes;
-    const HeldRoutes held = routes.take(self, Gaps::Claim);
-    if (routes.undecided) {
-        // A branch linked since the last decision: decided before this frame reaches it. One
-        // linked while deciding again waits for the next frame.
-        routes.clear();
-        state.routes_stale = true;
-        refresh_routes(self);
-        if (state.refusal)
-            return refuse(self, *state.refusal);
-        routes.fill(self, Gaps::Claim);
+    refresh_plan(self);
+    if (!state.refusal && linked_since(*state.plan)) {
+        state.plan_stale = true;
+        refresh_plan(self);
     }
+    if (state.refusal)
+        return refuse(self);
+    // Only this thread replaces the plan, and not while a frame is on its way.
+    const TeePlan &plan = *state.plan;
     make_shareable(frame);
-    if (!routes.silent)
+    if (!plan.silent)
         announce(self, frame.get());
-    gap_dropped_branches(self, routes, frame.get());
+    gap_dropped_branches(self, plan, frame.get());
 
-    FlowTally &tally = state.tally;
-    tally = {};
-    push_to_all(self, routes.direct, frame.get(), tally);
-    push_to_all(self, routes.restated, frame.get(), tally);
-    const bool relabelled = push_to_relabelled(self, routes, frame.get(), tally);
-    const guint frame_shares = tally.shares;
-    push_through_conversions(routes, frame.get(), tally);
-    account(self, tally, relabelled, frame.get(), frame_shares);
-    return tally.combined(routes.allow_not_linked);
+    FlowTally tally;
+    push_to_all(self, plan.direct, frame.get(), tally);
+    push_to_all(self, plan.restated, frame.get(), tally);
+    const bool relabelled = push_to_relabelled(self, plan, frame.get(), tally);
+    account(self, tally, relabelled, frame.get());
+    push_through_conversions(plan, frame.get(), tally);
+    // Branches waiting for upstream's new caps: the frame is one of the old caps, theirs by right
+    // of being no refusal (upstream is not told not-linked for them).
+    if (!plan.waiting.empty())
+        tally.add_verdict(GST_FLOW_OK);
+    return tally.combined(plan.allow_not_linked);
 }
 
 GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
@@ -249,26 +238,26 @@ GstFlowReturn collector_chain(GstPad *pad, GstObject *, GstBuffer *buffer)
     // moved none.
     const Result<MemoryDomainKind> out = classify_buffer(buffer);
     const bool converted = !out || *out != converter->from();
+    std::shared_ptr<const TeePlan> plan;
     {
         const ObjectLock lock(self);
         ++state.counters.conversions[converter->pair()];
         state.counters.converters[converter->pair()] = converter->description();
         state.counters.host_round_trips += converter->through_host() ? 1 : 0;
         state.counters.bytes_converted += converted ? gst_buffer_get_size(buffer) : 0;
+        plan = state.plan;
     }
-    // Called from inside push_through_conversions' push: the branches are the snapshot's.
     FlowTally delivered;
-    if (Conversion *conversion = state.routes.conversion_of(converter)) {
-        conversion->delivered = true;
+    if (const PlannedConversion *conversion = plan->conversion_of(converter))
         push_to_all(self, conversion->pads, buffer, delivered);
-    }
-    if (out) {
+    {
         const ObjectLock lock(self);
-        state.counters.shares_by_domain[static_cast<std::size_t>(*out)] += delivered.shares;
+        state.counters.shares += delivered.shares;
+        if (out)
+            state.counters.shares_by_domain[static_cast<std::size_t>(*out)] += delivered.shares;
     }
-    state.tally.merge(delivered);
-    // The conversion goes on while one of its branches takes frames.
-    return delivered.combined(true);
+    // Back through the conversion to push_through_conversions, as the verdict of its branches.
+    return delivered.combined(false);
 }
 
 } // namespace g2g::tee

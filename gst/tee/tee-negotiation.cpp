@@ -84,8 +84,9 @@ void answer_sink_caps(G2gTee *self, GstQuery *query)
     std::vector<PadRef> pads;
     {
         const ObjectLock lock(self);
+        const TeePlan &plan = *self->priv->state.plan;
         for (const PadRef &pad : self->priv->state.branches) {
-            if (branch_of(pad.get())->route != Route::Dropped)
+            if (plan.route_of(pad.get()) != BranchRoute::Dropped)
                 pads.push_back(pad);
         }
     }
@@ -157,23 +158,39 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
         answer_sink_caps(self, query);
         return TRUE;
     case GST_QUERY_ALLOCATION: {
-        // Branches fed the frame as it is, and the conversions (whose first element answers).
+        // Upstream renegotiated, with the caps event before (counted there) or keeping its caps:
+        // branches waiting for other caps are planned again.
+        TeeState &state = self->priv->state;
+        if (!std::exchange(state.caps_before_allocation, false))
+            ++state.renegotiations;
+        // Branches fed the frame as it is (every branch before caps, and one requested since the
+        // plan was made), and the conversions (whose first element answers).
         std::vector<PadRef> pads;
-        std::vector<Route> routes;
+        std::vector<BranchRoute> routes;
         bool allow_not_linked;
         {
             const ObjectLock lock(self);
-            for (const PadRef &branch_pad : self->priv->state.branches) {
-                const G2gTeeSrcPad *branch = branch_of(branch_pad.get());
+            const TeePlan &plan = *state.plan;
+            if (!plan.waiting.empty())
+                state.plan_stale = true;
+            for (const PadRef &branch_pad : state.branches) {
+                const BranchRoute route =
+                    plan.negotiated ? plan.route_of(branch_pad.get()) : BranchRoute::Direct;
                 GstPad *target = nullptr;
-                if (branch->route == Route::Converted)
-                    target = branch->converter->feeder();
-                else if (branch->route != Route::Dropped)
+                if (route == BranchRoute::Converted) {
+                    for (const PlannedConversion &conversion : plan.conversions) {
+                        for (const PadRef &converted : conversion.pads) {
+                            if (converted.get() == branch_pad.get())
+                                target = conversion.feeder.get();
+                        }
+                    }
+                } else if (route != BranchRoute::Dropped && route != BranchRoute::Waiting) {
                     target = branch_pad.get();
+                }
                 if (target && std::none_of(pads.begin(), pads.end(),
                                            [&](const PadRef &known) { return known.get() == target; })) {
                     pads.push_back(PadRef::borrow(target));
-                    routes.push_back(branch->route);
+                    routes.push_back(route);
                 }
             }
             allow_not_linked = self->priv->settings.allow_not_linked;
@@ -183,7 +200,7 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
         GstCaps *caps = nullptr;
         gst_query_parse_allocation(query, &caps, nullptr);
         std::vector<CapsRef> caps_of;
-        for (Route route : routes)
+        for (BranchRoute route : routes)
             caps_of.push_back(caps ? caps_for_route(route, caps) : CapsRef());
         return aggregate_allocation(parent, pads, allow_not_linked, query, caps_of);
     }

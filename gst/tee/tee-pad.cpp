@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// g2gtee's src pad subclass: per-branch state lives in the pad (as libcamera's GstLibcameraPad
-// keeps its stream), so adding or releasing a branch is adding or releasing a pad.
+// g2gtee's src pad subclass: a branch is its pad, so adding or releasing a branch is adding or
+// releasing a pad (as libcamera's GstLibcameraPad keeps its stream).
 #include "tee-pad.h"
 
 G_DEFINE_TYPE(G2gTeeSrcPad, g2g_tee_src_pad, GST_TYPE_PAD)
@@ -15,23 +15,12 @@ gboolean activate_mode(GstPad *, GstObject *, GstPadMode mode, gboolean)
 
 } // namespace
 
-namespace g2g::tee {
-
-void forget_route(G2gTeeSrcPad *pad)
-{
-    pad->route = Route::Unresolved;
-    pad->converter = nullptr;
-    pad->gap_sent = false;
-}
-
-} // namespace g2g::tee
-
 static void g2g_tee_src_pad_class_init(G2gTeeSrcPadClass *)
 {
 }
 
 static void g2g_tee_src_pad_init(G2gTeeSrcPad *self)
 {
-    g2g::tee::forget_route(self);
+    self->index = 0;
     gst_pad_set_activatemode_function(GST_PAD(self), activate_mode);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gtee's instance and what its files share. g2gtee.cpp is the element (pads, properties,
-// state changes); tee-pad holds each branch in its src pad; tee-routes decides the branches'
-// routes and tee-snapshot copies out those a frame or an event follows; tee-fanout pushes frames
-// and tee-events events along them; tee-negotiation answers queries, with tee-allocation;
-// tee-converter is one conversion, tee-caps the caps arithmetic of domains.
+// state changes); tee-pad is a branch's src pad; tee-plan.h is what negotiation decided, made by
+// tee-routes (the plan function) from what tee-snapshot takes and swapped in by it; tee-fanout
+// pushes frames and tee-events events along the plan; tee-negotiation answers queries, with
+// tee-allocation; tee-converter is one conversion, tee-caps the caps arithmetic of domains.
 #pragma once
 
 #include "g2gtee.h"
@@ -33,32 +33,18 @@ namespace g2g::tee {
 // tee's pull modes, same nicks; only "never" is implemented (push mode).
 enum PullMode { PULL_MODE_NEVER, PULL_MODE_SINGLE };
 
-// What g2gtee does with a branch no conversion reaches.
-enum FanOutPolicy { FAN_OUT_POLICY_FAIL, FAN_OUT_POLICY_DROP_BRANCH };
-
 // tee's flow rules over the pushes of one frame: OK when one branch took it; EOS only when
 // every linked branch is at EOS; the first other error as it is; NOT_LINKED when no branch is
 // linked (OK with allow-not-linked).
 struct FlowTally {
     guint ok = 0;
-    guint shares = 0; // OK pushes to branches (a conversion's own OK is a verdict, not a share)
+    guint shares = 0; // OK pushes to branches (a conversion's result is a verdict, not a share)
     guint eos = 0;
     GstFlowReturn failure = GST_FLOW_OK;
 
     void add(GstFlowReturn ret);         // a push to a branch
     void add_verdict(GstFlowReturn ret); // a conversion's result for its branches
-    void merge(const FlowTally &other);
     GstFlowReturn combined(bool allow_not_linked) const;
-};
-
-// Why the routes cannot carry the stream (fan-out-policy=fail, copy-budget): the element error
-// g2gtee posts at the next frame, once.
-struct Refusal {
-    GQuark domain; // GST_CORE_ERROR or GST_STREAM_ERROR
-    gint code;
-    std::string message;
-    std::string debug;
-    bool posted = false;
 };
 
 // The properties. Guarded by the object lock, which is the innermost lock: taken inside the
@@ -104,28 +90,38 @@ struct TeeState {
     std::string last_message;
     TeeCounters counters;
 
-    // Any thread, no lock: set when pads come, go or relink and when the policy or budget
-    // changes; the streaming thread decides routes again before the next frame.
-    std::atomic<bool> routes_stale{true};
+    // The plan in force: replaced in whole by the streaming thread under the object lock (so the
+    // streaming thread reads it without the lock, and every other thread copies the pointer under
+    // it); a released branch or a stopped conversion's feeder stays alive while a plan names it.
+    std::shared_ptr<const TeePlan> plan = std::make_shared<const TeePlan>();
+
+    // Any thread, no lock: set when pads come, go or relink and when a setting changes; the
+    // streaming thread makes the plan again before the next frame.
+    std::atomic<bool> plan_stale{true};
 
     // Streaming thread only, under the sink pad's stream lock (taken before the object lock):
     // the chain, serialized events and route decisions run there; state changes and dispose
     // touch these only once streaming has stopped.
     //
-    // The last route decision failed: frames are refused until routes are decided again, and the
-    // first refused frame posts the error. Not at the caps event: there upstream is still
-    // negotiating (its allocation query comes next), and an error makes the application stop the
-    // pipeline under it. GStreamer 1.22's vulkanupload answers that query with a device its stop
-    // has just released: the loader aborts.
+    // The last plan was refused: frames are refused until a plan is made again, and the first
+    // refused frame posts the error (refuse(), the one place). Not at the caps event: there upstream
+    // is still negotiating (its allocation query comes next), and an error makes the application
+    // stop the pipeline under it. GStreamer 1.22's vulkanupload answers that query with a device its
+    // stop has just released: the loader aborts.
     std::optional<Refusal> refusal;
-    // A relabelled (DMABuf) frame of the current routes mapped for reading.
+    bool refusal_posted = false;
+    // Upstream's renegotiations: caps events, and allocation queries that no caps event came
+    // before (upstream renegotiated and kept its caps). The count at which each branch of the plan
+    // that waits began to (BranchAnswer::renegotiations_waited).
+    guint renegotiations = 0;
+    bool caps_before_allocation = false;
+    std::map<const GstPad *, guint> waiting_since;
+    // The plan's newly dropped branches are owed a gap by its first frame.
+    bool gaps_owed = false;
+    // A relabelled (DMABuf) frame of the current plan mapped for reading.
     bool relabel_verified = false;
-    // The conversions in use (the branch pads point at them).
+    // The conversions in use (the plan points at them).
     std::vector<std::unique_ptr<Converter>> converters;
-    // The routes of the frame or serialized event in flight, and the frame's flow, both reused
-    // so a frame allocates nothing.
-    RouteSnapshot routes;
-    FlowTally tally;
 };
 
 // The Vulkan device g2gtee hands the Vulkan elements of its branches and of its conversions when
@@ -160,13 +156,6 @@ gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean feeder_query(GstPad *pad, GstObject *parent, GstQuery *query);
 gboolean collector_query(GstPad *pad, GstObject *parent, GstQuery *query);
 
-// tee-routes.cpp
-// Decides every linked branch's route for frames of `caps`, creating the conversions they need
-// and stopping those no branch needs. `in_caps_event`: called before the sink pad stores `caps`
-// (new conversions then get the stream's events up to, not including, its caps). A refusal
-// (fan-out-policy=fail or copy-budget) leaves the routes as they were.
-[[nodiscard]] std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event);
-
 // tee-fanout.cpp
 GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
 GstFlowReturn collector_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer);
@@ -177,16 +166,12 @@ gboolean src_event(GstPad *pad, GstObject *parent, GstEvent *event);
 gboolean collector_event(GstPad *pad, GstObject *parent, GstEvent *event);
 gboolean feeder_event(GstPad *pad, GstObject *parent, GstEvent *event);
 
-// The caps a branch of `route` takes frames of the stream's `caps` in: system memory for a
-// relabelled branch, the other form for a restated one, the caps themselves for the others.
-CapsRef caps_for_route(Route route, GstCaps *caps);
-
 // How copy_stream_events hands on the events.
 struct StreamEventCopy {
-    bool store = true;           // stored on `to` (a branch pad), else pushed (into a feeder)
-    bool before_caps = false;    // stop at the caps (the caps event in flight replaces them)
-    Route route = Route::Direct; // the caps as a branch of this route takes them (caps_for_route)
-    bool skip_caps = false;      // everything but the caps (a dropped branch)
+    bool store = true;       // stored on `to` (a branch pad), else pushed (into a feeder)
+    GstCaps *caps = nullptr; // in place of the stored caps (those of the caps event in flight)
+    BranchRoute route = BranchRoute::Direct; // the caps as a branch of this route takes them (caps_for_route)
+    bool skip_caps = false;                  // everything but the caps (a dropped branch)
 };
 
 // Hands `from`'s sticky events (stream-start, caps, segment, tags) to `to`, so a branch or a

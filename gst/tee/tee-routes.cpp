@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// g2gtee's routes: each branch's route for the stream's caps, decided once per caps (and again
-// when pads come, go or relink), not per frame; the conversions those routes need;
-// fan-out-policy and copy-budget.
-#include "tee-private.h"
+// g2gtee's plan function (tee-plan.h): each branch's route for the stream's caps from what its
+// peer answered, the conversions those routes need grouped by target domain, fan-out-policy and
+// copy-budget. Pure: the pads were asked before (tee-snapshot.cpp), the conversions are made after.
+#include "tee-plan.h"
 
 #include "tee-caps.h"
 
@@ -10,25 +10,14 @@
 #include <g2g/domain-set.h>
 #include <g2g/tensor-view-meta.h>
 
-#include "common/object-lock.h"
 #include "core/domain-table.h"
 
 #include <algorithm>
 
-#define GST_CAT_DEFAULT g2g_tee_debug
-
 namespace g2g::tee {
 namespace {
 
-using element::ObjectLock;
 using K = MemoryDomainKind;
-
-const ConverterPadFunctions &pad_functions()
-{
-    static const ConverterPadFunctions functions{feeder_query, feeder_event, collector_chain, collector_event,
-                                                 collector_query};
-    return functions;
-}
 
 // True when frames of `caps` are views (meta:G2gTensorView): their bytes are the source frame's,
 // laid out as the view meta says, not as the caps' format and size say.
@@ -39,43 +28,59 @@ bool carries_views(const GstCaps *caps)
            gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
 }
 
-// True when the branch on `pad` names the view feature for frames like `caps`, so it reads the
-// view meta. Asked without a filter: a peer that takes ANY caps (a caps-less appsink, fakesink,
-// identity, a queue before them) answers a filtered query with the filter itself, which would look
-// like a request for views; it takes anything without reading the meta, and gets dense frames.
-bool names_views(GstPad *pad, GstCaps *caps)
+// True when a peer that takes `takes` names the view feature for frames like `caps`, so it reads
+// the view meta. One that takes ANY caps (a caps-less appsink, fakesink, identity, a queue before
+// them) takes anything without reading the meta, and gets dense frames.
+bool names_views(const GstCaps *takes, const GstCaps *caps)
 {
-    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
-    if (!takes || gst_caps_is_any(takes.get()))
+    if (!takes || gst_caps_is_any(takes))
         return false;
-    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
-        const GstCapsFeatures *features = gst_caps_get_features(takes.get(), i);
+    for (guint i = 0; i < gst_caps_get_size(takes); ++i) {
+        const GstCapsFeatures *features = gst_caps_get_features(takes, i);
         if (gst_caps_features_is_any(features) ||
             !gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW))
             continue;
-        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes.get(), i));
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes, i));
         if (gst_caps_can_intersect(one.get(), caps))
             return true;
     }
     return false;
 }
 
-// True when the branch on `pad` names the memory of `target_caps` (another device domain) for
-// frames like them: only such a branch is converted to it on the device. One that takes ANY caps
-// is not: it gets the frames in their own domain, or none.
-bool names_domain(GstPad *pad, K target, const GstCaps *target_caps)
+// True when a peer that takes `takes` names the memory of `target_caps` (another device domain)
+// for frames like them: only such a branch is converted to it on the device. One that takes ANY
+// caps is not: it gets the frames in their own domain, or none.
+bool names_domain(const GstCaps *takes, K target, const GstCaps *target_caps)
 {
-    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
-    if (!takes || gst_caps_is_any(takes.get()))
+    if (!takes || gst_caps_is_any(takes))
         return false;
-    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
-        if (domain_of(gst_caps_get_features(takes.get(), i)) != target)
+    for (guint i = 0; i < gst_caps_get_size(takes); ++i) {
+        if (domain_of(gst_caps_get_features(takes, i)) != target)
             continue;
-        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes.get(), i));
+        const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(takes, i));
         if (gst_caps_can_intersect(one.get(), target_caps))
             return true;
     }
     return false;
+}
+
+// Whether a peer that takes `takes` takes `caps`, or one of their structures where they are not
+// fixed (a DMABuf target in both forms, 1.22's and DMA_DRM). As a pad's default accept-caps: the
+// caps a subset of what the peer's caps query answered (asked down to the element that cares; a
+// basetransform with ANY templates, such as identity or g2gprobe, passes the question on).
+bool branch_takes(const GstCaps *takes, const GstCaps *caps)
+{
+    if (!takes)
+        return false;
+    if (!gst_caps_is_fixed(caps)) {
+        for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+            const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(caps, i));
+            if (gst_caps_is_fixed(one.get()) && branch_takes(takes, one.get()))
+                return true;
+        }
+        return false;
+    }
+    return gst_caps_is_subset(caps, takes);
 }
 
 // What g2gtee converts frames into, for a refusal: system memory, and the domain table's device
@@ -94,30 +99,31 @@ std::string conversions()
                           : " (g2gtee converts frames into system memory, and on the device " + routes + ")";
 }
 
-// Why no route reaches the branch on `pad` for frames of `caps`.
-std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
+std::string category_of(const PlanInputs &inputs, const BranchAnswer &branch)
 {
-    const PadRef peer = PadRef::adopt(gst_pad_get_peer(pad));
-    const ElementRef peer_element =
-        ElementRef::adopt(peer ? gst_pad_get_parent_element(peer.get()) : nullptr);
-    g_autofree gchar *category =
-        g_strdup_printf("branch %s of %s (to %s)", GST_OBJECT_NAME(pad), GST_OBJECT_NAME(self),
-                        peer_element ? GST_OBJECT_NAME(peer_element.get()) : "an unknown peer");
+    return "branch " + std::string(GST_OBJECT_NAME(branch.pad.get())) + " of " + inputs.tee_name + " (to " +
+           (branch.peer_name.empty() ? std::string("an unknown peer") : branch.peer_name) + ")";
+}
+
+// Why no route reaches `branch` for frames of `caps`.
+std::string refusal(const PlanInputs &inputs, const BranchAnswer &branch, GstCaps *caps, K upstream)
+{
+    const std::string category = category_of(inputs, branch);
+    const GstCaps *takes = branch.takes.get();
     // A view of a platform handle has nothing to be written into (no element writes that memory).
-    if (carries_views(caps) && !names_views(pad, caps) &&
+    if (carries_views(caps) && !names_views(takes, caps) &&
         detail::domain_info(upstream).handle_views != detail::HandleViews::None)
-        return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
+        return category + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
                std::string(name(upstream)) + " frames, and nothing writes " + std::string(name(upstream)) +
                " memory to materialize them: give that branch a consumer that reads the view";
-    if (carries_views(caps) && upstream != K::SystemView && !names_views(pad, caps))
-        return std::string(category) + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
+    if (carries_views(caps) && upstream != K::SystemView && !names_views(takes, caps))
+        return category + " takes no views (" G2G_CAPS_FEATURE_META_TENSOR_VIEW ") of " +
                std::string(name(upstream)) +
                " frames, and g2gtee materializes views in system memory only: insert g2gmaterialize "
                "in that branch";
-    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
     DomainSet accepted;
-    for (guint i = 0; i < gst_caps_get_size(takes.get()); ++i) {
-        const std::optional<K> kind = domain_of(gst_caps_get_features(takes.get(), i));
+    for (guint i = 0; takes && i < gst_caps_get_size(takes); ++i) {
+        const std::optional<K> kind = domain_of(gst_caps_get_features(takes, i));
         accepted = kind ? accepted.insert(*kind) : DomainSet::all();
     }
     // DMA_DRM frames with no 1.22 form (caps_from_dma_drm drops them) go only to branches that
@@ -128,16 +134,15 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
         g_strcmp0(gst_structure_get_string(structure, "format"), "DMA_DRM") == 0 &&
         gst_caps_is_empty(in_domain(caps, K::System).get())) {
         const gchar *drm_format = gst_structure_get_string(structure, "drm-format");
-        return std::string(category) +
-               " refuses DMA_DRM frames of drm-format=" + (drm_format ? drm_format : "(none)") +
+        return category + " refuses DMA_DRM frames of drm-format=" + (drm_format ? drm_format : "(none)") +
                ", which GStreamer 1.22's caps cannot say (a non-linear modifier, a fourcc GStreamer has no "
                "video format for, or a drm-format that does not parse), so g2gtee can neither restate them "
                "as 1.22's memory:DMABuf caps nor relabel them as system memory: give that branch a peer "
                "that takes these DMA_DRM caps, or have upstream produce a linear layout";
     }
-    if (gst_caps_is_any(takes.get()) || accepted.contains(upstream)) {
+    if (!takes || gst_caps_is_any(takes) || accepted.contains(upstream)) {
         g_autofree gchar *wanted = gst_caps_to_string(caps);
-        return std::string(category) + " takes " + std::string(name(upstream)) +
+        return category + " takes " + std::string(name(upstream)) +
                " frames but refuses these caps (format, size or rate, not the memory domain): " + wanted;
     }
     std::string message = wrong_domain_error(category, accepted, upstream).message();
@@ -146,33 +151,30 @@ std::string refusal(G2gTee *self, GstPad *pad, GstCaps *caps, K upstream)
     return message;
 }
 
-// Whether the branch on `pad` takes `caps`, or one of its structures where they are not fixed (a
-// DMABuf target in both forms, 1.22's and DMA_DRM: accept-caps takes fixed caps only). Accept-caps
-// alone is shallow (a basetransform with ANY templates, such as identity or g2gprobe, accepts
-// everything), so the branch's caps, asked down to the element that cares, must also allow them.
-bool branch_takes(GstPad *pad, GstCaps *caps)
+// Whether `branch`, which the stream's caps do not reach, waits for caps it takes instead of being
+// refused: linked since the plan before (or waiting in it; one it fed or dropped is refused), while
+// upstream offers caps it takes, for kRenegotiationsWaited of upstream's renegotiations. Frames
+// in the old caps still come after its link (from upstream before it renegotiated, from a queue
+// between), and are no reason to refuse it.
+bool waits(const PlanInputs &inputs, const BranchAnswer &branch, bool &needs_upstream_offer)
 {
-    if (!gst_caps_is_fixed(caps)) {
-        for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-            const CapsRef one = CapsRef::adopt(gst_caps_copy_nth(caps, i));
-            if (gst_caps_is_fixed(one.get()) && branch_takes(pad, one.get()))
-                return true;
-        }
+    const bool linked_since = branch.before == BranchRoute::Unlinked || branch.before == BranchRoute::Waiting;
+    if (!linked_since || branch.renegotiations_waited >= kRenegotiationsWaited || !branch.takes ||
+        gst_caps_is_any(branch.takes.get()))
+        return false;
+    if (!inputs.upstream_offer) {
+        needs_upstream_offer = true;
         return false;
     }
-    if (!gst_pad_peer_query_accept_caps(pad, caps))
-        return false;
-    const CapsRef takes = CapsRef::adopt(gst_pad_peer_query_caps(pad, caps));
-    return !gst_caps_is_empty(takes.get());
+    return gst_caps_can_intersect(inputs.upstream_offer.get(), branch.takes.get());
 }
 
+// One branch's route while the plan is made.
 struct Decision {
-    PadRef pad;
-    Route before; // the branch's route when the decision began
-    Route route = Route::Unresolved;
-    Converter *converter = nullptr;
-    std::string refusal;
+    const BranchAnswer *branch;
+    BranchRoute route = BranchRoute::Unlinked;
     K target = K::System; // where a converted branch's frames go
+    std::string refusal;
 };
 
 // The domains a device frame of `upstream` reaches on the device itself (CUDA to Vulkan and back,
@@ -194,7 +196,8 @@ std::vector<std::pair<K, CapsRef>> device_targets(GstCaps *caps, K upstream)
 // branch, whatever its caps (ANY included), gets the one dense frame g2gmaterialize makes of each
 // view for all of them (or, in another device domain, the one g2gconvert writes). Caps of an
 // unknown memory type go everywhere as they are.
-void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *caps, std::optional<K> upstream)
+std::vector<Decision> route_branches(const PlanInputs &inputs, GstCaps *caps, std::optional<K> upstream,
+                                     bool &needs_upstream_offer)
 {
     const bool views = carries_views(caps);
     // A view over device memory (CUDA memory with the view feature) has no conversion to system
@@ -209,140 +212,121 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
     const CapsRef other_form = upstream == K::DmaBuf && !views ? restated(caps) : CapsRef();
     const std::vector<std::pair<K, CapsRef>> devices =
         upstream ? device_targets(caps, *upstream) : std::vector<std::pair<K, CapsRef>>{};
-    for (Decision &decision : decisions) {
-        GstPad *pad = decision.pad.get();
-        if (!gst_pad_is_linked(pad)) {
-            decision.route = Route::Unresolved;
-            continue;
-        }
-        if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps)))) {
-            decision.route = Route::Direct;
-            continue;
-        }
-        if (other_form && branch_takes(pad, other_form.get())) {
-            decision.route = Route::Restated;
-            continue;
-        }
-        if (system_caps && branch_takes(pad, system_caps.get())) {
-            decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
+    std::vector<Decision> decisions;
+    for (const BranchAnswer &branch : inputs.branches) {
+        Decision &decision = decisions.emplace_back(Decision{&branch, BranchRoute::Unlinked, K::System, {}});
+        const GstCaps *takes = branch.takes.get();
+        if (!branch.linked) {
+            decision.route = BranchRoute::Unlinked;
+        } else if (!upstream || (branch_takes(takes, caps) && (!views || names_views(takes, caps)))) {
+            decision.route = BranchRoute::Direct;
+        } else if (other_form && branch_takes(takes, other_form.get())) {
+            decision.route = BranchRoute::Restated;
+        } else if (system_caps && branch_takes(takes, system_caps.get())) {
+            decision.route = *upstream == K::DmaBuf ? BranchRoute::Relabelled : BranchRoute::Converted;
             decision.target = K::System;
-            continue;
-        }
-        const auto device =
-            std::find_if(devices.begin(), devices.end(), [&](const std::pair<K, CapsRef> &target) {
-                return names_domain(pad, target.first, target.second.get()) &&
-                       branch_takes(pad, target.second.get());
-            });
-        if (device != devices.end()) {
-            decision.route = Route::Converted;
+        } else if (const auto device = std::find_if(devices.begin(), devices.end(),
+                                                    [&](const std::pair<K, CapsRef> &target) {
+                                                        return names_domain(takes, target.first,
+                                                                            target.second.get()) &&
+                                                               branch_takes(takes, target.second.get());
+                                                    });
+                   device != devices.end()) {
+            decision.route = BranchRoute::Converted;
             decision.target = device->first;
-            continue;
+        } else {
+            decision.route = BranchRoute::Dropped;
+            decision.refusal = refusal(inputs, branch, caps, *upstream);
         }
-        decision.route = Route::Dropped;
-        decision.refusal = refusal(self, pad, caps, *upstream);
+        if (decision.route == BranchRoute::Dropped && waits(inputs, branch, needs_upstream_offer))
+            decision.route = BranchRoute::Waiting;
     }
+    return decisions;
 }
 
-// The conversions the converted branches share, one per target domain: the one running already,
-// or a new one (added to `created`). Where one cannot be made, its branches are dropped, saying why.
-std::vector<Converter *> conversions_for(G2gTee *self, std::vector<Decision> &decisions, K upstream,
-                                         std::vector<Converter *> &created)
+// Converted branches whose conversion cannot be made are dropped, saying why.
+void drop_unavailable(const PlanInputs &inputs, std::vector<Decision> &decisions, K upstream)
 {
-    TeeState &state = self->priv->state;
-    std::vector<Converter *> used;
     for (Decision &decision : decisions) {
-        if (decision.route != Route::Converted)
+        if (decision.route != BranchRoute::Converted)
             continue;
-        const K target = decision.target;
-        const auto matches = [&](const Converter *c) { return c->from() == upstream && c->to() == target; };
-        if (const auto known = std::find_if(used.begin(), used.end(), matches); known != used.end()) {
-            decision.converter = *known;
+        const auto unavailable = inputs.unavailable.find({upstream, decision.target});
+        if (unavailable == inputs.unavailable.end())
             continue;
-        }
-        Converter *converter = nullptr;
-        for (const auto &running : state.converters) {
-            if (matches(running.get()))
-                converter = running.get();
-        }
-        if (!converter) {
-            auto made = Converter::create(GST_BIN(self), upstream, target, pad_functions());
-            if (!made) {
-                decision.route = Route::Dropped;
-                decision.refusal = std::string("branch ") + GST_OBJECT_NAME(decision.pad.get()) + " needs " +
-                                   (target == K::System ? std::string("system memory")
-                                                        : std::string(name(target)) + " frames") +
-                                   ": " + made.error().message();
-                continue;
-            }
-            converter = made->get();
-            created.push_back(converter);
-            state.converters.push_back(std::move(*made));
-        }
-        used.push_back(converter);
-        decision.converter = converter;
+        decision.route = BranchRoute::Dropped;
+        decision.refusal = "branch " + std::string(GST_OBJECT_NAME(decision.branch->pad.get())) + " needs " +
+                           (decision.target == K::System ? std::string("system memory")
+                                                         : std::string(name(decision.target)) + " frames") +
+                           ": " + unavailable->second;
     }
-    return used;
-}
-
-// The names of the branches each conversion feeds, for the copy-budget's message.
-std::string converted_pads_of(const std::vector<Decision> &decisions, const Converter *converter)
-{
-    std::string converted_pads;
-    for (const Decision &decision : decisions) {
-        if (decision.route != Route::Converted || decision.converter != converter)
-            continue;
-        converted_pads +=
-            (converted_pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(decision.pad.get()));
-    }
-    return converted_pads;
 }
 
 // fan-out-policy over the dropped branches: fail refuses at the first; drop-branch warns once,
 // when a branch becomes dropped, and refuses when it would drop every linked branch (the frames
 // would reach none: tee's not-linked, said with the reason) unless allow-not-linked.
-std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Decision> &decisions,
-                                            FanOutPolicy policy, bool allow_not_linked)
+std::optional<Refusal> apply_fan_out_policy(const PlanInputs &inputs, const std::vector<Decision> &decisions,
+                                            std::vector<std::string> &warnings)
 {
-    const auto is_dropped = [](const Decision &d) { return d.route == Route::Dropped; };
+    const auto is_dropped = [](const Decision &d) { return d.route == BranchRoute::Dropped; };
     const auto linked = std::count_if(decisions.begin(), decisions.end(),
-                                      [](const Decision &d) { return d.route != Route::Unresolved; });
+                                      [](const Decision &d) { return d.route != BranchRoute::Unlinked; });
     const auto dropped = std::find_if(decisions.begin(), decisions.end(), is_dropped);
-    if (policy == FAN_OUT_POLICY_DROP_BRANCH && !allow_not_linked && dropped != decisions.end() &&
-        std::count_if(decisions.begin(), decisions.end(), is_dropped) == linked)
+    const PlanSettings &settings = inputs.settings;
+    if (settings.fan_out_policy == FAN_OUT_POLICY_DROP_BRANCH && !settings.allow_not_linked &&
+        dropped != decisions.end() && std::count_if(decisions.begin(), decisions.end(), is_dropped) == linked)
         return Refusal{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-                       std::string("fan-out-policy=drop-branch drops every branch of ") +
-                           GST_OBJECT_NAME(self) + ", so frames reach none: " + dropped->refusal,
+                       "fan-out-policy=drop-branch drops every branch of " + inputs.tee_name +
+                           ", so frames reach none: " + dropped->refusal,
                        "link a branch that takes these frames, or set allow-not-linked=true to let them "
                        "go nowhere"};
     for (const Decision &decision : decisions) {
-        if (decision.route != Route::Dropped)
+        if (decision.route != BranchRoute::Dropped)
             continue;
-        if (policy == FAN_OUT_POLICY_FAIL)
+        if (settings.fan_out_policy == FAN_OUT_POLICY_FAIL)
             return Refusal{
                 GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, decision.refusal,
                 "fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"};
-        if (decision.before != Route::Dropped)
-            GST_ELEMENT_WARNING(
-                self, CORE, NEGOTIATION,
-                ("%s: fan-out-policy=drop-branch, this branch gets no frames", decision.refusal.c_str()),
-                (nullptr));
+        if (decision.branch->before != BranchRoute::Dropped)
+            warnings.push_back(decision.refusal + ": fan-out-policy=drop-branch, this branch gets no frames");
     }
     return std::nullopt;
 }
 
-// The seed's copy policy: copies plus conversions per frame within copy-budget (-1: unlimited).
-std::optional<Refusal> check_copy_budget(gint budget, const std::vector<Converter *> &converters,
-                                         const std::vector<Decision> &decisions)
+// The conversions the converted branches share, one per target domain, in the order their first
+// branch was requested.
+std::vector<PlannedConversion> group_conversions(const std::vector<Decision> &decisions, K upstream)
 {
-    const gint conversions_per_frame = static_cast<gint>(converters.size());
+    std::vector<PlannedConversion> conversions;
+    for (const Decision &decision : decisions) {
+        if (decision.route != BranchRoute::Converted)
+            continue;
+        auto conversion = std::find_if(conversions.begin(), conversions.end(),
+                                       [&](const PlannedConversion &c) { return c.to == decision.target; });
+        if (conversion == conversions.end()) {
+            conversions.push_back(PlannedConversion{
+                upstream, decision.target, converter_between(upstream, decision.target), nullptr, {}, {}});
+            conversion = conversions.end() - 1;
+        }
+        conversion->pads.push_back(decision.branch->pad);
+    }
+    return conversions;
+}
+
+// The seed's copy policy: copies plus conversions per frame within copy-budget (-1: unlimited).
+std::optional<Refusal> check_copy_budget(gint budget, const std::vector<PlannedConversion> &conversions)
+{
+    const gint conversions_per_frame = static_cast<gint>(conversions.size());
     if (budget < 0 || conversions_per_frame <= budget)
         return std::nullopt;
     std::string which;
-    for (const Converter *converter : converters)
-        which += (which.empty() ? "" : "; ") + std::string(name(converter->from())) + " to " +
-                 std::string(name(converter->to())) + " by " + converter->description() + " for " +
-                 converted_pads_of(decisions, converter);
-    const std::string from(name(converters.front()->from()));
+    for (const PlannedConversion &conversion : conversions) {
+        std::string pads;
+        for (const PadRef &pad : conversion.pads)
+            pads += (pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(pad.get()));
+        which += (which.empty() ? "" : "; ") + std::string(name(conversion.from)) + " to " +
+                 std::string(name(conversion.to)) + " by " + conversion.description + " for " + pads;
+    }
+    const std::string from(name(conversions.front().from));
     return Refusal{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                    "copy-budget " + std::to_string(budget) +
                        " exceeded: " + std::to_string(conversions_per_frame) +
@@ -350,74 +334,95 @@ std::optional<Refusal> check_copy_budget(gint budget, const std::vector<Converte
                    "raise copy-budget, or give those branches a peer that takes " + from};
 }
 
-// Writes the decisions into the branch pads (those not released meanwhile). A branch whose route
-// changed starts from its new source's stream events, and a new conversion from the stream's.
-void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vector<Converter *> &created,
-           bool in_caps_event)
-{
-    TeeState &state = self->priv->state;
-    state.relabel_verified = false;
-    std::vector<const Decision *> changed;
-    {
-        const ObjectLock lock(self);
-        for (const Decision &decision : decisions) {
-            if (!holds_branch(state, decision.pad.get()))
-                continue;
-            G2gTeeSrcPad *branch = branch_of(decision.pad.get());
-            if (branch->route != decision.route || branch->converter != decision.converter)
-                changed.push_back(&decision);
-            if (branch->route != decision.route)
-                branch->gap_sent = false;
-            branch->route = decision.route;
-            branch->converter = decision.converter;
-        }
-    }
-    for (const Decision *decision : changed) {
-        GstPad *pad = decision->pad.get();
-        GST_DEBUG_OBJECT(self, "%s: route %d", GST_OBJECT_NAME(pad), static_cast<int>(decision->route));
-        if (decision->route == Route::Converted)
-            copy_stream_events(decision->converter->collector(), pad, {.store = true});
-        else if (decision->route != Route::Dropped)
-            copy_stream_events(self->sinkpad, pad, {.store = true, .route = decision->route});
-    }
-    for (Converter *made : created)
-        copy_stream_events(self->sinkpad, made->feeder(), {.store = false, .before_caps = in_caps_event});
-}
-
 } // namespace
 
-std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_event)
+BranchRoute TeePlan::route_of(const GstPad *pad) const
 {
-    TeeState &state = self->priv->state;
-    const std::optional<K> upstream = domain_of(caps);
-    std::vector<Decision> decisions;
-    FanOutPolicy policy;
-    gint budget;
-    bool allow_not_linked;
-    {
-        const ObjectLock lock(self);
-        for (const PadRef &pad : state.branches)
-            decisions.push_back({pad, branch_of(pad.get())->route, Route::Unresolved, nullptr, {}});
-        policy = self->priv->settings.fan_out_policy;
-        budget = self->priv->settings.copy_budget;
-        allow_not_linked = self->priv->settings.allow_not_linked;
+    for (const auto &[branch, route] : routes) {
+        if (branch.get() == pad)
+            return route;
     }
+    return BranchRoute::Unlinked;
+}
 
-    route_branches(self, decisions, caps, upstream);
-    std::vector<Converter *> created;
-    const std::vector<Converter *> used =
-        upstream ? conversions_for(self, decisions, *upstream, created) : std::vector<Converter *>{};
-    if (auto refused = apply_fan_out_policy(self, decisions, policy, allow_not_linked))
-        return refused;
-    if (auto refused = check_copy_budget(budget, used, decisions))
-        return refused;
-    apply(self, decisions, created, in_caps_event);
+const PlannedConversion *TeePlan::conversion_of(const Converter *converter) const
+{
+    for (const PlannedConversion &conversion : conversions) {
+        if (conversion.converter == converter)
+            return &conversion;
+    }
+    return nullptr;
+}
 
-    // Conversions no branch needs any more stop.
-    std::erase_if(state.converters, [&](const std::unique_ptr<Converter> &running) {
-        return std::find(used.begin(), used.end(), running.get()) == used.end();
-    });
-    return std::nullopt;
+PlanOrRefusal make_plan(const PlanInputs &inputs)
+{
+    TeePlan plan;
+    plan.silent = inputs.settings.silent;
+    plan.allow_not_linked = inputs.settings.allow_not_linked;
+    if (!inputs.caps) {
+        // Before the stream's caps no route is decided: every branch is fed as it is, as tee feeds it.
+        for (const BranchAnswer &branch : inputs.branches) {
+            plan.direct.push_back(branch.pad);
+            plan.routes.emplace_back(branch.pad, BranchRoute::Direct);
+        }
+        return plan;
+    }
+    plan.negotiated = true;
+    GstCaps *caps = inputs.caps.get();
+    const std::optional<K> upstream = domain_of(caps);
+    std::vector<Decision> decisions = route_branches(inputs, caps, upstream, plan.needs_upstream_offer);
+    if (plan.needs_upstream_offer)
+        return plan; // unfinished: made again with upstream's offer
+    if (upstream)
+        drop_unavailable(inputs, decisions, *upstream);
+    if (auto refused = apply_fan_out_policy(inputs, decisions, plan.warnings))
+        return *refused;
+    if (upstream)
+        plan.conversions = group_conversions(decisions, *upstream);
+    if (!plan.conversions.empty()) {
+        if (auto refused = check_copy_budget(inputs.settings.copy_budget, plan.conversions))
+            return *refused;
+    }
+    for (const Decision &decision : decisions) {
+        const PadRef &pad = decision.branch->pad;
+        plan.routes.emplace_back(pad, decision.route);
+        switch (decision.route) {
+        case BranchRoute::Direct:
+            plan.direct.push_back(pad);
+            break;
+        case BranchRoute::Restated:
+            plan.restated.push_back(pad);
+            break;
+        case BranchRoute::Relabelled:
+            plan.relabelled.push_back(pad);
+            break;
+        case BranchRoute::Dropped:
+            plan.dropped.push_back(pad);
+            if (decision.branch->before != BranchRoute::Dropped)
+                plan.newly_dropped.push_back(pad);
+            break;
+        case BranchRoute::Unlinked:
+            plan.unlinked.push_back(pad);
+            break;
+        case BranchRoute::Waiting:
+            plan.waiting.push_back(pad);
+            break;
+        case BranchRoute::Converted: // in plan.conversions
+            break;
+        }
+    }
+    return plan;
+}
+
+CapsRef caps_for_route(BranchRoute route, GstCaps *caps)
+{
+    CapsRef other;
+    if (route == BranchRoute::Relabelled)
+        other = in_domain(caps, MemoryDomainKind::System);
+    else if (route == BranchRoute::Restated)
+        other = restated(caps);
+    // A branch has its route for caps that have that form; any others (none) go as they are.
+    return other && !gst_caps_is_empty(other.get()) ? other : CapsRef::borrow(caps);
 }
 
 } // namespace g2g::tee
