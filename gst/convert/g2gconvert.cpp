@@ -39,12 +39,7 @@
 
 #include "common/context-glue.h"
 #include "common/element-error.h"
-#include "compat/dma-drm-compat.h"
-#include "core/caps-domain.h"
-#include "platform/cuda-dmabuf/cuda-dmabuf.h"
-#include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
-#include "platform/platform.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-caps.h"
 #include "view-output.h"
 
@@ -59,20 +54,20 @@ namespace {
 enum { PROP_0, PROP_FRAMES_WRITTEN, PROP_FRAMES_SHARED, PROP_SHARED_FRAMES_ALLOCATED, PROP_DMABUF_EXPORTS };
 
 // Which way frames go, decided by the negotiated caps.
-enum class Route {
+enum class ConvertRoute {
     CudaToVulkan, // the bridge
     VulkanToCuda, // the bridge
     CudaToDmaBuf, // the CUDA frame's own memory exported
 };
 
-const char *route_name(Route route)
+const char *route_name(ConvertRoute route)
 {
     switch (route) {
-    case Route::CudaToVulkan:
+    case ConvertRoute::CudaToVulkan:
         return "CUDA to Vulkan";
-    case Route::VulkanToCuda:
+    case ConvertRoute::VulkanToCuda:
         return "Vulkan to CUDA";
-    case Route::CudaToDmaBuf:
+    case ConvertRoute::CudaToDmaBuf:
         return "CUDA to DMA-BUF";
     }
     return "";
@@ -83,7 +78,7 @@ const char *route_name(Route route)
 struct ConvertState {
     GstVideoInfo in_info{};
     GstVideoInfo out_info{};
-    Route route = Route::CudaToVulkan;
+    ConvertRoute route = ConvertRoute::CudaToVulkan;
     bool in_view = false;
     g2g::element::GpuContexts gpu;
     std::shared_ptr<g2g::cuda_vulkan::Bridge> bridge; // written under the object lock (get_property reads it)
@@ -215,16 +210,16 @@ static bool ensure_bridge(G2gConvert *self)
 }
 
 // The route between two negotiated caps; nullopt for a pair no route joins.
-static std::optional<Route> route_between(GstCaps *incaps, GstCaps *outcaps)
+static std::optional<ConvertRoute> route_between(GstCaps *incaps, GstCaps *outcaps)
 {
-    const std::optional<MemoryDomainKind> in = g2g::detail::kind_of_caps(incaps);
-    const std::optional<MemoryDomainKind> out = g2g::detail::kind_of_caps(outcaps);
+    const std::optional<MemoryDomainKind> in = g2g::detail::domain_of(incaps);
+    const std::optional<MemoryDomainKind> out = g2g::detail::domain_of(outcaps);
     if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::VulkanTexture)
-        return Route::CudaToVulkan;
+        return ConvertRoute::CudaToVulkan;
     if (in == MemoryDomainKind::VulkanTexture && out == MemoryDomainKind::Cuda)
-        return Route::VulkanToCuda;
+        return ConvertRoute::VulkanToCuda;
     if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::DmaBuf)
-        return Route::CudaToDmaBuf;
+        return ConvertRoute::CudaToDmaBuf;
     return std::nullopt;
 }
 
@@ -232,7 +227,7 @@ static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, G
 {
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = *self->state;
-    const std::optional<Route> route = route_between(incaps, outcaps);
+    const std::optional<ConvertRoute> route = route_between(incaps, outcaps);
     if (!route)
         return FALSE;
     // memory:DMABuf output caps may be DMA_DRM (1.24's form).
@@ -243,7 +238,7 @@ static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, G
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
     GST_INFO_OBJECT(self, "%s%s", route_name(state.route), state.in_view ? ", views written dense" : "");
     // A DMA-BUF is the CUDA frame's own memory: no device of another API to join.
-    return state.route == Route::CudaToDmaBuf || ensure_bridge(self);
+    return state.route == ConvertRoute::CudaToDmaBuf || ensure_bridge(self);
 }
 
 // The output is the bridge's own frame: no pool.
@@ -304,12 +299,12 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = *self->state;
     GstElement *element = GST_ELEMENT(self);
-    if (state.route == Route::CudaToDmaBuf)
+    if (state.route == ConvertRoute::CudaToDmaBuf)
         return export_dmabuf(self, inbuf, outbuf);
     if (!state.bridge)
         return post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                           "a frame arrived before caps were negotiated");
-    const bool to_vulkan = state.route == Route::CudaToVulkan;
+    const bool to_vulkan = state.route == ConvertRoute::CudaToVulkan;
     if (!to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
@@ -451,7 +446,7 @@ static bool upstream_may_send_vulkan_images(GstElement *element)
     if (!upstream || gst_caps_is_any(upstream.get()))
         return true;
     for (guint i = 0; i < gst_caps_get_size(upstream.get()); ++i) {
-        if (g2g::detail::kind_of_caps_features(gst_caps_get_features(upstream.get(), i)) ==
+        if (g2g::detail::domain_of(gst_caps_get_features(upstream.get(), i)) ==
             MemoryDomainKind::VulkanTexture)
             return true;
     }

@@ -35,7 +35,7 @@ bool converts_on_device(MemoryDomainKind from, MemoryDomainKind to);
 // say are left out), and in DmaBuf every structure comes in both forms.
 CapsRef in_domain(const GstCaps *caps, MemoryDomainKind kind);
 
-// The other form of fixed memory:DMABuf caps (Route::Restated's caps): 1.22's `format=NV12` for
+// The other form of fixed memory:DMABuf caps (BranchRoute::Restated's caps): 1.22's `format=NV12` for
 // DMA_DRM's `drm-format=NV12`, and the reverse. Null where there is none: other memory, a
 // non-linear modifier or a fourcc GStreamer has no format for (those travel only as they are).
 CapsRef restated(const GstCaps *caps);

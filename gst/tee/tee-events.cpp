@@ -17,9 +17,10 @@ using EventRef = Ref<GstEvent>;
 // The event as a branch of `route` gets it: a mappable DMABuf read in place is system memory to
 // a relabelled branch, and a restated branch reads DMABuf caps in its form, so their caps say so;
 // any other event is the same.
-EventRef event_for(Route route, GstEvent *event)
+EventRef event_for(BranchRoute route, GstEvent *event)
 {
-    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS || (route != Route::Relabelled && route != Route::Restated))
+    if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS ||
+        (route != BranchRoute::Relabelled && route != BranchRoute::Restated))
         return EventRef::borrow(event);
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
@@ -86,11 +87,12 @@ gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
     bool dispatched = false;
     gboolean result = push_event_to(routes.direct, event, dispatched);
     if (!routes.restated.empty())
-        result |= push_event_to(routes.restated, event_for(Route::Restated, event).get(), dispatched);
+        result |= push_event_to(routes.restated, event_for(BranchRoute::Restated, event).get(), dispatched);
     for (const Conversion &conversion : routes.conversions())
         result |= push_event_to({&conversion.feeder, 1}, event, dispatched);
     if (!routes.relabelled.empty())
-        result |= push_event_to(routes.relabelled, event_for(Route::Relabelled, event).get(), dispatched);
+        result |=
+            push_event_to(routes.relabelled, event_for(BranchRoute::Relabelled, event).get(), dispatched);
     const GstEventType type = GST_EVENT_TYPE(event);
     if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_START || type == GST_EVENT_FLUSH_STOP)
         push_event_to(routes.dropped, event, dispatched);
@@ -99,12 +101,12 @@ gboolean dispatch(G2gTee *self, RouteSnapshot &routes, GstEvent *event)
 
 } // namespace
 
-CapsRef caps_for_route(Route route, GstCaps *caps)
+CapsRef caps_for_route(BranchRoute route, GstCaps *caps)
 {
     CapsRef other;
-    if (route == Route::Relabelled)
+    if (route == BranchRoute::Relabelled)
         other = in_domain(caps, MemoryDomainKind::System);
-    else if (route == Route::Restated)
+    else if (route == BranchRoute::Restated)
         other = restated(caps);
     // A branch has its route for caps that have that form; any others (none) go as they are.
     return other && !gst_caps_is_empty(other.get()) ? other : CapsRef::borrow(caps);

@@ -85,7 +85,7 @@ void answer_sink_caps(G2gTee *self, GstQuery *query)
     {
         const ObjectLock lock(self);
         for (const PadRef &pad : self->priv->state.branches) {
-            if (branch_of(pad.get())->route != Route::Dropped)
+            if (branch_of(pad.get())->route != BranchRoute::Dropped)
                 pads.push_back(pad);
         }
     }
@@ -159,16 +159,16 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
     case GST_QUERY_ALLOCATION: {
         // Branches fed the frame as it is, and the conversions (whose first element answers).
         std::vector<PadRef> pads;
-        std::vector<Route> routes;
+        std::vector<BranchRoute> routes;
         bool allow_not_linked;
         {
             const ObjectLock lock(self);
             for (const PadRef &branch_pad : self->priv->state.branches) {
                 const G2gTeeSrcPad *branch = branch_of(branch_pad.get());
                 GstPad *target = nullptr;
-                if (branch->route == Route::Converted)
+                if (branch->route == BranchRoute::Converted)
                     target = branch->converter->feeder();
-                else if (branch->route != Route::Dropped)
+                else if (branch->route != BranchRoute::Dropped)
                     target = branch_pad.get();
                 if (target && std::none_of(pads.begin(), pads.end(),
                                            [&](const PadRef &known) { return known.get() == target; })) {
@@ -183,7 +183,7 @@ gboolean sink_query(GstPad *pad, GstObject *parent, GstQuery *query)
         GstCaps *caps = nullptr;
         gst_query_parse_allocation(query, &caps, nullptr);
         std::vector<CapsRef> caps_of;
-        for (Route route : routes)
+        for (BranchRoute route : routes)
             caps_of.push_back(caps ? caps_for_route(route, caps) : CapsRef());
         return aggregate_allocation(parent, pads, allow_not_linked, query, caps_of);
     }

@@ -19,7 +19,7 @@ namespace g2g::tee {
 
 void forget_route(G2gTeeSrcPad *pad)
 {
-    pad->route = Route::Unresolved;
+    pad->route = BranchRoute::Unresolved;
     pad->converter = nullptr;
     pad->gap_sent = false;
 }

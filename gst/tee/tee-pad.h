@@ -10,7 +10,7 @@ namespace g2g::tee {
 class Converter;
 
 // How a branch is fed.
-enum class Route {
+enum class BranchRoute {
     Unresolved, // not decided yet (a new or unlinked pad): fed the frame as it is before caps, as
                 // tee does; after them nothing while unlinked, and decided before it is fed once
                 // linked (tee-snapshot.h)
@@ -38,9 +38,9 @@ G_END_DECLS
 struct _G2gTeeSrcPad {
     GstPad parent;
     guint index; // the N of src_N (set once, when the pad is made)
-    g2g::tee::Route route;
-    g2g::tee::Converter *converter; // for Route::Converted; owned by TeeState::converters
-    bool gap_sent;                  // for Route::Dropped: its sink was given a gap to preroll on
+    g2g::tee::BranchRoute route;
+    g2g::tee::Converter *converter; // for BranchRoute::Converted; owned by TeeState::converters
+    bool gap_sent;                  // for BranchRoute::Dropped: its sink was given a gap to preroll on
 };
 
 namespace g2g::tee {

@@ -179,14 +179,14 @@ gboolean feeder_event(GstPad *pad, GstObject *parent, GstEvent *event);
 
 // The caps a branch of `route` takes frames of the stream's `caps` in: system memory for a
 // relabelled branch, the other form for a restated one, the caps themselves for the others.
-CapsRef caps_for_route(Route route, GstCaps *caps);
+CapsRef caps_for_route(BranchRoute route, GstCaps *caps);
 
 // How copy_stream_events hands on the events.
 struct StreamEventCopy {
-    bool store = true;           // stored on `to` (a branch pad), else pushed (into a feeder)
-    bool before_caps = false;    // stop at the caps (the caps event in flight replaces them)
-    Route route = Route::Direct; // the caps as a branch of this route takes them (caps_for_route)
-    bool skip_caps = false;      // everything but the caps (a dropped branch)
+    bool store = true;                       // stored on `to` (a branch pad), else pushed (into a feeder)
+    bool before_caps = false;                // stop at the caps (the caps event in flight replaces them)
+    BranchRoute route = BranchRoute::Direct; // the caps as a branch of this route takes them (caps_for_route)
+    bool skip_caps = false;                  // everything but the caps (a dropped branch)
 };
 
 // Hands `from`'s sticky events (stream-start, caps, segment, tags) to `to`, so a branch or a

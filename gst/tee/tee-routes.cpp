@@ -11,7 +11,7 @@
 #include <g2g/tensor-view-meta.h>
 
 #include "common/object-lock.h"
-#include "core/domain-table.h"
+#include <g2g-internal/plugin-interface.h>
 
 #include <algorithm>
 
@@ -168,8 +168,8 @@ bool branch_takes(GstPad *pad, GstCaps *caps)
 
 struct Decision {
     PadRef pad;
-    Route before; // the branch's route when the decision began
-    Route route = Route::Unresolved;
+    BranchRoute before; // the branch's route when the decision began
+    BranchRoute route = BranchRoute::Unresolved;
     Converter *converter = nullptr;
     std::string refusal;
     K target = K::System; // where a converted branch's frames go
@@ -212,19 +212,19 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
     for (Decision &decision : decisions) {
         GstPad *pad = decision.pad.get();
         if (!gst_pad_is_linked(pad)) {
-            decision.route = Route::Unresolved;
+            decision.route = BranchRoute::Unresolved;
             continue;
         }
         if (!upstream || (branch_takes(pad, caps) && (!views || names_views(pad, caps)))) {
-            decision.route = Route::Direct;
+            decision.route = BranchRoute::Direct;
             continue;
         }
         if (other_form && branch_takes(pad, other_form.get())) {
-            decision.route = Route::Restated;
+            decision.route = BranchRoute::Restated;
             continue;
         }
         if (system_caps && branch_takes(pad, system_caps.get())) {
-            decision.route = *upstream == K::DmaBuf ? Route::Relabelled : Route::Converted;
+            decision.route = *upstream == K::DmaBuf ? BranchRoute::Relabelled : BranchRoute::Converted;
             decision.target = K::System;
             continue;
         }
@@ -234,11 +234,11 @@ void route_branches(G2gTee *self, std::vector<Decision> &decisions, GstCaps *cap
                        branch_takes(pad, target.second.get());
             });
         if (device != devices.end()) {
-            decision.route = Route::Converted;
+            decision.route = BranchRoute::Converted;
             decision.target = device->first;
             continue;
         }
-        decision.route = Route::Dropped;
+        decision.route = BranchRoute::Dropped;
         decision.refusal = refusal(self, pad, caps, *upstream);
     }
 }
@@ -251,7 +251,7 @@ std::vector<Converter *> conversions_for(G2gTee *self, std::vector<Decision> &de
     TeeState &state = self->priv->state;
     std::vector<Converter *> used;
     for (Decision &decision : decisions) {
-        if (decision.route != Route::Converted)
+        if (decision.route != BranchRoute::Converted)
             continue;
         const K target = decision.target;
         const auto matches = [&](const Converter *c) { return c->from() == upstream && c->to() == target; };
@@ -267,7 +267,7 @@ std::vector<Converter *> conversions_for(G2gTee *self, std::vector<Decision> &de
         if (!converter) {
             auto made = Converter::create(GST_BIN(self), upstream, target, pad_functions());
             if (!made) {
-                decision.route = Route::Dropped;
+                decision.route = BranchRoute::Dropped;
                 decision.refusal = std::string("branch ") + GST_OBJECT_NAME(decision.pad.get()) + " needs " +
                                    (target == K::System ? std::string("system memory")
                                                         : std::string(name(target)) + " frames") +
@@ -289,7 +289,7 @@ std::string converted_pads_of(const std::vector<Decision> &decisions, const Conv
 {
     std::string converted_pads;
     for (const Decision &decision : decisions) {
-        if (decision.route != Route::Converted || decision.converter != converter)
+        if (decision.route != BranchRoute::Converted || decision.converter != converter)
             continue;
         converted_pads +=
             (converted_pads.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(decision.pad.get()));
@@ -303,9 +303,9 @@ std::string converted_pads_of(const std::vector<Decision> &decisions, const Conv
 std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Decision> &decisions,
                                             FanOutPolicy policy, bool allow_not_linked)
 {
-    const auto is_dropped = [](const Decision &d) { return d.route == Route::Dropped; };
+    const auto is_dropped = [](const Decision &d) { return d.route == BranchRoute::Dropped; };
     const auto linked = std::count_if(decisions.begin(), decisions.end(),
-                                      [](const Decision &d) { return d.route != Route::Unresolved; });
+                                      [](const Decision &d) { return d.route != BranchRoute::Unresolved; });
     const auto dropped = std::find_if(decisions.begin(), decisions.end(), is_dropped);
     if (policy == FAN_OUT_POLICY_DROP_BRANCH && !allow_not_linked && dropped != decisions.end() &&
         std::count_if(decisions.begin(), decisions.end(), is_dropped) == linked)
@@ -315,13 +315,13 @@ std::optional<Refusal> apply_fan_out_policy(G2gTee *self, const std::vector<Deci
                        "link a branch that takes these frames, or set allow-not-linked=true to let them "
                        "go nowhere"};
     for (const Decision &decision : decisions) {
-        if (decision.route != Route::Dropped)
+        if (decision.route != BranchRoute::Dropped)
             continue;
         if (policy == FAN_OUT_POLICY_FAIL)
             return Refusal{
                 GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, decision.refusal,
                 "fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"};
-        if (decision.before != Route::Dropped)
+        if (decision.before != BranchRoute::Dropped)
             GST_ELEMENT_WARNING(
                 self, CORE, NEGOTIATION,
                 ("%s: fan-out-policy=drop-branch, this branch gets no frames", decision.refusal.c_str()),
@@ -375,9 +375,9 @@ void apply(G2gTee *self, const std::vector<Decision> &decisions, const std::vect
     for (const Decision *decision : changed) {
         GstPad *pad = decision->pad.get();
         GST_DEBUG_OBJECT(self, "%s: route %d", GST_OBJECT_NAME(pad), static_cast<int>(decision->route));
-        if (decision->route == Route::Converted)
+        if (decision->route == BranchRoute::Converted)
             copy_stream_events(decision->converter->collector(), pad, {.store = true});
-        else if (decision->route != Route::Dropped)
+        else if (decision->route != BranchRoute::Dropped)
             copy_stream_events(self->sinkpad, pad, {.store = true, .route = decision->route});
     }
     for (Converter *made : created)
@@ -397,7 +397,7 @@ std::optional<Refusal> decide_routes(G2gTee *self, GstCaps *caps, bool in_caps_e
     {
         const ObjectLock lock(self);
         for (const PadRef &pad : state.branches)
-            decisions.push_back({pad, branch_of(pad.get())->route, Route::Unresolved, nullptr, {}});
+            decisions.push_back({pad, branch_of(pad.get())->route, BranchRoute::Unresolved, nullptr, {}});
         policy = self->priv->settings.fan_out_policy;
         budget = self->priv->settings.copy_budget;
         allow_not_linked = self->priv->settings.allow_not_linked;

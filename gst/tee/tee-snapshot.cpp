@@ -28,7 +28,7 @@ void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
     for (const PadRef &pad : self->priv->state.branches) {
         G2gTeeSrcPad *branch = branch_of(pad.get());
         switch (branch->route) {
-        case Route::Unresolved:
+        case BranchRoute::Unresolved:
             // Before the stream's caps no route is decided: fed as it is, as tee feeds it. After
             // them, an unlinked branch gets nothing (tee's NOT_LINKED for it): linked before the
             // push reached it, it would get the frame in a domain it may not read. One linked since
@@ -41,19 +41,19 @@ void RouteSnapshot::fill(G2gTee *self, Gaps gaps)
             else if (gst_pad_is_linked(pad.get()))
                 undecided = true;
             break;
-        case Route::Direct:
+        case BranchRoute::Direct:
             direct.push_back(pad);
             break;
-        case Route::Restated:
+        case BranchRoute::Restated:
             restated.push_back(pad);
             break;
-        case Route::Relabelled:
+        case BranchRoute::Relabelled:
             relabelled.push_back(pad);
             break;
-        case Route::Converted:
+        case BranchRoute::Converted:
             conversion_for(branch->converter).pads.push_back(pad);
             break;
-        case Route::Dropped:
+        case BranchRoute::Dropped:
             dropped.push_back(pad);
             break;
         }
@@ -114,7 +114,7 @@ std::vector<PadRef> pads_of(G2gTee *self, const Converter *converter)
     const ObjectLock lock(self);
     for (const PadRef &pad : self->priv->state.branches) {
         const G2gTeeSrcPad *branch = branch_of(pad.get());
-        if (branch->route == Route::Converted && branch->converter == converter)
+        if (branch->route == BranchRoute::Converted && branch->converter == converter)
             pads.push_back(pad);
     }
     return pads;

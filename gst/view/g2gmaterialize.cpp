@@ -25,7 +25,7 @@
 #include "common/context-glue.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
-#include "core/caps-domain.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-caps.h"
 #include "view-output.h"
 #include "view-threads.h"
@@ -43,7 +43,7 @@ enum {
 };
 
 // What a frame goes through, decided at set_caps.
-enum class Route {
+enum class MaterializeRoute {
     Passthrough, // dense in, the same memory out: the input buffer itself
     Dense,       // a view in: written densely into a frame of the negotiated pool (its domain's backend)
     Download,    // VulkanImage in, system memory out: Engine::download's buffer (a view written
@@ -54,7 +54,7 @@ enum class Route {
 // path), but for the contexts.
 struct MaterializeState {
     GstVideoInfo out_info{}; // the dense layout written
-    Route route = Route::Passthrough;
+    MaterializeRoute route = MaterializeRoute::Passthrough;
     bool in_view = false;
     bool vulkan_in = false;
     // Download route behind vulkanupload in this thread, which races its staging buffer
@@ -129,28 +129,28 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     if (!gst_video_info_from_caps(&state.out_info, outcaps))
         return FALSE;
     using g2g::MemoryDomainKind;
-    const auto in_kind = g2g::detail::kind_of_caps(incaps), out_kind = g2g::detail::kind_of_caps(outcaps);
+    const auto in_kind = g2g::detail::domain_of(incaps), out_kind = g2g::detail::domain_of(outcaps);
     state.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
     state.vulkan_in = in_kind == MemoryDomainKind::VulkanTexture;
     if (state.vulkan_in && out_kind == MemoryDomainKind::System)
-        state.route = Route::Download;
+        state.route = MaterializeRoute::Download;
     else // dense in, dense out (the same memory): nothing to do, not even a buffer
-        state.route = state.in_view ? Route::Dense : Route::Passthrough;
-    gst_base_transform_set_passthrough(trans, state.route == Route::Passthrough);
+        state.route = state.in_view ? MaterializeRoute::Dense : MaterializeRoute::Passthrough;
+    gst_base_transform_set_passthrough(trans, state.route == MaterializeRoute::Passthrough);
     GST_INFO_OBJECT(self, "%s",
-                    state.route == Route::Download ? "download"
-                    : state.in_view                ? "dense"
-                                                   : "passthrough");
+                    state.route == MaterializeRoute::Download ? "download"
+                    : state.in_view                           ? "dense"
+                                                              : "passthrough");
     if (state.vulkan_in || out_kind == MemoryDomainKind::VulkanTexture) {
         if (!state.gpu.vulkan.ensure(GST_ELEMENT(self)))
             return FALSE;
     }
-    state.download_waits =
-        state.route == Route::Download && g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
+    state.download_waits = state.route == MaterializeRoute::Download &&
+                           g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
     if (state.download_waits)
         GST_INFO_OBJECT(self,
                         "vulkanupload feeds this thread: each download is waited for (its staging race)");
-    if (state.route == Route::Download && state.in_view) {
+    if (state.route == MaterializeRoute::Download && state.in_view) {
         state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
         if (!state.staging)
             return FALSE;
@@ -168,12 +168,12 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
 {
     MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
     // A download's buffers are the engine's own (host-visible staging memory): no pool is used.
-    if (state.route == Route::Download)
+    if (state.route == MaterializeRoute::Download)
         return TRUE;
     // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
     // default would hand the pool downstream's system allocator); VulkanImage output by a shader
     // into images of g2g's storage pool (downstream's Vulkan image pool sets no storage usage).
-    const auto domain = g2g::element::allocation_domain(query);
+    const auto domain = g2g::element::domain_of_allocation(query);
     if (domain == g2g::MemoryDomainKind::Cuda)
         return state.gpu.cuda.decide_pool(GST_ELEMENT(trans), query);
     if (domain == g2g::MemoryDomainKind::VulkanTexture)
@@ -194,7 +194,7 @@ static gboolean g2g_materialize_stop(GstBaseTransform *trans)
 {
     MaterializeState &state = *G2G_MATERIALIZE(trans)->state;
     state.drop_staging();
-    state.route = Route::Passthrough;
+    state.route = MaterializeRoute::Passthrough;
     state.threads.stop();
     return TRUE;
 }
@@ -258,10 +258,10 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
     MaterializeState &state = *self->state;
     // A frame of another device's images would be read on ours: refused, whatever the route does.
-    if (state.route != Route::Passthrough && state.vulkan_in &&
+    if (state.route != MaterializeRoute::Passthrough && state.vulkan_in &&
         !state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
         return GST_FLOW_ERROR;
-    if (state.route == Route::Download)
+    if (state.route == MaterializeRoute::Download)
         return download(self, inbuf, outbuf);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)
         ->prepare_output_buffer(trans, inbuf, outbuf);
@@ -270,7 +270,7 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
 static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    if (self->state->route == Route::Download)
+    if (self->state->route == MaterializeRoute::Download)
         return GST_FLOW_OK; // prepare_output_buffer's download is the output
     return write_view(self, inbuf, outbuf);
 }

@@ -32,7 +32,7 @@
 #include "common/context-glue.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
-#include "core/caps-domain.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-buffers.h"
 #include "view-caps.h"
 #include "view-geometry.h"
@@ -222,7 +222,7 @@ static GstCaps *g2g_view_transform_caps(GstBaseTransform *trans, GstPadDirection
             out = g2g::element::output_of_sizes_left_empty(in, g);
         if (!out)
             continue;
-        if (const auto handle = g2g::element::handle_kind_of(features)) {
+        if (const auto handle = g2g::element::handle_domain_of(features)) {
             g2g::element::append_handle_forms(handles.get(), out, *handle,
                                               g2g::caps::has_view_feature(features), forward, g);
             gst_structure_free(out);
@@ -313,14 +313,14 @@ static gboolean g2g_view_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstC
     }
     // VulkanImage frames join the pipeline's Vulkan device now (the first such caps create it if
     // no one has one), for the per-frame device check and the shader of dense output.
-    state.vulkan = g2g::detail::kind_of_caps(incaps) == g2g::MemoryDomainKind::VulkanTexture;
+    state.vulkan = g2g::detail::domain_of(incaps) == g2g::MemoryDomainKind::VulkanTexture;
     if (state.vulkan && !state.gpu.vulkan.ensure(GST_ELEMENT(self)))
         return FALSE;
     state.mode =
         g2g::element::output_mode_for_caps(g, GST_VIDEO_INFO_FORMAT(&state.in_info), state.in_view, out_view);
     // The caps event refused what a handle kind cannot carry (refuse_handles): nothing writes such
     // memory, so only a view or the frame itself leaves.
-    if (g2g::element::handle_kind_of(gst_caps_get_features(incaps, 0)) && state.mode != OutputMode::View &&
+    if (g2g::element::handle_domain_of(gst_caps_get_features(incaps, 0)) && state.mode != OutputMode::View &&
         state.mode != OutputMode::Passthrough) {
         GST_ERROR_OBJECT(self, "no view or passthrough for %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps,
                          outcaps);
@@ -457,10 +457,10 @@ static void add_handles_refused(G2gView *self, GstQuery *query)
     const g2g::CapsRef handles = g2g::CapsRef::adopt(g2g::element::handle_template_caps());
     g2g::CapsRef refused = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(handles.get()); ++i) {
-        const auto kind = g2g::element::handle_kind_of(gst_caps_get_features(handles.get(), i));
+        const auto kind = g2g::element::handle_domain_of(gst_caps_get_features(handles.get(), i));
         bool answered = false;
         for (guint j = 0; j < gst_caps_get_size(answer) && !answered; ++j)
-            answered = g2g::element::handle_kind_of(gst_caps_get_features(answer, j)) == kind;
+            answered = g2g::element::handle_domain_of(gst_caps_get_features(answer, j)) == kind;
         if (!answered)
             gst_caps_append(refused.get(), gst_caps_copy_nth(handles.get(), i));
     }
@@ -519,7 +519,7 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     const bool dense_out = state.mode == OutputMode::Dense || state.mode == OutputMode::CropMeta;
     // Dense CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole
     // (the default would hand the pool downstream's system allocator).
-    const auto domain = g2g::element::allocation_domain(query);
+    const auto domain = g2g::element::domain_of_allocation(query);
     if (dense_out && domain == g2g::MemoryDomainKind::Cuda)
         return state.gpu.cuda.decide_pool(GST_ELEMENT(self), query);
     // Dense VulkanImage output likewise, by a compute shader into images of g2g's storage pool.
