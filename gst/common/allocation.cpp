@@ -3,15 +3,15 @@
 
 #include <g2g/gst-ref.h>
 
-#include "core/caps-domain.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::element {
 
-std::optional<MemoryDomainKind> allocation_domain(GstQuery *query)
+std::optional<MemoryDomainKind> domain_of_allocation(GstQuery *query)
 {
     GstCaps *caps = nullptr;
     gst_query_parse_allocation(query, &caps, nullptr);
-    return detail::kind_of_caps(caps);
+    return detail::domain_of(caps);
 }
 
 void set_first_allocation_pool(GstQuery *query, GstBufferPool *pool, guint size, guint min, guint max)

@@ -11,7 +11,7 @@
 namespace g2g::element {
 
 // The memory domain the caps of the ALLOCATION `query` select (nullopt: none, ANY or unknown).
-std::optional<MemoryDomainKind> allocation_domain(GstQuery *query);
+std::optional<MemoryDomainKind> domain_of_allocation(GstQuery *query);
 
 // Makes `pool` the query's first allocation pool (replacing downstream's entry, if any).
 void set_first_allocation_pool(GstQuery *query, GstBufferPool *pool, guint size, guint min, guint max);

@@ -8,13 +8,10 @@
 #include <utility>
 
 #include "allocation.h"
-#include "compat/vulkan-device-compat.h"
-#include "compat/vulkan-upload-compat.h"
 #include "element-error.h"
 #include "upstream-thread.h"
 // GStreamer's Vulkan headers, with the C linkage some of 1.22's forget.
-#include "platform/vulkan/gst-vulkan.h"
-#include "platform/vulkan/vulkan-engine.h"
+#include <g2g-internal/vulkan.h>
 
 GST_DEBUG_CATEGORY_STATIC(g2g_vulkan_context_debug);
 #define GST_CAT_DEFAULT g2g_vulkan_context_debug

@@ -45,12 +45,7 @@
 #include "common/element-error.h"
 #include "common/object-lock.h"
 #include "common/plan-slot.h"
-#include "compat/dma-drm-compat.h"
-#include "core/caps-domain.h"
-#include "platform/cuda-dmabuf/cuda-dmabuf.h"
-#include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
-#include "platform/platform.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-caps.h"
 #include "view-output.h"
 
@@ -66,20 +61,20 @@ namespace {
 enum { PROP_0, PROP_FRAMES_WRITTEN, PROP_FRAMES_SHARED, PROP_SHARED_FRAMES_ALLOCATED, PROP_DMABUF_EXPORTS };
 
 // Which way frames go, decided by the negotiated caps.
-enum class Route {
+enum class ConvertRoute {
     CudaToVulkan, // the bridge
     VulkanToCuda, // the bridge
     CudaToDmaBuf, // the CUDA frame's own memory exported
 };
 
-const char *route_name(Route route)
+const char *route_name(ConvertRoute route)
 {
     switch (route) {
-    case Route::CudaToVulkan:
+    case ConvertRoute::CudaToVulkan:
         return "CUDA to Vulkan";
-    case Route::VulkanToCuda:
+    case ConvertRoute::VulkanToCuda:
         return "Vulkan to CUDA";
-    case Route::CudaToDmaBuf:
+    case ConvertRoute::CudaToDmaBuf:
         return "CUDA to DMA-BUF";
     }
     return "";
@@ -89,7 +84,7 @@ const char *route_name(Route route)
 struct ConvertPlan {
     GstVideoInfo in_info{};
     GstVideoInfo out_info{};
-    Route route = Route::CudaToVulkan;
+    ConvertRoute route = ConvertRoute::CudaToVulkan;
     bool in_view = false;
 };
 
@@ -237,16 +232,16 @@ static bool ensure_bridge(G2gConvert *self)
 }
 
 // The route between two negotiated caps; nullopt for a pair no route joins.
-static std::optional<Route> route_between(GstCaps *incaps, GstCaps *outcaps)
+static std::optional<ConvertRoute> route_between(GstCaps *incaps, GstCaps *outcaps)
 {
-    const std::optional<MemoryDomainKind> in = g2g::detail::kind_of_caps(incaps);
-    const std::optional<MemoryDomainKind> out = g2g::detail::kind_of_caps(outcaps);
+    const std::optional<MemoryDomainKind> in = g2g::detail::domain_of(incaps);
+    const std::optional<MemoryDomainKind> out = g2g::detail::domain_of(outcaps);
     if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::VulkanTexture)
-        return Route::CudaToVulkan;
+        return ConvertRoute::CudaToVulkan;
     if (in == MemoryDomainKind::VulkanTexture && out == MemoryDomainKind::Cuda)
-        return Route::VulkanToCuda;
+        return ConvertRoute::VulkanToCuda;
     if (in == MemoryDomainKind::Cuda && out == MemoryDomainKind::DmaBuf)
-        return Route::CudaToDmaBuf;
+        return ConvertRoute::CudaToDmaBuf;
     return std::nullopt;
 }
 
@@ -254,7 +249,7 @@ static std::optional<Route> route_between(GstCaps *incaps, GstCaps *outcaps)
 // pair no route joins or caps of no video layout. Pure.
 static g2g::element::Planned<ConvertPlan> make_plan(GstCaps *incaps, GstCaps *outcaps)
 {
-    const std::optional<Route> route = route_between(incaps, outcaps);
+    const std::optional<ConvertRoute> route = route_between(incaps, outcaps);
     if (!route)
         return g2g::element::Planned<ConvertPlan>::refused();
     ConvertPlan plan;
@@ -276,7 +271,7 @@ static gboolean g2g_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, G
         return FALSE;
     GST_INFO_OBJECT(self, "%s%s", route_name(plan->route), plan->in_view ? ", views written dense" : "");
     // A DMA-BUF is the CUDA frame's own memory: no device of another API to join.
-    return plan->route == Route::CudaToDmaBuf || ensure_bridge(self);
+    return plan->route == ConvertRoute::CudaToDmaBuf || ensure_bridge(self);
 }
 
 // The output is the bridge's own frame: no pool.
@@ -341,12 +336,12 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     ConvertState &state = self->priv->state;
     GstElement *element = GST_ELEMENT(self);
     const std::shared_ptr<const ConvertPlan> plan = self->priv->plan.current(self);
-    if (plan && plan->route == Route::CudaToDmaBuf)
+    if (plan && plan->route == ConvertRoute::CudaToDmaBuf)
         return export_dmabuf(self, inbuf, outbuf);
     if (!plan || !state.bridge)
         return post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                           "a frame arrived before caps were negotiated");
-    const bool to_vulkan = plan->route == Route::CudaToVulkan;
+    const bool to_vulkan = plan->route == ConvertRoute::CudaToVulkan;
     if (!to_vulkan && !state.gpu.vulkan.check_frame(element, inbuf))
         return GST_FLOW_ERROR;
     const g2g::FrameView *carried = g2g::tensor_view_of(inbuf);
@@ -488,7 +483,7 @@ static bool upstream_may_send_vulkan_images(GstElement *element)
     if (!upstream || gst_caps_is_any(upstream.get()))
         return true;
     for (guint i = 0; i < gst_caps_get_size(upstream.get()); ++i) {
-        if (g2g::detail::kind_of_caps_features(gst_caps_get_features(upstream.get(), i)) ==
+        if (g2g::detail::domain_of(gst_caps_get_features(upstream.get(), i)) ==
             MemoryDomainKind::VulkanTexture)
             return true;
     }

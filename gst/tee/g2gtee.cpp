@@ -17,8 +17,7 @@
 #include "tee-private.h"
 
 #include "common/object-lock.h"
-#include "platform/cuda-vulkan/cuda-vulkan-bridge.h"
-#include "platform/platform.h"
+#include <g2g-internal/plugin-interface.h>
 
 #include <algorithm>
 #include <cstdio>

@@ -11,8 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/caps-domain.h"
-#include "core/domain-table.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::tee {
 namespace {
@@ -43,12 +42,12 @@ int preference_rank(K kind)
 
 std::optional<K> domain_of(const GstCapsFeatures *features)
 {
-    return detail::kind_of_caps_features(features);
+    return detail::domain_of(features);
 }
 
 std::optional<K> domain_of(const GstCaps *caps)
 {
-    return detail::kind_of_caps(caps);
+    return detail::domain_of(caps);
 }
 
 bool converts_to_system(K from)

@@ -10,7 +10,7 @@
 #include <g2g/domain-set.h>
 #include <g2g/tensor-view-meta.h>
 
-#include "core/domain-table.h"
+#include <g2g-internal/plugin-interface.h>
 
 #include <algorithm>
 

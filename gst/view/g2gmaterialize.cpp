@@ -35,7 +35,7 @@
 #include "common/element-error.h"
 #include "common/plan-slot.h"
 #include "common/settings-slot.h"
-#include "core/caps-domain.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-caps.h"
 #include "view-output.h"
 #include "view-threads.h"
@@ -58,21 +58,21 @@ struct MaterializeSettings {
 };
 
 // What a frame goes through.
-enum class Route {
+enum class MaterializeRoute {
     Passthrough, // dense in, the same memory out: the input buffer itself
     Dense,       // a view in: written densely into a frame of the negotiated pool (its domain's backend)
     Download,    // VulkanImage in, system memory out: Engine::download's buffer (a view written
                  // densely on the GPU first)
 };
 
-const char *route_name(Route route)
+const char *route_name(MaterializeRoute route)
 {
     switch (route) {
-    case Route::Passthrough:
+    case MaterializeRoute::Passthrough:
         return "passthrough";
-    case Route::Dense:
+    case MaterializeRoute::Dense:
         return "dense";
-    case Route::Download:
+    case MaterializeRoute::Download:
         return "download";
     }
     return "";
@@ -89,7 +89,7 @@ struct MaterializePeers {
 // What negotiation decided; immutable.
 struct MaterializePlan {
     GstVideoInfo out_info{}; // the dense layout written
-    Route route = Route::Passthrough;
+    MaterializeRoute route = MaterializeRoute::Passthrough;
     bool in_view = false;
     bool vulkan_in = false;
     bool vulkan_out = false;
@@ -99,14 +99,15 @@ struct MaterializePlan {
 };
 
 // The route between two negotiated caps.
-Route route_between(GstCaps *incaps, GstCaps *outcaps)
+MaterializeRoute route_between(GstCaps *incaps, GstCaps *outcaps)
 {
     using g2g::MemoryDomainKind;
-    const auto in_kind = g2g::detail::kind_of_caps(incaps), out_kind = g2g::detail::kind_of_caps(outcaps);
+    const auto in_kind = g2g::detail::domain_of(incaps), out_kind = g2g::detail::domain_of(outcaps);
     if (in_kind == MemoryDomainKind::VulkanTexture && out_kind == MemoryDomainKind::System)
-        return Route::Download;
+        return MaterializeRoute::Download;
     // Dense in, dense out (the same memory): nothing to do, not even a buffer.
-    return g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0)) ? Route::Dense : Route::Passthrough;
+    return g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0)) ? MaterializeRoute::Dense
+                                                                         : MaterializeRoute::Passthrough;
 }
 
 // The plan for `settings` and the caps negotiated, given what the peers answered; refused (no words:
@@ -120,9 +121,9 @@ g2g::element::Planned<MaterializePlan> make_plan(const MaterializeSettings &sett
     using g2g::MemoryDomainKind;
     plan.route = route_between(incaps, outcaps);
     plan.in_view = g2g::caps::has_view_feature(gst_caps_get_features(incaps, 0));
-    plan.vulkan_in = g2g::detail::kind_of_caps(incaps) == MemoryDomainKind::VulkanTexture;
-    plan.vulkan_out = g2g::detail::kind_of_caps(outcaps) == MemoryDomainKind::VulkanTexture;
-    plan.download_waits = plan.route == Route::Download && peers.upload_races;
+    plan.vulkan_in = g2g::detail::domain_of(incaps) == MemoryDomainKind::VulkanTexture;
+    plan.vulkan_out = g2g::detail::domain_of(outcaps) == MemoryDomainKind::VulkanTexture;
+    plan.download_waits = plan.route == MaterializeRoute::Download && peers.upload_races;
     plan.n_threads = settings.n_threads;
     return plan;
 }
@@ -216,12 +217,12 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     state.incaps = g2g::CapsRef::borrow(incaps);
     state.outcaps = g2g::CapsRef::borrow(outcaps);
     state.peers = {};
-    if (route_between(incaps, outcaps) == Route::Download)
+    if (route_between(incaps, outcaps) == MaterializeRoute::Download)
         state.peers.upload_races = g2g::element::VulkanContextUse::upload_races(GST_ELEMENT(self));
     const std::shared_ptr<const MaterializePlan> plan = replan(self);
     if (!plan)
         return FALSE;
-    gst_base_transform_set_passthrough(trans, plan->route == Route::Passthrough);
+    gst_base_transform_set_passthrough(trans, plan->route == MaterializeRoute::Passthrough);
     GST_INFO_OBJECT(self, "%s", route_name(plan->route));
     // What the plan needs made: the Vulkan device and queue, the staging pool.
     if (plan->vulkan_in || plan->vulkan_out) {
@@ -231,7 +232,7 @@ static gboolean g2g_materialize_set_caps(GstBaseTransform *trans, GstCaps *incap
     if (plan->download_waits)
         GST_INFO_OBJECT(self,
                         "vulkanupload feeds this thread: each download is waited for (its staging race)");
-    if (plan->route == Route::Download && plan->in_view) {
+    if (plan->route == MaterializeRoute::Download && plan->in_view) {
         state.staging = state.gpu.vulkan.storage_pool(GST_ELEMENT(self), outcaps, 0);
         if (!state.staging)
             return FALSE;
@@ -255,12 +256,12 @@ static gboolean g2g_materialize_decide_allocation(GstBaseTransform *trans, GstQu
     if (!plan)
         return FALSE;
     // A download's buffers are the engine's own (host-visible staging memory): no pool is used.
-    if (plan->route == Route::Download)
+    if (plan->route == MaterializeRoute::Download)
         return TRUE;
     // CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole (the
     // default would hand the pool downstream's system allocator); VulkanImage output by a shader
     // into images of g2g's storage pool (downstream's Vulkan image pool sets no storage usage).
-    const auto domain = g2g::element::allocation_domain(query);
+    const auto domain = g2g::element::domain_of_allocation(query);
     if (domain == g2g::MemoryDomainKind::Cuda)
         return state.gpu.cuda.decide_pool(GST_ELEMENT(trans), query);
     if (domain == g2g::MemoryDomainKind::VulkanTexture)
@@ -350,10 +351,10 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
     if (!plan)
         return GST_FLOW_NOT_NEGOTIATED;
     // A frame of another device's images would be read on ours: refused, whatever the route does.
-    if (plan->route != Route::Passthrough && plan->vulkan_in &&
+    if (plan->route != MaterializeRoute::Passthrough && plan->vulkan_in &&
         !self->priv->state.gpu.vulkan.check_frame(GST_ELEMENT(self), inbuf))
         return GST_FLOW_ERROR;
-    if (plan->route == Route::Download)
+    if (plan->route == MaterializeRoute::Download)
         return download(self, *plan, inbuf, outbuf);
     return GST_BASE_TRANSFORM_CLASS(g2g_materialize_parent_class)
         ->prepare_output_buffer(trans, inbuf, outbuf);
@@ -365,7 +366,7 @@ static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffe
     const std::shared_ptr<const MaterializePlan> plan = self->priv->plan.current(self);
     if (!plan)
         return GST_FLOW_NOT_NEGOTIATED;
-    if (plan->route == Route::Download)
+    if (plan->route == MaterializeRoute::Download)
         return GST_FLOW_OK; // prepare_output_buffer's download is the output
     return write_view(self, *plan, inbuf, outbuf);
 }

@@ -39,7 +39,7 @@
 #include "common/context-glue.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
-#include "core/caps-domain.h"
+#include <g2g-internal/plugin-interface.h>
 #include "view-buffers.h"
 #include "view-caps.h"
 #include "view-geometry.h"
@@ -211,7 +211,7 @@ static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &reques
             out = g2g::element::output_of_sizes_left_empty(in, request);
         if (!out)
             continue;
-        if (const auto handle = g2g::element::handle_kind_of(features)) {
+        if (const auto handle = g2g::element::handle_domain_of(features)) {
             g2g::element::append_handle_forms(kept.get(), out, *handle, g2g::caps::has_view_feature(features),
                                               forward, request.fixed());
             gst_structure_free(out);
@@ -226,10 +226,11 @@ static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &reques
 
     // Frames of the view domains only in the formats their backends describe (the template's
     // any-memory structure would take any).
-    const g2g::CapsRef viewed = g2g::CapsRef::adopt(gst_caps_intersect_full(
-        g2g::CapsRef::adopt(g2g::caps::with_and_without_view(mapped.get())).get(), view_domain_caps(),
-        GST_CAPS_INTERSECT_FIRST));
-    g2g::CapsRef result = g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(viewed.get()), gst_caps_ref(kept.get())));
+    const g2g::CapsRef viewed = g2g::CapsRef::adopt(
+        gst_caps_intersect_full(g2g::CapsRef::adopt(g2g::caps::with_and_without_view(mapped.get())).get(),
+                                view_domain_caps(), GST_CAPS_INTERSECT_FIRST));
+    g2g::CapsRef result =
+        g2g::CapsRef::adopt(gst_caps_merge(gst_caps_ref(viewed.get()), gst_caps_ref(kept.get())));
     if (filter)
         result = g2g::CapsRef::adopt(gst_caps_intersect_full(filter, result.get(), GST_CAPS_INTERSECT_FIRST));
     GST_DEBUG_OBJECT(self, "transformed %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, caps, result.get());
@@ -414,10 +415,10 @@ static void add_handles_refused(GstCaps *answer, GstCaps *filter)
     const g2g::CapsRef handles = g2g::CapsRef::adopt(g2g::element::handle_template_caps());
     g2g::CapsRef refused = g2g::CapsRef::adopt(gst_caps_new_empty());
     for (guint i = 0; i < gst_caps_get_size(handles.get()); ++i) {
-        const auto kind = g2g::element::handle_kind_of(gst_caps_get_features(handles.get(), i));
+        const auto kind = g2g::element::handle_domain_of(gst_caps_get_features(handles.get(), i));
         bool answered = false;
         for (guint j = 0; j < gst_caps_get_size(answer) && !answered; ++j)
-            answered = g2g::element::handle_kind_of(gst_caps_get_features(answer, j)) == kind;
+            answered = g2g::element::handle_domain_of(gst_caps_get_features(answer, j)) == kind;
         if (!answered)
             gst_caps_append(refused.get(), gst_caps_copy_nth(handles.get(), i));
     }
@@ -530,7 +531,7 @@ static gboolean g2g_view_decide_allocation(GstBaseTransform *trans, GstQuery *qu
     const bool dense_out = mode == OutputMode::Dense || mode == OutputMode::CropMeta;
     // Dense CUDA output is written by a kernel into frames of a CUDA pool, configured here, whole
     // (the default would hand the pool downstream's system allocator).
-    const auto domain = g2g::element::allocation_domain(query);
+    const auto domain = g2g::element::domain_of_allocation(query);
     if (dense_out && !state.plan->opaque && domain == g2g::MemoryDomainKind::Cuda)
         return state.gpu.cuda.decide_pool(GST_ELEMENT(self), query);
     // Dense VulkanImage output likewise, by a compute shader into images of g2g's storage pool.

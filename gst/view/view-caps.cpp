@@ -7,8 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/caps-domain.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::caps {
 
@@ -49,7 +48,7 @@ namespace {
 const char *memory_of(GstCapsFeatures *features)
 {
     static const std::vector<MemoryDomainKind> domains = detail::view_domains();
-    const std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+    const std::optional<MemoryDomainKind> kind = detail::domain_of(features);
     if (kind && std::find(domains.begin(), domains.end(), *kind) != domains.end())
         return memory_caps_feature(*kind).data(); // a literal of the domain table
     return GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
@@ -87,7 +86,7 @@ GstCaps *moved_to(GstCaps *caps, MemoryDomainKind from, MemoryDomainKind to)
     GstCaps *moved = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         GstCapsFeatures *features = gst_caps_get_features(caps, i);
-        std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+        std::optional<MemoryDomainKind> kind = detail::domain_of(features);
         if (kind == MemoryDomainKind::SystemView)
             kind = MemoryDomainKind::System; // the memory under the view
         if (kind != from)

@@ -8,10 +8,8 @@
 
 #include <gst/video/video.h>
 
-#include "core/caps-domain.h"
-#include "core/domain-table.h"
 #include "view-caps.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::element {
 namespace {
@@ -75,11 +73,11 @@ GstCaps *handle_template_caps()
     return caps;
 }
 
-std::optional<MemoryDomainKind> handle_kind_of(const GstCapsFeatures *features)
+std::optional<MemoryDomainKind> handle_domain_of(const GstCapsFeatures *features)
 {
     if (!features || gst_caps_features_is_any(features))
         return std::nullopt;
-    const std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+    const std::optional<MemoryDomainKind> kind = detail::domain_of(features);
     if (!kind || views_of(*kind) == HandleViews::None)
         return std::nullopt;
     return kind;
@@ -110,7 +108,7 @@ std::optional<std::string> handle_refusal(GstElement *view, GstPad *src, GstCaps
     if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps))
         return std::nullopt;
     GstCapsFeatures *features = gst_caps_get_features(caps, 0);
-    const std::optional<MemoryDomainKind> kind = handle_kind_of(features);
+    const std::optional<MemoryDomainKind> kind = handle_domain_of(features);
     if (!kind)
         return std::nullopt;
     const bool in_view = caps::has_view_feature(features);

@@ -24,7 +24,7 @@ GstCaps *handle_template_caps();
 
 // The handle kind whose memory `features` select (with or without the view feature); nullopt for
 // every other memory and for ANY.
-std::optional<MemoryDomainKind> handle_kind_of(const GstCapsFeatures *features);
+std::optional<MemoryDomainKind> handle_domain_of(const GstCapsFeatures *features);
 
 // Appends to `caps` the forms that a structure `mapped` of handle kind `kind` takes on the other
 // side of g2gview (`forward`: sink to src), `source_is_view` saying whether the structure it was

@@ -43,7 +43,7 @@ OutputMode output_mode_for_allocation(OutputMode mode, const Geometry &g, bool i
     // GStreamer's Vulkan elements ignore GstVideoCropMeta (they read whole images), whatever the
     // query says: a VulkanImage crop is written out.
     const bool downstream_crops =
-        allocation_domain(query) != MemoryDomainKind::VulkanTexture &&
+        domain_of_allocation(query) != MemoryDomainKind::VulkanTexture &&
         gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr) &&
         gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
     return downstream_crops && !in_view && g.is_pure_crop() ? OutputMode::CropMeta : OutputMode::Dense;

@@ -8,7 +8,7 @@
 
 #include "common/allocation.h"
 #include "common/element-error.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::element {
 

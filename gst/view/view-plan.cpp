@@ -6,11 +6,9 @@
 #include <algorithm>
 
 #include "common/allocation.h"
-#include "core/caps-domain.h"
-#include "core/caps-video-info.h"
 #include "view-caps.h"
 #include "view-handles.h"
-#include "view/view-backend.h"
+#include <g2g-internal/plugin-interface.h>
 
 namespace g2g::element {
 
@@ -33,10 +31,10 @@ std::string feature_text(const GstCapsFeatures *features)
 
 bool is_opaque_memory(const GstCapsFeatures *features)
 {
-    if (!features || gst_caps_features_is_any(features) || handle_kind_of(features))
+    if (!features || gst_caps_features_is_any(features) || handle_domain_of(features))
         return false;
     static const std::vector<MemoryDomainKind> viewed = detail::view_domains();
-    std::optional<MemoryDomainKind> kind = detail::kind_of_caps_features(features);
+    std::optional<MemoryDomainKind> kind = detail::domain_of(features);
     if (kind == MemoryDomainKind::SystemView)
         kind = MemoryDomainKind::System;
     return !kind || std::find(viewed.begin(), viewed.end(), *kind) == viewed.end();
@@ -96,7 +94,7 @@ Result<ViewPlan> plan_for_caps(GstElement *view, GstPad *src, const GeometryRequ
         return Error(ErrorCode::InvalidArgument, text);
     }
     plan.geometry = *geometry;
-    plan.vulkan = detail::kind_of_caps(in_caps) == MemoryDomainKind::VulkanTexture;
+    plan.vulkan = detail::domain_of(in_caps) == MemoryDomainKind::VulkanTexture;
     if (plan.opaque)
         plan.mode = plan.geometry.is_identity() ? OutputMode::Passthrough : OutputMode::CropMeta;
     else
@@ -104,7 +102,7 @@ Result<ViewPlan> plan_for_caps(GstElement *view, GstPad *src, const GeometryRequ
                                          plan.out_view);
     // Nothing writes a platform handle's memory: only a view or the frame itself leaves
     // (refusal_of_input said why not for the request; automatic sides are known only now).
-    if (handle_kind_of(in_features) && plan.mode != OutputMode::View &&
+    if (handle_domain_of(in_features) && plan.mode != OutputMode::View &&
         plan.mode != OutputMode::Passthrough) {
         std::optional<std::string> text = handle_refusal(view, src, in_caps, plan.geometry);
         return Error(ErrorCode::InvalidArgument,

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "view-threads.h"
 
-#include "view/cpu/row-bands-private.h"
-#include "view/cpu/worker-pool-private.h"
+#include <g2g-internal/plugin-interface.h>
 
 GST_DEBUG_CATEGORY_STATIC(g2g_view_threads_debug);
 #define GST_CAT_DEFAULT g2g_view_threads_debug

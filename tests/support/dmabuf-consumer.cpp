@@ -40,7 +40,7 @@ std::string hex(guint64 value)
 }
 
 // The domain of a memory or a frame; nullopt where classification refuses it.
-template <typename Classified> std::optional<g2g::MemoryDomainKind> kind_of(const Classified &result)
+template <typename Classified> std::optional<g2g::MemoryDomainKind> domain_of(const Classified &result)
 {
     return result ? std::optional<g2g::MemoryDomainKind>(*result) : std::nullopt;
 }
@@ -155,7 +155,7 @@ std::string DmaBufConsumer::check(GstBuffer *frame, guint64 index)
     GstMemory *memory = gst_buffer_peek_memory(frame, 0);
     if (!gst_is_dmabuf_memory(memory))
         return std::string("its memory is ") + memory->allocator->mem_type + ", not a DMA-BUF";
-    if (kind_of(g2g::classify_buffer(frame)) != g2g::MemoryDomainKind::DmaBuf)
+    if (domain_of(g2g::classify_buffer(frame)) != g2g::MemoryDomainKind::DmaBuf)
         return "it does not classify as DmaBuf";
     if (g2g::dmabuf::is_mappable(frame))
         return "it is not marked GST_MEMORY_FLAG_NOT_MAPPABLE";

@@ -159,7 +159,7 @@ Recovered recover(GstMemory *memory, K kind)
 std::string what_came(GstBuffer *buffer)
 {
     GstMemory *memory = gst_buffer_n_memory(buffer) ? gst_buffer_peek_memory(buffer, 0) : nullptr;
-    if (const auto kind = memory ? g2g::handles::handle_kind_of(memory) : std::nullopt)
+    if (const auto kind = memory ? g2g::handles::handle_domain_of(memory) : std::nullopt)
         return "a " + std::string(g2g::name(*kind)) + " frame: " + g2g::handles::describe(memory);
     const g2g::Result<K> kind = g2g::classify_buffer(buffer);
     return kind ? "a " + std::string(g2g::name(*kind)) + " frame" : "a frame in " + kind.error().message();
@@ -210,7 +210,7 @@ GstFlowReturn sink_render(GstBaseSink *sink, GstBuffer *buffer)
         return refuse(self,
                       me + " takes frames of one memory, got " + std::to_string(gst_buffer_n_memory(buffer)));
     GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
-    if (g2g::handles::handle_kind_of(memory) != s.kind)
+    if (g2g::handles::handle_domain_of(memory) != s.kind)
         return refuse(self, me + " takes " + std::string(g2g::name(s.kind)) + " frames but received " +
                                 what_came(buffer));
     const g2g::Result<K> classified = g2g::classify_buffer(buffer);

@@ -88,8 +88,8 @@ Result<MemoryRef> wrap(const G2gWebGPUExternalTexture &payload, std::shared_ptr<
 Result<MemoryRef> wrap(const G2gWgpuTexture &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size);
 Result<MemoryRef> wrap(const G2gWgpuBuffer &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size);
 
-// The kind of a platform-handle memory (or a share of one); nullopt for any other memory.
-std::optional<MemoryDomainKind> handle_kind_of(GstMemory *memory);
+// The domain of a platform-handle memory (or a share of one); nullopt for any other memory.
+std::optional<MemoryDomainKind> handle_domain_of(GstMemory *memory);
 
 namespace detail {
 const void *payload_of(GstMemory *memory, MemoryDomainKind kind);

@@ -5,7 +5,7 @@
 // vulkan-device-compat-1.26.cpp.
 #pragma once
 
-#include "platform/vulkan/gst-vulkan.h"
+#include "../platform/vulkan/gst-vulkan.h" // relative: the plugin reaches this header without lib/src on its path
 
 namespace g2g::compat {
 

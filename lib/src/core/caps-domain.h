@@ -14,9 +14,9 @@ namespace g2g::detail {
 // (SystemView) with meta:G2gTensorView over its memory, the kind whose memory feature they
 // carry otherwise. nullopt for ANY features and for memory types no seed kind names
 // (memory:VulkanBuffer, memory:GLMemory).
-std::optional<MemoryDomainKind> kind_of_caps_features(const GstCapsFeatures *features);
+std::optional<MemoryDomainKind> domain_of(const GstCapsFeatures *features);
 
 // The domain of a fixed caps' (first) structure; nullopt for ANY, empty or no caps, and as above.
-std::optional<MemoryDomainKind> kind_of_caps(const GstCaps *caps);
+std::optional<MemoryDomainKind> domain_of(const GstCaps *caps);
 
 } // namespace g2g::detail

@@ -83,7 +83,7 @@ Result<MemoryDomainKind> classify_buffer(GstBuffer *buffer)
 
 namespace detail {
 
-std::optional<MemoryDomainKind> kind_of_caps_features(const GstCapsFeatures *features)
+std::optional<MemoryDomainKind> domain_of(const GstCapsFeatures *features)
 {
     if (!features)
         return MemoryDomainKind::System;
@@ -106,11 +106,11 @@ std::optional<MemoryDomainKind> kind_of_caps_features(const GstCapsFeatures *fea
     return gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW) ? viewed_as(kind) : kind;
 }
 
-std::optional<MemoryDomainKind> kind_of_caps(const GstCaps *caps)
+std::optional<MemoryDomainKind> domain_of(const GstCaps *caps)
 {
     if (!caps || gst_caps_is_any(caps) || gst_caps_is_empty(caps))
         return std::nullopt;
-    return kind_of_caps_features(gst_caps_get_features(caps, 0));
+    return domain_of(gst_caps_get_features(caps, 0));
 }
 
 } // namespace detail

@@ -16,6 +16,7 @@
 //              brackets, sharing through a dup of the fd (dmabuf-memory.h)  none/no-dmabuf.cpp
 //   handles/   the platform-handle memories of platforms g2g never links (D3D11, CoreVideo, WebGPU,
 //              wgpu): one memory type per kind, its payload and keep-alive
+//   bridges-built.h  which bridges (cuda-vulkan/, cuda-dmabuf/) this build has
 #pragma once
 
 #include <gst/gst.h>
@@ -23,6 +24,8 @@
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
+
+#include "bridges-built.h" // cuda_vulkan::built, cuda_dmabuf::built
 
 namespace g2g::detail {
 class ViewBackend;
@@ -61,18 +64,6 @@ bool is_host_visible_buffer(GstMemory *memory);
 // build without Vulkan.
 const detail::ViewBackend *view_backend();
 } // namespace vulkan
-
-namespace cuda_vulkan {
-// True in a build with the bridge (the cuda and the vulkan feature): g2gconvert converts between
-// CUDA and Vulkan.
-bool built();
-} // namespace cuda_vulkan
-
-namespace cuda_dmabuf {
-// True in a build with the cuda and the dmabuf feature: CUDA frames can be exported as DMA-BUFs
-// (g2gconvert's memory:DMABuf output).
-bool built();
-} // namespace cuda_dmabuf
 
 namespace dmabuf {
 // A second GstDmaBufMemory over a dup of `memory`'s fd (no bytes move) that keeps `frame`

@@ -142,12 +142,12 @@ TEST_P(EveryRow, ItsCapsFeaturesSelectItsKind)
     const std::string text(row().caps_feature);
     GstCapsFeatures *features = gst_caps_features_from_string(text.c_str());
     ASSERT_NE(features, nullptr) << text;
-    EXPECT_EQ(g2g::detail::kind_of_caps_features(features), GetParam()) << text;
+    EXPECT_EQ(g2g::detail::domain_of(features), GetParam()) << text;
     gst_caps_features_free(features);
     // The memory part alone selects the kind, or the kind it views.
     const std::string memory(row().memory_caps_feature);
     GstCapsFeatures *memory_only = gst_caps_features_from_string(memory.c_str());
-    EXPECT_EQ(g2g::detail::kind_of_caps_features(memory_only), row().views.value_or(GetParam())) << memory;
+    EXPECT_EQ(g2g::detail::domain_of(memory_only), row().views.value_or(GetParam())) << memory;
     gst_caps_features_free(memory_only);
 }
 

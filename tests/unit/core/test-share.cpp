@@ -26,7 +26,7 @@ using g2g::test::try_acquire;
 
 namespace {
 
-MemoryDomain domain_of(GstBuffer *buffer)
+MemoryDomain adopted(GstBuffer *buffer)
 {
     auto domain = MemoryDomain::adopt(buffer);
     EXPECT_TRUE(domain.ok());
@@ -45,7 +45,7 @@ void fill(GstBuffer *buffer, guint8 value)
 
 TEST(Share, IsARefcountBumpOfTheSameFrame)
 {
-    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 1024, nullptr));
+    MemoryDomain frame = adopted(gst_buffer_new_allocate(nullptr, 1024, nullptr));
     GstMemory *memory = gst_buffer_peek_memory(frame.buffer(), 0);
     const gint memory_refs = GST_MINI_OBJECT_REFCOUNT_VALUE(memory);
     EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(frame.buffer()), 1);
@@ -68,7 +68,7 @@ TEST(Share, NoShareMemoryWouldBeDeepCopiedByGstBufferCopy)
     BufferRef pooled;
     ASSERT_EQ(try_acquire(pool.get(), pooled), GST_FLOW_OK);
     ASSERT_TRUE(GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(pooled.get(), 0), GST_MEMORY_FLAG_NO_SHARE));
-    MemoryDomain frame = domain_of(pooled.release());
+    MemoryDomain frame = adopted(pooled.release());
     EXPECT_FALSE(frame.is_shareable());
     // What a branch's gst_buffer_make_writable() would do without make_shareable: copy bytes.
     BufferRef copy = BufferRef::adopt(gst_buffer_copy(frame.buffer()));
@@ -86,7 +86,7 @@ TEST(Share, MakeShareableRewrapsNoShareMemoryZeroCopyAndThePoolGetsItsBufferBack
     GST_BUFFER_PTS(pooled_buffer) = 42 * GST_MSECOND;
 
     {
-        MemoryDomain frame = domain_of(pooled.release());
+        MemoryDomain frame = adopted(pooled.release());
         frame.make_shareable();
         EXPECT_TRUE(frame.is_shareable());
         EXPECT_NE(frame.buffer(), pooled_buffer);                    // a new GstBuffer ...
@@ -132,7 +132,7 @@ TEST(Share, MakeShareableKeepsTheMetasThatDescribeTheMemory)
     BufferRef viewed = BufferRef::adopt(gst_buffer_copy(pooled.get())); // NO_SHARE: a deep copy, its own meta
     g2g::attach_tensor_view(viewed.get(), *view);
 
-    MemoryDomain frame = domain_of(pooled.release());
+    MemoryDomain frame = adopted(pooled.release());
     frame.make_shareable();
     ASSERT_TRUE(frame.is_shareable());
     const GstVideoMeta *meta = gst_buffer_get_video_meta(frame.buffer());
@@ -143,7 +143,7 @@ TEST(Share, MakeShareableKeepsTheMetasThatDescribeTheMemory)
     EXPECT_EQ(meta->width, 33u);
 
     GST_MINI_OBJECT_FLAG_SET(gst_buffer_peek_memory(viewed.get(), 0), GST_MEMORY_FLAG_NO_SHARE);
-    MemoryDomain view_frame = domain_of(viewed.release());
+    MemoryDomain view_frame = adopted(viewed.release());
     ASSERT_EQ(view_frame.kind(), K::SystemView);
     view_frame.make_shareable();
     const g2g::FrameView *kept = g2g::tensor_view_of(view_frame.buffer());
@@ -154,7 +154,7 @@ TEST(Share, MakeShareableKeepsTheMetasThatDescribeTheMemory)
 
 TEST(Share, MakeShareableIsANoOpForShareableFrames)
 {
-    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 64, nullptr));
+    MemoryDomain frame = adopted(gst_buffer_new_allocate(nullptr, 64, nullptr));
     GstBuffer *before = frame.buffer();
     frame.make_shareable();
     EXPECT_EQ(frame.buffer(), before);
@@ -164,7 +164,7 @@ TEST(Share, AWriterGetsItsOwnCopyAndOtherSharesNeverSeeTheWrite)
 {
     BufferRef source = BufferRef::adopt(gst_buffer_new_allocate(nullptr, 256, nullptr));
     fill(source.get(), 7);
-    MemoryDomain frame = domain_of(source.release());
+    MemoryDomain frame = adopted(source.release());
     MemoryDomain reader = frame.share();
     MemoryDomain writer = frame.share();
     const guint8 *original = data_of(frame.buffer());
@@ -193,7 +193,7 @@ TEST(Share, WritesOnMakeShareablePoolMemoryNeverReachThePool)
     fill(pooled.get(), 1);
     const guint8 *pooled_bytes = data_of(pooled.get());
     {
-        MemoryDomain frame = domain_of(pooled.release());
+        MemoryDomain frame = adopted(pooled.release());
         frame.make_shareable();
         MemoryDomain writer = frame.share();
         auto bytes = writer.as_mut_system_slice("writer");
@@ -210,7 +210,7 @@ TEST(Share, WritesOnMakeShareablePoolMemoryNeverReachThePool)
 
 TEST(Share, TheOnlyHolderWritesInPlace)
 {
-    MemoryDomain frame = domain_of(gst_buffer_new_allocate(nullptr, 64, nullptr));
+    MemoryDomain frame = adopted(gst_buffer_new_allocate(nullptr, 64, nullptr));
     const guint8 *original = data_of(frame.buffer());
     auto bytes = frame.as_mut_system_slice("sole");
     ASSERT_TRUE(bytes.ok());
@@ -227,7 +227,7 @@ TEST(Share, MakeShareableKeepsDmaBufZeroCopy)
     gst_buffer_append_memory(buffer.get(), memory);
     fill(buffer.get(), 3);
 
-    MemoryDomain frame = domain_of(buffer.release());
+    MemoryDomain frame = adopted(buffer.release());
     ASSERT_EQ(frame.kind(), K::DmaBuf);
     frame.make_shareable();
     ASSERT_TRUE(frame.is_shareable());

@@ -43,7 +43,7 @@ TEST_P(HandleKind, IsAMemoryTypeAndAllocatorOfItsOwn)
     const std::string name(g2g::name(GetParam()));
     EXPECT_TRUE(gst_memory_is_type(memory, ("G2g" + name).c_str()));
     EXPECT_STREQ(G_OBJECT_TYPE_NAME(memory->allocator), ("G2g" + name + "Allocator").c_str());
-    EXPECT_EQ(handles::handle_kind_of(memory), GetParam());
+    EXPECT_EQ(handles::handle_domain_of(memory), GetParam());
     EXPECT_EQ(*g2g::classify_buffer(frame.get()), GetParam());
     EXPECT_TRUE(GST_MEMORY_FLAG_IS_SET(memory, GST_MEMORY_FLAG_NOT_MAPPABLE));
     GstMapInfo map;
@@ -103,7 +103,7 @@ TEST_P(HandleKind, ThePayloadComesBackOnlyToItsOwnType)
     EXPECT_EQ(payload_types_answered(system.get()), 0);
     EXPECT_EQ(payload_types_answered(nullptr), 0);
     EXPECT_EQ(handles::keep_alive_of(system.get()), nullptr);
-    EXPECT_EQ(handles::handle_kind_of(system.get()), std::nullopt);
+    EXPECT_EQ(handles::handle_domain_of(system.get()), std::nullopt);
 }
 
 TEST_P(HandleKind, TheKeepAliveIsReleasedOnceAfterTheLastShare)

@@ -167,7 +167,7 @@ HandleMemory *as_handle_memory(GstMemory *memory)
 
 Result<MemoryRef> wrap_payload(const Payload &payload, std::shared_ptr<KeepAlive> keep_alive, gsize size)
 {
-    const MemoryDomainKind kind = detail::kind_of(payload);
+    const MemoryDomainKind kind = detail::domain_of(payload);
     if (std::optional<std::string> refused = detail::refusal(payload, size))
         return Error(ErrorCode::InvalidArgument, *refused);
     if (!keep_alive)
@@ -225,16 +225,16 @@ Result<MemoryRef> wrap(const G2gWgpuBuffer &payload, std::shared_ptr<KeepAlive> 
     return wrap_payload(payload, std::move(keep_alive), size);
 }
 
-std::optional<MemoryDomainKind> handle_kind_of(GstMemory *memory)
+std::optional<MemoryDomainKind> handle_domain_of(GstMemory *memory)
 {
     const HandleMemory *handle = as_handle_memory(memory);
-    return handle ? std::optional(detail::kind_of(handle->payload)) : std::nullopt;
+    return handle ? std::optional(detail::domain_of(handle->payload)) : std::nullopt;
 }
 
 const void *detail::payload_of(GstMemory *memory, MemoryDomainKind kind)
 {
     const HandleMemory *handle = as_handle_memory(memory);
-    if (!handle || detail::kind_of(handle->payload) != kind)
+    if (!handle || detail::domain_of(handle->payload) != kind)
         return nullptr;
     return std::visit([](const auto &payload) -> const void * { return &payload; }, handle->payload);
 }

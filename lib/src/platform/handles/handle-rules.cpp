@@ -129,7 +129,7 @@ struct Description {
 
 } // namespace
 
-MemoryDomainKind kind_of(const Payload &payload)
+MemoryDomainKind domain_of(const Payload &payload)
 {
     return std::visit([](const auto &p) { return KindOf<std::decay_t<decltype(p)>>::value; }, payload);
 }

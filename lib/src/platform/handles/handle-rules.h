@@ -18,8 +18,8 @@ namespace g2g::handles::detail {
 using Payload = std::variant<G2gD3D11Texture, G2gCvPixelBuffer, G2gWebGPUBuffer, G2gWebGPUExternalTexture,
                              G2gWgpuTexture, G2gWgpuBuffer>;
 
-// The kind a payload is of.
-MemoryDomainKind kind_of(const Payload &payload);
+// The domain a payload is of.
+MemoryDomainKind domain_of(const Payload &payload);
 
 // Why a frame of `payload` and `size` bytes cannot be made ("a D3D11Texture needs its
 // ID3D11Texture2D: the texture is NULL"); nullopt when it can.

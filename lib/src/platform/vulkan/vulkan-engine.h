@@ -26,7 +26,7 @@
 #pragma once
 
 #include <gst/video/video.h>
-#include "platform/vulkan/gst-vulkan.h"
+#include "gst-vulkan.h"
 
 #include <array>
 #include <deque>

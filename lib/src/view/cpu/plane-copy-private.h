@@ -9,6 +9,7 @@
 //   stream-rows-avx512  copied and reversed rows with non-temporal AVX-512 stores
 //   simd-private, register-transpose-private   the building blocks they share
 //   row-bands-private   how a multi-threaded materialize splits a frame (bands of rows, blocks)
+//   band-sizing         how many bands it makes of a frame (what the view elements ask too)
 //   worker-pool         the threads it runs on (g2g/worker-pool.h), made once and reused
 #pragma once
 

@@ -9,6 +9,8 @@
 
 #include <g2g/frame-view.h>
 
+#include "band-sizing.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -112,15 +114,6 @@ inline PlanePart plane_part(const PlaneView &plane, unsigned k, unsigned n, unsi
 inline PlanePart plane_part(const PlaneView &plane, unsigned k, unsigned n)
 {
     return plane_part(plane, k, n, plane_transposes(plane) ? transposed_bands(plane, n) : n);
-}
-
-// The parts of a frame of `frame_bytes` output bytes on at most `threads` threads: one per
-// `min_band_bytes` (0: no minimum), at least one.
-constexpr unsigned band_count(std::size_t frame_bytes, unsigned threads, std::size_t min_band_bytes)
-{
-    if (min_band_bytes == 0)
-        return threads;
-    return static_cast<unsigned>(std::clamp<std::size_t>(frame_bytes / min_band_bytes, 1, threads));
 }
 
 } // namespace g2g::detail

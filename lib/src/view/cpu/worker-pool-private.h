@@ -5,6 +5,8 @@
 
 #include <g2g/worker-pool.h>
 
+#include "band-sizing.h"
+
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -13,12 +15,6 @@
 #include <vector>
 
 namespace g2g::detail {
-
-// A materialize splits a frame into no more bands than it has multiples of this many output
-// bytes: waking a thread and the partial lines at a band's edges cost tens of microseconds on a
-// loaded machine, about what copying 512 KiB takes one core. So a 1080p NV12 frame (3 MB) takes at
-// most 6 threads, a 720p one 2, a 1080p RGBA one (8 MB) 16, and small frames one.
-inline constexpr std::size_t kMinBandBytes = std::size_t{512} << 10;
 
 // One run(): its tasks, handed out in order to whichever thread asks next.
 struct WorkerJob {
