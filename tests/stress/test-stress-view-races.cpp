@@ -74,8 +74,8 @@ struct RaceRun {
 RaceRun run_flipping(const std::string &description)
 {
     DirectionFlipper flipper;
-    const PipelineRun run = g2g::test::run_pipeline(
-        description, {}, 60 * GST_SECOND, {}, [&](GstBin *pipeline) { flipper.start(pipeline); });
+    const PipelineRun run = g2g::test::run_pipeline(description, {}, 60 * GST_SECOND, {},
+                                                    [&](GstBin *pipeline) { flipper.start(pipeline); });
     RaceRun result;
     result.error = run.error.empty() ? "" : run.error_source + ": " + run.error;
     result.frames = static_cast<int>(run.buffers.size());
@@ -114,11 +114,12 @@ std::string frames_arg()
 // queries pass the queue) while g2gview's own thread applies the change and renegotiates.
 TEST(StressViewRaces, DirectionFlippedBehindATeeAlwaysNegotiates)
 {
-    expect_every_run_negotiated("videotestsrc " + frames_arg() +
-                                    " ! video/x-raw,format=NV12,width=64,height=48 ! tee name=s "
-                                    "s. ! queue ! fakesink "
-                                    "s. ! queue ! g2gview name=v ! g2gmaterialize ! appsink name=sink sync=false",
-                                kFrames);
+    expect_every_run_negotiated(
+        "videotestsrc " + frames_arg() +
+            " ! video/x-raw,format=NV12,width=64,height=48 ! tee name=s "
+            "s. ! queue ! fakesink "
+            "s. ! queue ! g2gview name=v ! g2gmaterialize ! appsink name=sink sync=false",
+        kFrames);
 }
 
 // VulkanImage frames in and out as views (materialized on the device by g2gmaterialize).

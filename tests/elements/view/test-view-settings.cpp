@@ -624,7 +624,8 @@ TEST(G2gViewSettings, AutomaticSidesCropWhatDownstreamAsksAsVideocropDoes)
         EXPECT_EQ(compare_frames(want.info, want.buffer.get(), current_sink_info(h.harness), out.get()), "");
     }
     // Downstream that leaves the size free gets the widest frame: nothing cropped automatically.
-    ViewHarness free("g2gview left=-1 right=2 top=-1", "video/x-raw,format=I420,width=32,height=24,framerate=30/1");
+    ViewHarness free("g2gview left=-1 right=2 top=-1",
+                     "video/x-raw,format=I420,width=32,height=24,framerate=30/1");
     const BufferRef out = free.push_pull(frame.get());
     ASSERT_TRUE(out);
     const GstVideoInfo got = current_sink_info(free.harness);
@@ -637,7 +638,8 @@ TEST(G2gViewSettings, AutomaticSidesCropWhatDownstreamAsksAsVideocropDoes)
 // with videocrop, whose caps say the same; nothing is posted for a size nothing asked.
 TEST(G2gViewSettings, AnAutomaticCropWhoseFixedSideTakesTooMuchIsNotNegotiated)
 {
-    ViewHarness h("g2gview name=v left=-1 right=20", "video/x-raw,format=I420,width=32,height=24,framerate=30/1",
+    ViewHarness h("g2gview name=v left=-1 right=20",
+                  "video/x-raw,format=I420,width=32,height=24,framerate=30/1",
                   "video/x-raw,format=I420,width=16,height=24,framerate=30/1");
     const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_I420, 32, 24);
     const BufferRef frame = random_frame(in, 22);
@@ -680,16 +682,18 @@ TEST(G2gViewSettings, MemoryWithoutAViewPassesOrLeavesWithACropMetaAsVideocropDo
     {
         ViewHarness h("g2gview name=v left=4", dmabuf, "video/x-raw(memory:DMABuf)");
         EXPECT_FALSE(h.push_pull(frame.get()));
-        EXPECT_EQ(first_error(h.bus), "v can crop memory:DMABuf frames only as a GstVideoCropMeta (it has no view "
-                                      "of that memory), and downstream reads none; give it a consumer that reads "
-                                      "GstVideoCropMeta, or convert the frames to system memory before v");
+        EXPECT_EQ(first_error(h.bus),
+                  "v can crop memory:DMABuf frames only as a GstVideoCropMeta (it has no view "
+                  "of that memory), and downstream reads none; give it a consumer that reads "
+                  "GstVideoCropMeta, or convert the frames to system memory before v");
     }
     {
         ViewHarness h("g2gview name=v video-direction=90l", dmabuf, "video/x-raw(memory:DMABuf)");
         EXPECT_FALSE(h.push_pull(frame.get()));
-        EXPECT_EQ(first_error(h.bus), "v cannot flip or rotate memory:DMABuf frames (video-direction=90l): it has no "
-                                      "view of that memory, and a GstVideoCropMeta carries crops only; orient the "
-                                      "frames before they reach that memory, or convert them to system memory "
-                                      "before v");
+        EXPECT_EQ(first_error(h.bus),
+                  "v cannot flip or rotate memory:DMABuf frames (video-direction=90l): it has no "
+                  "view of that memory, and a GstVideoCropMeta carries crops only; orient the "
+                  "frames before they reach that memory, or convert them to system memory "
+                  "before v");
     }
 }

@@ -385,19 +385,21 @@ TEST(DmaDrmCaps, ViewElementsRefuseDmaDrmCapsCleanly)
     REQUIRE_DMABUF();
     // g2gmaterialize reads frames: it takes no memory it has no view of.
     Source source{dmabuf_frames()};
-    const PipelineRun run =
-        run_frames("appsrc name=src ! g2gmaterialize ! appsink name=sink", kDmaDrm, {{"sink", kSystem}}, source);
+    const PipelineRun run = run_frames("appsrc name=src ! g2gmaterialize ! appsink name=sink", kDmaDrm,
+                                       {{"sink", kSystem}}, source);
     EXPECT_EQ(run.error, "Internal data stream error.");
     EXPECT_EQ(run.error_source, "src");
     EXPECT_TRUE(run.sinks.at("sink").empty());
 
     // g2gview has no view of DMABuf memory either: an orientation of it is refused by name.
     Source flipped{dmabuf_frames()};
-    const PipelineRun flip = run_frames("appsrc name=src ! g2gview name=v video-direction=horiz ! appsink name=sink",
-                                        kDmaDrm, {{"sink", kSystem}}, flipped);
-    EXPECT_EQ(flip.error, "v cannot flip or rotate memory:DMABuf frames (video-direction=horiz): it has no view of "
-                          "that memory, and a GstVideoCropMeta carries crops only; orient the frames before they "
-                          "reach that memory, or convert them to system memory before v");
+    const PipelineRun flip =
+        run_frames("appsrc name=src ! g2gview name=v video-direction=horiz ! appsink name=sink", kDmaDrm,
+                   {{"sink", kSystem}}, flipped);
+    EXPECT_EQ(flip.error,
+              "v cannot flip or rotate memory:DMABuf frames (video-direction=horiz): it has no view of "
+              "that memory, and a GstVideoCropMeta carries crops only; orient the frames before they "
+              "reach that memory, or convert them to system memory before v");
     EXPECT_EQ(flip.error_source, "v");
     EXPECT_TRUE(flip.sinks.at("sink").empty());
 }
