@@ -27,6 +27,7 @@
 
 #include "log-capture.h"
 #include "pipeline.h"
+#include "demand-source.h"
 #include "watchdog.h"
 
 using g2g::ElementRef;
@@ -124,31 +125,13 @@ public:
         tee_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "t"));
         src_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "src"));
         const Ref<GstPad> tee_sink = Ref<GstPad>::adopt(gst_element_get_static_pad(tee_.get(), "sink"));
-        gst_pad_add_probe(
-            tee_sink.get(), GST_PAD_PROBE_TYPE_BUFFER,
-            +[](GstPad *, GstPadProbeInfo *, gpointer entered) -> GstPadProbeReturn {
-                ++*static_cast<std::atomic<guint64> *>(entered);
-                return GST_PAD_PROBE_OK;
-            },
-            &entered_, nullptr);
-        GstAppSrcCallbacks callbacks{};
-        callbacks.need_data = +[](GstAppSrc *src, guint, gpointer self) {
-            auto *pipeline = static_cast<Pipeline *>(self);
-            std::unique_lock<std::mutex> hold(pipeline->demand_lock_);
-            pipeline->more_wanted_.wait(
-                hold, [pipeline] { return pipeline->stopping_ || pipeline->pushed_ < pipeline->demand_; });
-            if (pipeline->stopping_)
-                return;
-            const guint32 n = pipeline->pushed_++;
-            hold.unlock();
-            gst_app_src_push_buffer(src, frame(n));
-        };
-        gst_app_src_set_callbacks(GST_APP_SRC(src_.get()), &callbacks, this, nullptr);
+        g2g::test::count_buffers(tee_sink.get(), entered_);
+        source_.attach(src_.get(), frame);
     }
 
     ~Pipeline()
     {
-        stop_source();
+        source_.stop();
         if (pipeline_)
             gst_element_set_state(pipeline_.get(), GST_STATE_NULL);
     }
@@ -224,14 +207,7 @@ public:
         gst_pad_push_event(tee_sink.get(), gst_event_new_reconfigure());
     }
 
-    void want_frames(guint64 frames)
-    {
-        {
-            const std::lock_guard<std::mutex> hold(demand_lock_);
-            demand_ = std::max(demand_, frames);
-        }
-        more_wanted_.notify_all();
-    }
+    void want_frames(guint64 frames) { source_.want(frames); }
 
     // The first error the pipeline posted (kept for the next call), or "".
     std::string posted_error()
@@ -247,25 +223,12 @@ public:
     }
 
 private:
-    void stop_source()
-    {
-        {
-            const std::lock_guard<std::mutex> hold(demand_lock_);
-            stopping_ = true;
-        }
-        more_wanted_.notify_all();
-    }
-
     ElementRef pipeline_;
     ElementRef tee_;
     ElementRef src_;
     std::atomic<guint64> entered_{0};
     std::string error_;
-    std::mutex demand_lock_;
-    std::condition_variable more_wanted_;
-    guint64 demand_ = 0;
-    guint32 pushed_ = 0;
-    bool stopping_ = false;
+    g2g::test::DemandSource source_;
 };
 
 // "" when the branch got stream-start, caps and segment, in that order, before its first frame.

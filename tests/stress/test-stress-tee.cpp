@@ -29,6 +29,7 @@
 #include "log-capture.h"
 #include "pipeline.h"
 #include "tee-stats.h"
+#include "demand-source.h"
 #include "watchdog.h"
 
 using g2g::ElementRef;
@@ -212,31 +213,13 @@ public:
         tee_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "t"));
         src_ = ElementRef::adopt(gst_bin_get_by_name(GST_BIN(pipeline_.get()), "src"));
         const Ref<GstPad> tee_sink = Ref<GstPad>::adopt(gst_element_get_static_pad(tee_.get(), "sink"));
-        gst_pad_add_probe(
-            tee_sink.get(), GST_PAD_PROBE_TYPE_BUFFER,
-            +[](GstPad *, GstPadProbeInfo *, gpointer entered) -> GstPadProbeReturn {
-                ++*static_cast<std::atomic<guint64> *>(entered);
-                return GST_PAD_PROBE_OK;
-            },
-            &entered_, nullptr);
-        GstAppSrcCallbacks callbacks{};
-        callbacks.need_data = +[](GstAppSrc *src, guint, gpointer self) {
-            auto *stress = static_cast<Stress *>(self);
-            std::unique_lock<std::mutex> hold(stress->demand_lock_);
-            stress->more_wanted_.wait(
-                hold, [stress] { return stress->stopping_ || stress->pushed_ < stress->demand_; });
-            if (stress->stopping_)
-                return;
-            const guint32 n = stress->pushed_++;
-            hold.unlock();
-            gst_app_src_push_buffer(src, numbered_frame(n));
-        };
-        gst_app_src_set_callbacks(GST_APP_SRC(src_.get()), &callbacks, this, nullptr);
+        g2g::test::count_buffers(tee_sink.get(), entered_);
+        source_.attach(src_.get(), numbered_frame);
     }
 
     ~Stress()
     {
-        stop_source();
+        source_.stop();
         if (pipeline_)
             gst_element_set_state(pipeline_.get(), GST_STATE_NULL);
     }
@@ -316,14 +299,7 @@ public:
     // The source pushes frames until `frames` were pushed, then waits to be asked for more: frames
     // keep flowing while branches are linked and released, a few per cycle, without the source
     // taking a core of its own.
-    void want_frames(guint64 frames)
-    {
-        {
-            const std::lock_guard<std::mutex> hold(demand_lock_);
-            demand_ = std::max(demand_, frames);
-        }
-        more_wanted_.notify_all();
-    }
+    void want_frames(guint64 frames) { source_.want(frames); }
 
     // Waits (bounded) until `frames` frames have entered the tee.
     bool wait_for_frames(guint64 frames)
@@ -350,7 +326,7 @@ public:
     // Stops the source and waits (bounded) for the EOS at the permanent branch; "" or the error.
     std::string finish()
     {
-        stop_source();
+        source_.stop();
         gst_app_src_end_of_stream(GST_APP_SRC(src_.get()));
         const Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline_.get()));
         const Ref<GstMessage> message = Ref<GstMessage>::adopt(
@@ -393,20 +369,7 @@ private:
     ElementRef tee_;
     ElementRef src_;
     std::atomic<guint64> entered_{0};
-    // The source's demand: it pushes while pushed_ < demand_, and not once stopping_.
-    void stop_source()
-    {
-        {
-            const std::lock_guard<std::mutex> hold(demand_lock_);
-            stopping_ = true;
-        }
-        more_wanted_.notify_all();
-    }
-    std::mutex demand_lock_;
-    std::condition_variable more_wanted_;
-    guint64 demand_ = 0;
-    guint32 pushed_ = 0;
-    bool stopping_ = false;
+    g2g::test::DemandSource source_;
 };
 
 // The stress: a permanent branch, and kCycles branches requested, linked, fed at least
