@@ -212,9 +212,9 @@ static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &reques
         if (!out)
             continue;
         if (const auto handle = g2g::element::handle_domain_of(features)) {
-            g2g::element::append_handle_forms(kept.get(), out, *handle, g2g::caps::has_view_feature(features),
-                                              forward, request.fixed());
-            gst_structure_free(out);
+            g_autoptr(GstStructure) mapped = out; // the forms are copies of it
+            g2g::element::append_handle_forms(
+                kept.get(), mapped, *handle, g2g::caps::has_view_feature(features), forward, request.fixed());
             continue;
         }
         if (g2g::element::is_opaque_memory(features)) {
@@ -369,7 +369,7 @@ static GstFlowReturn g2g_view_submit_input_buffer(GstBaseTransform *trans, gbool
             g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans)));
         // Refused for the stream's frames: this frame is, the configured request stays.
         if (refuse_input(self, asked, in_caps.get())) {
-            gst_buffer_unref(input);
+            const g2g::BufferRef dropped = g2g::BufferRef::adopt(input);
             return GST_FLOW_NOT_NEGOTIATED;
         }
         configure_request(self);
@@ -682,9 +682,9 @@ static GstEvent *g2g_view_take_orientation_tag(G2gView *self, GstEvent *event)
     }
     if (!oriented || !turned)
         return event;
+    const g2g::Ref<GstEvent> replaced = g2g::Ref<GstEvent>::adopt(event);
     GstTagList *said = gst_tag_list_copy(tags); // the event (and its list) may be shared
     gst_tag_list_add(said, GST_TAG_MERGE_REPLACE, GST_TAG_IMAGE_ORIENTATION, "rotate-0", nullptr);
-    gst_event_unref(event);
     return gst_event_new_tag(said);
 }
 
@@ -716,7 +716,7 @@ static gboolean g2g_view_sink_event(GstBaseTransform *trans, GstEvent *event)
         GstCaps *caps = nullptr;
         gst_event_parse_caps(event, &caps);
         if (refuse_input(self, request, caps)) {
-            gst_event_unref(event);
+            const g2g::Ref<GstEvent> consumed = g2g::Ref<GstEvent>::adopt(event);
             return FALSE;
         }
     }
