@@ -37,9 +37,10 @@ enum class BranchRoute {
                 // restated
     Relabelled, // takes system memory, frames are mappable DMABuf: the shared frame, read in place
     Converted,  // takes a domain a Converter produces: the conversion's shared output
-    Waiting,    // linked since, takes none of these caps, and upstream offers caps it takes (its
-                // link's RECONFIGURE asked upstream for them): nothing, and no refusal, until upstream
-                // has renegotiated (kRenegotiationsWaited)
+    Waiting,    // takes none of these caps, upstream offers caps it takes, and it is linked since
+                // the plan before (its link's RECONFIGURE asked upstream for them) or was fed by it
+                // (caps decided before it was linked caught up with it): nothing, and no refusal,
+                // while g2gtee asks upstream to renegotiate, kRenegotiationsWaited times
     Dropped,    // nothing reaches its domain and fan-out-policy is drop-branch
 };
 
@@ -84,6 +85,8 @@ struct PlanInputs {
     std::string tee_name;
     PlanSettings settings;
     CapsRef caps; // the stream's caps; null before them
+    // The plan before was made for caps: its branches' routes are what the stream fed them.
+    bool renegotiating = false;
     std::vector<BranchAnswer> branches;
     // What upstream offers (its caps query, unfiltered), asked only where a branch may wait for it
     // (TeePlan::needs_upstream_offer); null until then.

@@ -152,15 +152,17 @@ std::string refusal(const PlanInputs &inputs, const BranchAnswer &branch, GstCap
 }
 
 // Whether `branch`, which the stream's caps do not reach, waits for caps it takes instead of being
-// refused: linked since the plan before (or waiting in it; one it fed or dropped is refused), while
-// upstream offers caps it takes, for kRenegotiationsWaited of upstream's renegotiations. Frames
-// in the old caps still come after its link (from upstream before it renegotiated, from a queue
-// between), and are no reason to refuse it.
+// refused: linked since the plan before (or waiting in it), or fed by it (one it dropped is
+// refused, as is any at the stream's first caps), while upstream offers caps it takes, for
+// kRenegotiationsWaited of upstream's renegotiations. Caps upstream decided before the branch was
+// linked still come after its link (from upstream before it renegotiated, from a queue between:
+// also after caps the branch was fed), and are no reason to refuse it.
 bool waits(const PlanInputs &inputs, const BranchAnswer &branch, bool &needs_upstream_offer)
 {
     const bool linked_since = branch.before == BranchRoute::Unlinked || branch.before == BranchRoute::Waiting;
-    if (!linked_since || branch.renegotiations_waited >= kRenegotiationsWaited || !branch.takes ||
-        gst_caps_is_any(branch.takes.get()))
+    const bool left_behind = inputs.renegotiating && branch.before != BranchRoute::Dropped;
+    if (!(linked_since || left_behind) || branch.renegotiations_waited >= kRenegotiationsWaited ||
+        !branch.takes || gst_caps_is_any(branch.takes.get()))
         return false;
     if (!inputs.upstream_offer) {
         needs_upstream_offer = true;

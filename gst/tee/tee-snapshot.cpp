@@ -41,6 +41,7 @@ PlanInputs take_inputs(G2gTee *self, GstCaps *caps)
                 BranchAnswer{.pad = pad, .linked = false, .takes = {}, .peer_name = {}});
         before = self->priv->state.plan;
     }
+    inputs.renegotiating = before->negotiated;
     for (BranchAnswer &branch : inputs.branches) {
         // Before the stream's caps every branch is fed as it is: one there when upstream first
         // negotiated is no branch linked since.
@@ -171,6 +172,11 @@ std::optional<Refusal> replan(G2gTee *self, GstCaps *caps, bool in_caps_event)
     std::erase_if(state.converters, [&](const std::unique_ptr<Converter> &running) {
         return !plan->conversion_of(running.get());
     });
+    // Waiting branches ask upstream to negotiate with them (again): a branch fed views until caps
+    // decided before its link caught up with it has no RECONFIGURE of its own left to answer, and
+    // a renegotiation that kept other caps is counted, so the wait ends either way.
+    if (!plan->waiting.empty())
+        gst_pad_push_event(self->sinkpad, gst_event_new_reconfigure());
     return std::nullopt;
 }
 
