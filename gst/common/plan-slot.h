@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // An element's negotiated plan: made whole by the element's pure make_plan at negotiation (set_caps,
-// decide_allocation, a reconfigure), swapped in whole, read by the per-frame path and by any thread.
+// decide_allocation, a reconfigure), put in effect whole, read by the per-frame path.
 //
 //   Planned<Plan>   what make_plan returns: the plan, or a refusal (its words, or none)
-//   PlanSlot<Plan>  the plan in effect: a std::shared_ptr<const Plan> swapped under the object lock
+//   PlanSlot<Plan>  the plan in effect, immutable once made
 //
-// The plan is immutable once made: a reader keeps the one it got (a shared_ptr) for as long as it
-// needs it, whatever negotiation swaps in meanwhile, and never sees half of one.
+// Negotiation and the frames run on the streaming thread (under the sink pad's stream lock), so
+// the plan is replaced and read there, without a lock; the state change that clears it runs once
+// streaming has stopped.
 #pragma once
 
 #include <gst/gst.h>
@@ -18,7 +19,6 @@
 #include <utility>
 
 #include "element-error.h"
-#include "object-lock.h"
 
 namespace g2g::element {
 
@@ -45,43 +45,30 @@ public:
     using Shared = std::shared_ptr<const Plan>;
 
     // The plan in effect: nullptr before the first negotiation, after a refusal and after stop.
-    // Any thread (it takes the object lock for a shared_ptr copy).
-    Shared current(gpointer object) const
-    {
-        const ObjectLock lock(object);
-        return plan_;
-    }
+    // For the streaming thread, the one thread that replaces plans (set_caps, decide_allocation and
+    // the frames all run there): no lock and no reference per frame.
+    const Plan *in_effect() const { return plan_.get(); }
 
-    // Swaps `plan` in whole (nullptr: none). The plan it replaces is released after the lock is
-    // dropped (its last holder may be another thread, later).
-    void swap_in(gpointer object, Shared plan)
-    {
-        {
-            const ObjectLock lock(object);
-            plan_.swap(plan);
-        } // `plan` now holds the one replaced: released past this point, unlocked
-    }
+    // None in effect (stop, once streaming has stopped; a refusal).
+    void clear() { plan_.reset(); }
 
-    void clear(gpointer object) { swap_in(object, nullptr); }
-
-    // make_plan's result taken, the one place a refusal is posted: a plan is swapped in and
-    // returned; a refusal empties the slot, is posted as `element`'s negotiation error when it
+    // make_plan's result taken, the one place a refusal is posted: a plan is put in effect whole
+    // and returned; a refusal empties the slot, is posted as `element`'s negotiation error when it
     // has words, and returns nullptr.
     Shared take(GstElement *element, Planned<Plan> planned, SourcePlace where = SourcePlace::current())
     {
         if (!planned) {
-            clear(element);
+            clear();
             if (!planned.refusal().empty())
                 post_error(element, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, planned.refusal(), {}, where);
             return nullptr;
         }
-        Shared plan = std::make_shared<const Plan>(*planned);
-        swap_in(element, plan);
-        return plan;
+        plan_ = std::make_shared<const Plan>(*planned);
+        return plan_;
     }
 
 private:
-    Shared plan_; // under the object lock
+    Shared plan_;
 };
 
 } // namespace g2g::element

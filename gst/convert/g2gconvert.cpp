@@ -289,7 +289,7 @@ static gboolean g2g_convert_stop(GstBaseTransform *trans)
 {
     // Before the contexts go (PAUSED->READY); freed outside the object lock get_property takes.
     G2gConvert *self = G2G_CONVERT(trans);
-    self->priv->plan.clear(self);
+    self->priv->plan.clear();
     std::shared_ptr<g2g::cuda_vulkan::Bridge> gone;
     {
         const ObjectLock lock(self);
@@ -335,7 +335,7 @@ static GstFlowReturn g2g_convert_prepare_output_buffer(GstBaseTransform *trans, 
     G2gConvert *self = G2G_CONVERT(trans);
     ConvertState &state = self->priv->state;
     GstElement *element = GST_ELEMENT(self);
-    const std::shared_ptr<const ConvertPlan> plan = self->priv->plan.current(self);
+    const ConvertPlan *plan = self->priv->plan.in_effect();
     if (plan && plan->route == ConvertRoute::CudaToDmaBuf)
         return export_dmabuf(self, inbuf, outbuf);
     if (!plan || !state.bridge)

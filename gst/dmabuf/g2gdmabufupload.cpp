@@ -165,7 +165,7 @@ static gboolean g2g_dmabuf_upload_stop(GstBaseTransform *trans)
 {
     G2gDmaBufUpload *self = G2G_DMABUF_UPLOAD(trans);
     self->priv->state.drop_copies();
-    self->priv->plan.clear(self);
+    self->priv->plan.clear();
     return TRUE;
 }
 
@@ -206,7 +206,7 @@ static GstFlowReturn g2g_dmabuf_upload_prepare_output_buffer(GstBaseTransform *t
     // A frame of other memory, into a frame of the copies pool: a view (a G2gTensorView meta, which
     // only g2g's API attaches: these caps do not carry the feature) written densely, any other
     // frame plane by plane, the region its metas and caps say; a refusal names this element.
-    const std::shared_ptr<const UploadPlan> plan = self->priv->plan.current(self);
+    const UploadPlan *plan = self->priv->plan.in_effect();
     if (!plan)
         return GST_FLOW_NOT_NEGOTIATED;
     g2g::Result<g2g::BufferRef> exported =

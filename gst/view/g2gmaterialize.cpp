@@ -283,7 +283,7 @@ static gboolean g2g_materialize_stop(GstBaseTransform *trans)
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
     MaterializeState &state = self->priv->state;
     state.drop_staging();
-    self->priv->plan.clear(self);
+    self->priv->plan.clear();
     state.incaps.reset();
     state.outcaps.reset();
     state.threads.stop();
@@ -347,7 +347,7 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
                                                            GstBuffer **outbuf)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    const std::shared_ptr<const MaterializePlan> plan = self->priv->plan.current(self);
+    const MaterializePlan *plan = self->priv->plan.in_effect();
     if (!plan)
         return GST_FLOW_NOT_NEGOTIATED;
     // A frame of another device's images would be read on ours: refused, whatever the route does.
@@ -363,7 +363,7 @@ static GstFlowReturn g2g_materialize_prepare_output_buffer(GstBaseTransform *tra
 static GstFlowReturn g2g_materialize_transform(GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
     G2gMaterialize *self = G2G_MATERIALIZE(trans);
-    const std::shared_ptr<const MaterializePlan> plan = self->priv->plan.current(self);
+    const MaterializePlan *plan = self->priv->plan.in_effect();
     if (!plan)
         return GST_FLOW_NOT_NEGOTIATED;
     if (plan->route == MaterializeRoute::Download)
