@@ -221,6 +221,10 @@ static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &reques
             gst_caps_append_structure_full(kept.get(), out, gst_caps_features_copy(features));
             continue;
         }
+        // Any memory (the template's own structure, a peer's): memory g2gview has no view of
+        // passes as it is, as well as the view domains' frames (which read it as system memory).
+        if (features && gst_caps_features_is_any(features))
+            gst_caps_append_structure_full(kept.get(), gst_structure_copy(out), gst_caps_features_new_any());
         gst_caps_append_structure_full(mapped.get(), out, gst_caps_features_copy(features));
     }
 
