@@ -7,7 +7,8 @@
 //   convert-system-view-to-system and its collector) fails the test, as every other warning;
 // - a branch that takes only views, linked while dense frames flow, must get views once upstream
 //   has answered the RECONFIGURE its link sent, not be refused ("reads system memory but received
-//   a System frame") by a frame that left upstream before it renegotiated;
+//   a System frame") by a frame that left upstream before it renegotiated; the same for a branch
+//   that takes only DMABuf frames behind g2gdmabufupload;
 // - every branch gets stream-start, then caps, then segment, before its first frame.
 // A watchdog (tests/support/watchdog.h) fails the program with the step that hung.
 #include <g2g/gst-ref.h>
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "g2g-config.h"
 #include "log-capture.h"
 #include "pipeline.h"
 #include "demand-source.h"
@@ -320,4 +322,24 @@ TEST(StressTeeRaces, ABranchOnlyViewsReachIsNotRefusedByAFrameFromBeforeUpstream
 TEST(StressTeeRaces, ABranchOnlyViewsReachIsNotRefusedByQueuedFramesInTheOldCaps)
 {
     cycle_branches("queue max-size-buffers=4 ! ", "", {kViewsOnly, kDense}, rounds(100));
+}
+
+// The same with DMABuf frames: g2gdmabufupload offers system memory first and memory:DMABuf after
+// it, so the first branch that takes only DMABuf, linked while system frames flow, must get DMABuf
+// frames once upstream has renegotiated, not be refused by the system frames before it (g2gtee
+// converts no system frame into a DMABuf); then system-only and DMABuf-only branches come and go
+// on the one DMABuf stream (the system ones read it relabelled). It did not fail at 71ef884:
+// upstream leaves DMABuf no more once a DMABuf branch came, so only that first branch meets
+// frames in the old caps, and the views cases above are where that race showed.
+TEST(StressTeeRaces, ABranchOnlyDmaBufReachesIsNotRefusedByQueuedFramesInTheOldCaps)
+{
+#if !G2G_HAVE_DMABUF
+    GTEST_SKIP() << "this build has no DMA-BUF domain (not Linux, or no linux/dma-buf.h)";
+#endif
+    const char *dmabuf_only =
+        "capsfilter caps=video/x-raw(memory:DMABuf) ! queue ! fakesink sync=false async=false";
+    // Branches that name system memory keep upstream there between the DMABuf ones.
+    const char *system_only = "capsfilter caps=video/x-raw ! queue ! fakesink sync=false async=false";
+    cycle_branches("g2gdmabufupload ! queue max-size-buffers=4 ! ", "", {dmabuf_only, system_only},
+                   rounds(100));
 }
