@@ -192,9 +192,14 @@ static GstCaps *view_domain_caps()
     return caps;
 }
 
-// `caps` mapped across `request` (forward: sink to src), filtered by `filter`.
+// `caps` mapped across `request` (forward: sink to src), filtered by `filter`. A structure of any
+// memory (the template's own) stands for the view domains' frames, which read it as system memory;
+// with `any_memory_passes` (a linked peer takes ANY caps) it also stands for memory g2gview has no view
+// of, which passes as it is: a peer that names none gets no `video/x-raw(ANY)` from g2gview, which
+// would link frames of a view domain in formats no view describes (VulkanImage YUY2) only to refuse
+// them later.
 static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &request, bool forward,
-                                    GstCaps *caps, GstCaps *filter)
+                                    GstCaps *caps, GstCaps *filter, bool any_memory_passes = false)
 {
     const g2g::CapsRef mapped = g2g::CapsRef::adopt(gst_caps_new_empty());
     // Frames of the platform-handle kinds, in the forms they can take (view-handles.h), and of
@@ -221,9 +226,7 @@ static GstCaps *transform_caps_with(G2gView *self, const GeometryRequest &reques
             gst_caps_append_structure_full(kept.get(), out, gst_caps_features_copy(features));
             continue;
         }
-        // Any memory (the template's own structure, a peer's): memory g2gview has no view of
-        // passes as it is, as well as the view domains' frames (which read it as system memory).
-        if (features && gst_caps_features_is_any(features))
+        if (any_memory_passes && features && gst_caps_features_is_any(features))
             gst_caps_append_structure_full(kept.get(), gst_structure_copy(out), gst_caps_features_new_any());
         gst_caps_append_structure_full(mapped.get(), out, gst_caps_features_copy(features));
     }
@@ -461,8 +464,10 @@ static GstCaps *answer_caps_query(G2gView *self, GstPadDirection direction, GstC
         const g2g::CapsRef peer_ours = g2g::CapsRef::adopt(
             peer ? gst_caps_intersect_full(peer.get(), other_templ.get(), GST_CAPS_INTERSECT_FIRST)
                  : gst_caps_ref(other_templ.get()));
-        const g2g::CapsRef back =
-            g2g::CapsRef::adopt(transform_caps_with(self, request, !sink, peer_ours.get(), filter));
+        // An unlinked pad's peer answers ANY too (gst_pad_peer_query_caps): not a peer that takes any.
+        const bool peer_takes_any = gst_pad_is_linked(other) && peer && gst_caps_is_any(peer.get());
+        const g2g::CapsRef back = g2g::CapsRef::adopt(
+            transform_caps_with(self, request, !sink, peer_ours.get(), filter, peer_takes_any));
         answer =
             g2g::CapsRef::adopt(gst_caps_intersect_full(back.get(), templ.get(), GST_CAPS_INTERSECT_FIRST));
         // Downstream's own caps first where they pass as they are (GstBaseTransform's
