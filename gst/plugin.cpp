@@ -3,6 +3,7 @@
 #include <gst/gst.h>
 
 #include "g2g-config.h"
+#include "g2g-docs-config.h"
 #include "g2gconvert.h"
 #include "g2gdmabufupload.h"
 #include "g2gmaterialize.h"
@@ -25,4 +26,4 @@ static gboolean plugin_init(GstPlugin *plugin)
 #define PACKAGE G2G_PACKAGE
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, g2g,
                   "Explicit, negotiable, zero-copy memory domains: probe, fan-out and stride views",
-                  plugin_init, G2G_VERSION, "LGPL", "g2g", "Unknown package origin")
+                  plugin_init, G2G_VERSION, "LGPL", "g2g", G2G_PACKAGE_ORIGIN)

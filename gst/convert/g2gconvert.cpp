@@ -42,6 +42,7 @@
 #include <string>
 
 #include "common/context-glue.h"
+#include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
 #include "common/plan-slot.h"
@@ -430,12 +431,9 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
             "CUDA memories exported as DMA-BUF fds so far (each once: a pool's memory coming back is not "
             "exported again)");
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g GPU domain converter", "Filter/Converter/Video/Hardware",
-        "Moves frames between CUDA memory and Vulkan images on the GPU they share, with one pass on the "
-        "GPU (a view written by it) or none, and offers CUDA frames as DMA-BUFs of their own memory with "
-        "no copy; never through host memory",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gconvert", "g2g GPU domain converter",
+                               "Filter/Converter/Video/Hardware",
+                               "Moves frames between CUDA, Vulkan and DMA-BUF memory on the GPU");
     // Each direction where this build has it.
     g2g::CapsRef sink_caps = g2g::CapsRef::adopt(gst_caps_new_empty());
     g2g::CapsRef src_caps = g2g::CapsRef::adopt(gst_caps_new_empty());

@@ -31,6 +31,7 @@
 #include <memory>
 #include <string>
 
+#include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/plan-slot.h"
 
@@ -267,11 +268,8 @@ static void g2g_dmabuf_upload_class_init(G2gDmaBufUploadClass *klass)
                             G_MAXUINT64, 0,
                             static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g DMA-BUF upload", "Filter/Converter/Video",
-        "Raw video frames out as DMA-BUF frames of g2g's allocator (dma-heap, udmabuf or memfd): upstream "
-        "writes into its pool with no copy, other frames are copied once",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gdmabufupload", "g2g DMA-BUF upload",
+                               "Filter/Converter/Video", "Uploads raw video frames into DMA-BUF memory");
     const g2g::CapsRef sink_caps = g2g::CapsRef::adopt(raw_caps(nullptr));
     const g2g::CapsRef src_caps = g2g::CapsRef::adopt(as_output(sink_caps.get()));
     gst_element_class_add_pad_template(

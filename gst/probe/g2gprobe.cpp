@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "common/allocation.h"
+#include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
 
@@ -251,12 +252,8 @@ static void g2g_probe_class_init(G2gProbeClass *klass)
         g_param_spec_string("last-message", "Last message",
                             "Per-frame line: timestamp and domain (only when silent is off)", "", readable));
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g memory-domain probe", "Generic/Debug",
-        "Passes frames through untouched and reports which memory domain each lives in "
-        "(system memory, DMABuf, Vulkan image, CUDA, ...); optionally refuses frames outside "
-        "a required set with an error that names the converter to insert",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gprobe", "g2g memory-domain probe", "Generic/Debug",
+                               "Reports the memory domain of each frame passing through");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
 

@@ -16,6 +16,7 @@
 
 #include "tee-private.h"
 
+#include "common/element-docs.h"
 #include "common/object-lock.h"
 #include <g2g-internal/plugin-interface.h>
 
@@ -431,12 +432,8 @@ static void g2g_tee_class_init(G2gTeeClass *klass)
             "branches copies nothing and does not count",
             -1, G_MAXINT, -1, static_cast<GParamFlags>(rw | G_PARAM_CONSTRUCT | GST_PARAM_MUTABLE_PLAYING)));
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g tee", "Generic",
-        "1-to-N fan-out that hands every branch the same frame by reference count (pool memory flagged "
-        "NO_SHARE is made shareable once, without copying), each branch in the memory domain it negotiated "
-        "(one conversion per frame per target domain), with tee's pads and properties",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gtee", "g2g tee", "Generic",
+                               "Fans frames out by reference, each branch in its own memory domain");
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, G2G_TYPE_TEE_SRC_PAD);
     element_class->request_new_pad = g2g_tee_request_new_pad;

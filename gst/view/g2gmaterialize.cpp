@@ -32,6 +32,7 @@
 
 #include "common/allocation.h"
 #include "common/context-glue.h"
+#include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/plan-slot.h"
 #include "common/settings-slot.h"
@@ -423,13 +424,8 @@ static void g2g_materialize_class_init(G2gMaterializeClass *klass)
     object_class->finalize = g2g_materialize_finalize;
     g2g::element::install_n_threads_property(object_class, PROP_N_THREADS);
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g materialize", "Filter/Converter/Video",
-        "Writes a frame view (meta:G2gTensorView) out as the dense frame in one "
-        "cache-blocked pass (CUDA frames: one kernel, in device memory; VulkanImage frames: one compute "
-        "shader, in Vulkan images, or downloaded to system memory with a fence); dense frames pass through "
-        "untouched",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gmaterialize", "g2g materialize", "Filter/Converter/Video",
+                               "Writes frame views out as dense frames");
     // Views or dense frames in, dense frames out, in every domain this build has a view backend for
     // (and VulkanImage frames out as system memory: transform_caps).
     const g2g::CapsRef sink_caps = g2g::CapsRef::adopt(g2g::caps::template_caps(true, true));

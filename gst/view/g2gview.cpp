@@ -37,6 +37,7 @@
 
 #include "common/allocation.h"
 #include "common/context-glue.h"
+#include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/object-lock.h"
 #include <g2g-internal/plugin-interface.h>
@@ -885,13 +886,8 @@ static void g2g_view_class_init(G2gViewClass *klass)
                                                          g2g::element::kAutomaticCrop, G_MAXINT, 0, flags));
     g2g::element::install_n_threads_property(object_class, PROP_N_THREADS);
 
-    gst_element_class_set_static_metadata(
-        element_class, "g2g stride view", "Filter/Effect/Video",
-        "Flips, rotates, transposes and crops video as a stride view over the same memory (zero bytes "
-        "copied) "
-        "for peers that take meta:G2gTensorView; materializes once for every other peer. Crops apply to the "
-        "input, then the orientation (like videocrop ! videoflip)",
-        "g2g developers");
+    g2g::element::set_metadata(element_class, "g2gview", "g2g stride view", "Filter/Effect/Video",
+                               "Flips, rotates and crops video as a zero-copy stride view");
     // Views and dense frames both ways, in every domain this build has a view backend for.
     // And the platform-handle kinds, which leave only as views or passed through (view-handles.h);
     // and, as videocrop's, raw video in any other memory, passed through or cropped by meta.

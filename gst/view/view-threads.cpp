@@ -17,9 +17,9 @@ void install_n_threads_property(GObjectClass *klass, guint id)
     g_object_class_install_property(
         klass, id,
         g_param_spec_uint("n-threads", "Threads",
-                          "Threads a CPU materialize is split across, in row bands (as videoconvert's): "
-                          "1 the streaming thread alone, 0 one per processor; frames under 1 MiB "
-                          "always take one",
+                          "Threads a dense frame the CPU writes is split across, as videoconvert's (bands "
+                          "of rows; rotated and transposed planes in blocks): 1 the streaming thread "
+                          "alone, 0 one per processor; frames under 1 MiB always take one",
                           0, WorkerPool::kMaxThreads, kDefaultThreads, flags));
 }
 
