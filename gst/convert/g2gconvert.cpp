@@ -431,9 +431,9 @@ static void g2g_convert_class_init(G2gConvertClass *klass)
             "CUDA memories exported as DMA-BUF fds so far (each once: a pool's memory coming back is not "
             "exported again)");
 
-    g2g::element::set_metadata(element_class, "g2gconvert", "g2g GPU domain converter",
-                               "Filter/Converter/Video/Hardware",
-                               "Moves frames between CUDA, Vulkan and DMA-BUF memory on the GPU");
+    g2g::element::set_metadata(
+        element_class, "g2gconvert", "g2g GPU domain converter", "Filter/Converter/Video/Hardware",
+        "Moves frames between CUDA and Vulkan, and CUDA frames to DMA-BUFs, on the GPU");
     // Each direction where this build has it.
     g2g::CapsRef sink_caps = g2g::CapsRef::adopt(gst_caps_new_empty());
     g2g::CapsRef src_caps = g2g::CapsRef::adopt(gst_caps_new_empty());
