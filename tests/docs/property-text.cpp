@@ -135,10 +135,10 @@ std::string default_text(const GParamSpec *pspec)
     return "";
 }
 
-// Every value of an enum or flags type: nick, number and meaning.
+// Every value of an enum or flags type: nick, number and GLib value name (a description for some).
 std::string values_text(const GParamSpec *pspec)
 {
-    std::string text = "\n| nick | value | meaning |\n|---|---|---|\n";
+    std::string text = "\n| nick | value | name |\n|---|---|---|\n";
     const GType t = G_PARAM_SPEC_VALUE_TYPE(pspec);
     if (G_IS_PARAM_SPEC_ENUM(pspec)) {
         g_autoptr(GEnumClass) klass = G_ENUM_CLASS(g_type_class_ref(t));
