@@ -863,6 +863,12 @@ static void g2g_view_class_init(G2gViewClass *klass)
     element_class->change_state = g2g_view_change_state;
 
     g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
+    // GstVideoDirection declares video-direction changeable only in NULL or READY; g2gview takes it
+    // while PLAYING. As videoflip does, the flag goes on the spec find_property returns, the
+    // interface's: videoflip's class_init sets it there too, so without this what gst-inspect-1.0
+    // and the element page said depended on whether videoflip's class was made first.
+    GParamSpec *direction = g_object_class_find_property(object_class, "video-direction");
+    direction->flags = static_cast<GParamFlags>(direction->flags | GST_PARAM_MUTABLE_PLAYING);
     const auto flags =
         static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
     g_object_class_install_property(

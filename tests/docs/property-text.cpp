@@ -190,11 +190,7 @@ std::string properties_markdown(GType type)
         const std::string def = default_text(pspec);
         if (!def.empty())
             text += "- default: " + def + "\n";
-        // An interface's property carries the interface's flags (gst-inspect-1.0 shows the same);
-        // what the element allows beyond them is its prose's to say (docs/elements.md).
-        text += std::string(G_TYPE_IS_INTERFACE(owner) ? "- flags, as the interface declares them: "
-                                                       : "- flags: ") +
-                flags_text(pspec) + "\n";
+        text += "- flags: " + flags_text(pspec) + "\n";
         if (G_IS_PARAM_SPEC_ENUM(pspec) || G_IS_PARAM_SPEC_FLAGS(pspec))
             text += values_text(pspec);
     }
