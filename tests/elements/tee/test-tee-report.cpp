@@ -305,3 +305,64 @@ TEST_P(LinkOrder, DropBranchFeedsTheOthersWhateverTheLinkOrder)
               std::string::npos)
         << first.warnings[0];
 }
+
+// The same through the real gst-launch-1.0, as a user runs it: -m prints the message, -v the
+// last-message notifications (the test's environment names the plugin's build folder).
+TEST(G2gTeeReport, GstLaunchPrintsTheStatsWithMAndTheRoutesWithV)
+{
+    g_autofree gchar *launch = g_find_program_in_path("gst-launch-1.0");
+    if (!launch)
+        GTEST_SKIP() << "gst-launch-1.0 is not installed (Debian: gstreamer1.0-tools)";
+    const char *argv[] = {launch,
+                          "-m",
+                          "-v",
+                          "videotestsrc",
+                          "num-buffers=3",
+                          "!",
+                          "video/x-raw,width=64,height=48",
+                          "!",
+                          "g2gview",
+                          "video-direction=90r",
+                          "!",
+                          "g2gtee",
+                          "name=t",
+                          "silent=false",
+                          "t.",
+                          "!",
+                          "queue",
+                          "!",
+                          "video/x-raw(memory:SystemMemory,meta:G2gTensorView)",
+                          "!",
+                          "fakesink",
+                          "t.",
+                          "!",
+                          "queue",
+                          "!",
+                          "video/x-raw",
+                          "!",
+                          "fakesink",
+                          nullptr};
+    gchar *out = nullptr;
+    gint status = -1;
+    GError *error = nullptr;
+    ASSERT_TRUE(g_spawn_sync(nullptr, const_cast<gchar **>(argv), nullptr, G_SPAWN_STDERR_TO_DEV_NULL,
+                             nullptr, nullptr, &out, nullptr, &status, &error))
+        << error->message;
+    const std::string printed = out;
+    g_free(out);
+    EXPECT_TRUE(g_spawn_check_wait_status(status, nullptr)) << printed;
+    EXPECT_NE(
+        printed.find("from element \"t\" (element): g2gtee-stats, frames=(guint64)3, shares=(guint64)6, "
+                     "copies=(guint64)0, bytes-copied=(guint64)0, conversions=(guint64)3, "),
+        std::string::npos)
+        << printed;
+    EXPECT_NE(printed.find("shares.System=(guint64)3, shares.SystemView=(guint64)3, "
+                           "conversions.SystemView-to-System=(guint64)3, "
+                           "converter.SystemView-to-System=(string)g2gmaterialize;"),
+              std::string::npos)
+        << printed;
+    EXPECT_NE(printed.find("/G2gTee:t: last-message = pts 0:00:00.033333333: src_0 shares SystemView, src_1 "
+                           "converted SystemView to System by g2gmaterialize\n"),
+              std::string::npos)
+        << printed;
+}
