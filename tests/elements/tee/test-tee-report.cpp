@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -41,7 +42,7 @@ struct BusRun {
 
 // Runs `description` to EOS or the first error, as gst-launch-1.0 -m -v would watch it: every
 // element message, and the tee's (named t) last-message through the pipeline's deep-notify.
-BusRun run_watching(const std::string &description)
+BusRun run_watching(const std::string &description, const std::function<void(GstBin *)> &prepare = {})
 {
     BusRun run;
     GError *parse_error = nullptr;
@@ -52,6 +53,8 @@ BusRun run_watching(const std::string &description)
         return run;
     }
     gst_element_add_property_deep_notify_watch(pipeline.get(), "last-message", TRUE);
+    if (prepare)
+        prepare(GST_BIN(pipeline.get()));
     gst_element_set_state(pipeline.get(), GST_STATE_PLAYING);
     Ref<GstBus> bus = Ref<GstBus>::adopt(gst_element_get_bus(pipeline.get()));
     const gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
@@ -252,12 +255,33 @@ TEST(G2gTeeReport, TheLogNamesEachRouteWhenAPlanIsMade)
 TEST(G2gTeeReport, UnlinkedAndFailingBranchesAreNamedInTheLog)
 {
     const TeeLog log;
+    // src_5 requested and left unlinked; src_1 (CUDA memory behind system memory) refused.
     const BusRun run =
-        run_watching(std::string(kSource) + " ! g2gtee name=t allow-not-linked=true t. ! queue ! fakesink "
-                                            "t. ! queue ! video/x-raw(memory:CUDAMemory) ! fakesink");
+        run_watching(std::string(kSource) + " ! g2gtee name=t t. ! queue ! fakesink "
+                                            "t. ! queue ! video/x-raw(memory:CUDAMemory) ! fakesink",
+                     [](GstBin *pipeline) {
+                         const ElementRef tee = ElementRef::adopt(gst_bin_get_by_name(pipeline, "t"));
+                         const Ref<GstPad> unlinked =
+                             Ref<GstPad>::adopt(gst_element_request_pad_simple(tee.get(), "src_5"));
+                         ASSERT_TRUE(unlinked);
+                     });
     ASSERT_NE(run.error, "");
     const std::string lines = joined(log.lines());
+    // fan-out-policy=fail: the refused branch is the plan's line, and the plan is not made.
     EXPECT_TRUE(log.said("src_1: refused: " + run.error)) << lines;
+
+    const TeeLog unlinked_log;
+    const BusRun fed =
+        run_watching(std::string(kSource) + " ! g2gtee name=t t. ! queue ! fakesink", [](GstBin *pipeline) {
+            const ElementRef tee = ElementRef::adopt(gst_bin_get_by_name(pipeline, "t"));
+            const Ref<GstPad> unlinked =
+                Ref<GstPad>::adopt(gst_element_request_pad_simple(tee.get(), "src_5"));
+            ASSERT_TRUE(unlinked);
+        });
+    ASSERT_EQ(fed.error, "");
+    const std::string fed_lines = joined(unlinked_log.lines());
+    EXPECT_TRUE(unlinked_log.said("src_0: shares System")) << fed_lines;
+    EXPECT_TRUE(unlinked_log.said("src_5: not linked")) << fed_lines;
 }
 
 // A branch in a domain no conversion reaches (CUDA memory behind a system-memory source; a
