@@ -311,10 +311,12 @@ gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
  * @right: pixels to crop at its right
  * @top: pixels to crop at its top
  * @bottom: pixels to crop at its bottom
- * @out_info: (out caller-allocates) (optional): the view's video info: its format, width and
- *   height, the strides a dense copy of it has (what g2g_buffer_materialize_into() and
- *   g2g_frame_new() take), @info's frame rate and colorimetry, its pixel aspect ratio swapped by a
- *   rotation or a transpose
+ * @out_info: (out) (optional) (transfer full): the view's video info, to free with
+ *   gst_video_info_free(): its format, width and height, the strides a dense copy of it has (what
+ *   g2g_buffer_materialize_into() and g2g_frame_new() take), @info's frame rate and colorimetry,
+ *   its pixel aspect ratio swapped by a rotation or a transpose. Allocated by g2g, not by the caller:
+ *   introspection sizes a GstVideoInfo the caller allocates from GstVideo-1.0's typelib, which says
+ *   120 bytes for GStreamer 1.22's 152 (PyGObject's out info was overrun)
  * @error: return location for a #GError
  *
  * A view of the frame @buffer shows, as g2gview makes one: the crop applies to that frame, then
@@ -333,7 +335,7 @@ gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
  *   insert) and a view a platform handle cannot carry
  */
 GstBuffer *g2g_buffer_make_view(GstBuffer *buffer, const GstVideoInfo *info, GstVideoOrientationMethod method,
-                                guint left, guint right, guint top, guint bottom, GstVideoInfo *out_info,
+                                guint left, guint right, guint top, guint bottom, GstVideoInfo **out_info,
                                 GError **error);
 
 /**

@@ -142,7 +142,7 @@ g2g::BufferRef buffer_over_memories(GstBuffer *input)
 
 Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
                                  GstVideoOrientationMethod method, guint left, guint right, guint top,
-                                 guint bottom, GstVideoInfo *out_info)
+                                 guint bottom, GstVideoInfo **out_info)
 {
     if (Result<void> known = check_method(method); !known)
         return known.error();
@@ -163,8 +163,10 @@ Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
             return g2g::detail::for_caller(kCaller, cropped.error());
     }
     view->orient(method);
-    if (out_info)
-        *out_info = view_info(*view, info, method);
+    if (out_info) {
+        const GstVideoInfo made = view_info(*view, info, method);
+        *out_info = gst_video_info_copy(&made);
+    }
     g2g::BufferRef output = buffer_over_memories(buffer);
     g2g::attach_tensor_view(output.get(), std::move(*view));
     return output;
@@ -174,7 +176,7 @@ Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
 
 extern "C" GstBuffer *g2g_buffer_make_view(GstBuffer *buffer, const GstVideoInfo *info,
                                            GstVideoOrientationMethod method, guint left, guint right,
-                                           guint top, guint bottom, GstVideoInfo *out_info, GError **error)
+                                           guint top, guint bottom, GstVideoInfo **out_info, GError **error)
 {
     if (!buffer || !info) {
         g2g::detail::set_error(error, Error(ErrorCode::InvalidArgument,

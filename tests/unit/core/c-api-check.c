@@ -192,7 +192,7 @@ int c_api_check_frame(void)
  * bytes are row * 16 + column. The view shares the frame's memory. Returns 1 when all of it holds. */
 int c_api_check_make_view(void)
 {
-    GstVideoInfo info, view_info;
+    GstVideoInfo info, *view_info = NULL;
     GstBuffer *buffer, *view;
     GError *error = NULL;
     GstMapInfo map;
@@ -216,18 +216,19 @@ int c_api_check_make_view(void)
         gst_buffer_unref(buffer);
         return 0;
     }
-    ok = GST_VIDEO_INFO_WIDTH(&view_info) == 4 && GST_VIDEO_INFO_HEIGHT(&view_info) == 16 &&
+    ok = GST_VIDEO_INFO_WIDTH(view_info) == 4 && GST_VIDEO_INFO_HEIGHT(view_info) == 16 &&
          gst_buffer_peek_memory(view, 0) == gst_buffer_peek_memory(buffer, 0);
     memset(app_pixels, 0xee, sizeof app_pixels);
     planes[0] = app_pixels;
     strides[0] = 24; /* 4 pixels of 4 bytes, 8 bytes of the app's padding */
-    ok = ok && g2g_buffer_materialize_into(view, &view_info, planes, strides, 1, &error);
+    ok = ok && g2g_buffer_materialize_into(view, view_info, planes, strides, 1, &error);
     for (y = 0; ok && y < 16; ++y) {
         for (x = 0; x < 4; ++x)
             ok = ok && app_pixels[y * 24 + x * 4] == (guint8)((5 - x) * 16 + y);
         ok = ok && app_pixels[y * 24 + 16] == 0xee; /* the padding untouched */
     }
     g_clear_error(&error);
+    gst_video_info_free(view_info);
     gst_buffer_unref(view);
     gst_buffer_unref(buffer);
     return ok;

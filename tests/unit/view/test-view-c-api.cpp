@@ -64,8 +64,14 @@ Made make_view(GstBuffer *buffer, const GstVideoInfo *info, GstVideoOrientationM
 {
     Made made;
     GError *error = nullptr;
+    GstVideoInfo *view_info = nullptr;
     made.view = BufferRef::adopt(
-        g2g_buffer_make_view(buffer, info, method, c.left, c.right, c.top, c.bottom, &made.info, &error));
+        g2g_buffer_make_view(buffer, info, method, c.left, c.right, c.top, c.bottom, &view_info, &error));
+    EXPECT_EQ(made.view.get() != nullptr, view_info != nullptr) << "an info exactly when a view is made";
+    if (view_info) {
+        made.info = *view_info;
+        gst_video_info_free(view_info);
+    }
     if (error) {
         made.error = error->message;
         made.code = error->domain == G2G_ERROR ? error->code : -1;
