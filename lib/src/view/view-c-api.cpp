@@ -32,6 +32,9 @@ using g2g::Result;
 using g2g::detail::HandleViews;
 
 constexpr std::string_view kCaller = "g2g_buffer_make_view";
+constexpr std::string_view kUnfilledInfo =
+    "the video info was never filled in (its format info is NULL): fill it with gst_video_info_from_caps or "
+    "gst_video_info_set_format";
 
 Error invalid(std::string message)
 {
@@ -144,6 +147,10 @@ Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
                                  GstVideoOrientationMethod method, guint left, guint right, guint top,
                                  guint bottom, GstVideoInfo **out_info)
 {
+    // A GstVideoInfo never filled in ({0}) has no format to read: every GST_VIDEO_INFO_* would
+    // dereference NULL.
+    if (!info.finfo)
+        return invalid(std::string(kUnfilledInfo));
     if (Result<void> known = check_method(method); !known)
         return known.error();
     // Before the view: a frame of a domain without views has no layout worth reading.

@@ -359,6 +359,24 @@ TEST(ViewCApi, AFrameAViewCannotDescribeIsRefused)
     EXPECT_EQ(mismatch.error,
               "g2g_buffer_make_view: the buffer's view is NV12 48x64 but the video info says NV12 64x48");
 
+    // A video info never filled in: its format info is NULL (g2g_buffer_materialize_into crashed reading it).
+    GstVideoInfo unfilled{};
+    Made zeroed = make_view(frame.get(), &unfilled, GST_VIDEO_ORIENTATION_90R);
+    EXPECT_FALSE(zeroed.view);
+    EXPECT_EQ(zeroed.error,
+              "g2g_buffer_make_view: the video info was never filled in (its format info is NULL): "
+              "fill it with gst_video_info_from_caps or gst_video_info_set_format");
+    std::vector<guint8> bytes(GST_VIDEO_INFO_SIZE(&nv12));
+    guint8 *planes[] = {bytes.data(), bytes.data() + GST_VIDEO_INFO_PLANE_OFFSET(&nv12, 1)};
+    GError *error = nullptr;
+    EXPECT_FALSE(g2g_buffer_materialize_into(turned.view.get(), &unfilled, planes, nv12.stride, 1, &error));
+    ASSERT_NE(error, nullptr);
+    EXPECT_STREQ(error->message,
+                 "g2g_buffer_materialize_into: the video info was never filled in (its format "
+                 "info is NULL): fill it with gst_video_info_from_caps or "
+                 "gst_video_info_set_format");
+    g_clear_error(&error);
+
     Made none = make_view(nullptr, &nv12, GST_VIDEO_ORIENTATION_90R);
     EXPECT_FALSE(none.view);
     EXPECT_EQ(none.error, "g2g_buffer_make_view needs a buffer and its video info");
