@@ -313,10 +313,10 @@ gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
  * @bottom: pixels to crop at its bottom
  * @out_info: (out) (optional) (transfer full): the view's video info, to free with
  *   gst_video_info_free(): its format, width and height, the strides a dense copy of it has (what
- *   g2g_buffer_materialize_into() and g2g_frame_new() take), @info's frame rate and colorimetry,
- *   its pixel aspect ratio swapped by a rotation or a transpose. Allocated by g2g, not by the caller:
- *   introspection sizes a GstVideoInfo the caller allocates from GstVideo-1.0's typelib, which says
- *   120 bytes for GStreamer 1.22's 152 (PyGObject's out info was overrun)
+ *   g2g_buffer_materialize_into() takes; g2g_frame_new() takes its caps, gst_video_info_to_caps()),
+ *   @info's frame rate and colorimetry, its pixel aspect ratio swapped by a rotation or a transpose.
+ * Allocated by g2g, not by the caller: introspection sizes a GstVideoInfo the caller allocates from
+ * GstVideo-1.0's typelib, which says 120 bytes for GStreamer 1.22's 152 (PyGObject's out info was overrun)
  * @error: return location for a #GError
  *
  * A view of the frame @buffer shows, as g2gview makes one: the crop applies to that frame, then
