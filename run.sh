@@ -9,7 +9,9 @@
 #                   plain build and the suite in a Debian 13 root (GStreamer 1.26) and in a Debian
 #                   unstable root (GStreamer 1.28), made with debootstrap from Debian's archive the
 #                   first time and kept in $G2G_ROOTS (default /var/cache/g2g-roots, outside the
-#                   checkout). Its last line counts every case of every build.
+#                   checkout); and g2g as `meson install` puts it, at /usr and at /opt/g2g, in fresh
+#                   copies of a Debian 12 root of a user's packages (tests/install). Its last line
+#                   counts every case of every build.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -34,6 +36,16 @@ host_packages=("${build_packages[@]}" clang libclang-rt-dev libyuv-dev debootstr
 # The other GStreamer versions: Debian roots (name, Debian suite, packages of that root alone).
 # Debian unstable's nvcc host compiler: CUDA 13.0 refuses its GCC 16 (meson.build tries g++-15).
 roots=("debian13 trixie" "debian-unstable sid g++-15")
+# A user's Debian 12, where tests/install installs g2g: GStreamer's and Python's runtime, what a C
+# program of libg2g builds with, and the libraries libg2g and the plugin link (Vulkan and CUDA are
+# in plugins-bad's libraries); no meson, no g++, no build package. The g2g package imports NumPy
+# only when an array is asked for, so it is not here either.
+install_root="debian12 bookworm"
+user_packages=(
+  gstreamer1.0-tools gstreamer1.0-plugins-base python3 python3-gi gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0 libgstreamer-plugins-bad1.0-0 libvulkan1
+  pkg-config gcc libc6-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+)
 root_cache=${G2G_ROOTS:-/var/cache/g2g-roots}
 debian_mirror=http://deb.debian.org/debian
 
@@ -89,7 +101,8 @@ in_root() {
 }
 
 # make_root NAME SUITE [PACKAGE...]: the root of Debian SUITE in $root_cache/NAME, made once with
-# debootstrap from Debian's archive and reused; then completed with what the packages lists gained.
+# debootstrap from Debian's archive and reused; then completed with what the packages lists gained:
+# build_packages and PACKAGE..., or PACKAGE... alone where $root_packages is "only".
 make_root() {
   local name=$1 suite=$2 dir=$root_cache/$1; shift 2
   if [ ! -f "$dir/etc/g2g-root" ]; then
@@ -107,7 +120,11 @@ make_root() {
     $sudo rm -rf "$dir"
     $sudo mv "$dir.partial" "$dir"
   fi
-  install_packages "${build_packages[@]}" "$@" -- in_root "$name"
+  if [ "${root_packages:-}" = only ]; then
+    install_packages "$@" -- in_root "$name"
+  else
+    install_packages "${build_packages[@]}" "$@" -- in_root "$name"
+  fi
 }
 
 # The features each build must have where its GStreamer has them: a domain that disappears from a
@@ -149,12 +166,29 @@ run_suite() {
 
 # Counts GoogleTest cases from each run's JUnit report. A program that failed as a whole (a
 # crash, a sanitizer report, the leaks tracer) with no failing case counts as one failure. A
-# fuzzing build's fuzz-results.txt (run_fuzz) counts one case per target: failed when it crashed.
+# fuzzing build's fuzz-results.txt (run_fuzz) counts one case per target: failed when it crashed;
+# the install test's install-results.txt (run_install_test) one case per check.
 summarize() {
   python3 - "$@" <<'PY'
 import json, os, sys, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for build in sys.argv[1:]:
+    # The install test's checks (run_install_test): one case each, failed when it did not run.
+    if os.path.exists(f"{build}/install-checks.txt"):
+        try:
+            with open(f"{build}/install-results.txt") as results:
+                ran = dict(line.split() for line in results if len(line.split()) == 2)
+        except OSError:
+            ran = {}
+        with open(f"{build}/install-checks.txt") as checks:
+            for check in checks.read().split():
+                if ran.get(check) == "ok":
+                    passed += 1
+                else:
+                    print(f"{build}: install check {check} " + ("failed" if check in ran else "did not run"),
+                          file=sys.stderr)
+                    failed += 1
+        continue
     if os.path.exists(f"{build}/build.ninja") and os.path.exists(f"{build}/fuzz-targets.txt"):
         try:
             with open(f"{build}/fuzz-results.txt") as results:
@@ -288,12 +322,35 @@ start_roots() {
     make_root $entry >"build-$name.root.log" 2>&1 &
     root_jobs[$name]=$!
   done
+  read -r name _ <<<"$install_root"
+  # shellcheck disable=SC2086 # name and suite
+  root_packages=only make_root $install_root "${user_packages[@]}" >"build-$name.root.log" 2>&1 &
+  root_jobs[$name]=$!
 }
 wait_root() {
   local status=0
   wait "${root_jobs[$1]}" || status=$?
   cat "build-$1.root.log"
   return $status
+}
+
+# g2g installed with --prefix=/usr, then /opt/g2g, into fresh copies of a user's Debian 12 root
+# (tests/install/run-install-test.sh): one case per check in build-install/install-results.txt,
+# every check listed in install-checks.txt first, so that one that did not run counts as failed.
+run_install_test() {
+  local dir=build-install name
+  read -r name _ <<<"$install_root"
+  echo "== installed into a Debian 12 root holding what a user has"
+  mkdir -p "$dir"
+  rm -f "$dir/install-results.txt"
+  tests/install/run-install-test.sh --checks >"$dir/install-checks.txt"
+  # The features of the plain build; no tests: only what `meson install` installs is built.
+  build "$dir" --prefix=/usr -Dtests=disabled $(required_features) || return 0
+  if ! wait_root "$name"; then
+    echo "== $name: no root (see above); the install checks did not run"
+    return 0
+  fi
+  $sudo tests/install/run-install-test.sh "$dir" "$root_cache/$name" "$dir/install-results.txt" || true
 }
 
 run_tests() {
@@ -307,6 +364,7 @@ run_tests() {
   if build build $(required_features); then
     run_suite build "plain build, GStreamer $(pkg-config --modversion gstreamer-1.0)"
   fi
+  run_install_test
   # The application interfaces (the GIR, whose scanner runs a program linked with the library, and
   # the Python package) are tested in the plain build: sanitized, neither would run uninstrumented.
   if build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dintrospection=disabled -Dpython=disabled; then (
@@ -325,7 +383,7 @@ run_tests() {
     run_suite build-asan "AddressSanitizer + UndefinedBehaviorSanitizer + leaks tracer"
   ) fi
   run_fuzz
-  local dirs=(build build-asan build-fuzz)
+  local dirs=(build build-install build-asan build-fuzz)
   for entry in "${roots[@]}"; do
     read -r name _ <<<"$entry"
     run_root_tests "$name"

@@ -5,8 +5,13 @@
 // converter to insert. DMABuf caps link in either form on either side (GStreamer 1.22's
 // format=NV12, 1.24's DMA_DRM drm-format=NV12): the frames pass untouched whatever the caps say.
 //
+// require takes the names last-domain prints (DmaBuf, VulkanTexture), the flags' nicks (dma-buf),
+// any case, hyphens optional, and `vulkan` (probe-require.h).
+//
 //   gst-launch-1.0 -v videotestsrc num-buffers=3 ! g2gprobe silent=false require=system ! fakesink
 #include "g2gprobe.h"
+
+#include "probe-require.h"
 
 #include <g2g/classify.h>
 #include <g2g/converters.h>
@@ -23,7 +28,7 @@
 #include "common/element-error.h"
 #include "common/object-lock.h"
 
-GST_DEBUG_CATEGORY_STATIC(g2g_probe_debug);
+GST_DEBUG_CATEGORY(g2g_probe_debug);
 #define GST_CAT_DEFAULT g2g_probe_debug
 
 using g2g::element::ObjectLock;
@@ -238,9 +243,10 @@ static void g2g_probe_class_init(G2gProbeClass *klass)
     g_object_class_install_property(
         object_class, PROP_REQUIRE,
         g_param_spec_flags("require", "Require",
-                           "Domains a frame must live in, e.g. system+system-view; a frame in "
-                           "another domain is an element error naming the converter to insert "
-                           "(none: any domain passes)",
+                           "Domains a frame must live in, by the names last-domain prints or the flags' "
+                           "nicks, any case, hyphens optional, joined by '+' (e.g. dmabuf+VulkanTexture, "
+                           "system+system-view; vulkan names VulkanTexture); a frame in another domain is "
+                           "an element error naming the converter to insert (none: any domain passes)",
                            G2G_TYPE_MEMORY_DOMAIN_KINDS, 0, writable));
     g_object_class_install_property(
         object_class, PROP_SILENT,
@@ -267,6 +273,8 @@ static void g2g_probe_class_init(G2gProbeClass *klass)
 
     gst_type_mark_as_plugin_api(G2G_TYPE_MEMORY_DOMAIN_KINDS, static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(g2g_probe_debug, "g2gprobe", 0, "g2g memory-domain probe");
+    // require=DmaBuf, require=vulkan: the names g2gprobe prints, from gst-launch too.
+    g2g::probe::register_require_parser();
 }
 
 static void g2g_probe_init(G2gProbe *self)

@@ -5,6 +5,8 @@
 // system-memory branch of a mappable DMABuf stream reads it in place, and the branches of
 // another domain share one conversion per frame (vulkandownload, cudadownload, g2gmaterialize)
 // instead of one each. Pads and properties are tee's, plus fan-out-policy, copy-budget and stats.
+// It says what it did: the stats as an element message at EOS (gst-launch-1.0 -m), each branch's
+// route in last-message with silent=false (gst-launch-1.0 -v) and at INFO when a plan is made.
 //
 //   gst-launch-1.0 videotestsrc ! vulkanupload ! g2gtee name=t ! queue ! vulkansink t. ! queue ! glimagesink
 //
@@ -15,6 +17,7 @@
 #include "g2gtee.h"
 
 #include "tee-private.h"
+#include "tee-stats.h"
 
 #include "common/element-docs.h"
 #include "common/object-lock.h"
@@ -31,7 +34,6 @@ GST_DEBUG_CATEGORY(g2g_tee_debug);
 
 using g2g::element::ObjectLock;
 using g2g::tee::PadRef;
-using g2g::tee::TeeCounters;
 using g2g::tee::TeePrivate;
 using g2g::tee::TeeSettings;
 using g2g::tee::TeeState;
@@ -108,39 +110,6 @@ gboolean store_sticky_event(GstPad *, GstEvent **event, gpointer user_data)
 {
     gst_pad_store_sticky_event(GST_PAD(user_data), *event);
     return TRUE;
-}
-
-GstStructure *stats_of(const TeeCounters &counters)
-{
-    GstStructure *pairs = gst_structure_new_empty("conversions");
-    guint64 conversions = 0;
-    for (const auto &[pair, count] : counters.conversions) {
-        gst_structure_set(pairs, pair.c_str(), G_TYPE_UINT64, count, nullptr);
-        conversions += count;
-    }
-    GstStructure *by_domain = gst_structure_new_empty("shares");
-    for (g2g::MemoryDomainKind kind : g2g::kAllMemoryDomainKinds) {
-        if (const guint64 shares = counters.shares_by_domain[static_cast<std::size_t>(kind)])
-            gst_structure_set(by_domain, std::string(g2g::name(kind)).c_str(), G_TYPE_UINT64, shares,
-                              nullptr);
-    }
-    GstStructure *elements = gst_structure_new_empty("converters");
-    for (const auto &[pair, description] : counters.converters)
-        gst_structure_set(elements, pair.c_str(), G_TYPE_STRING, description.c_str(), nullptr);
-    GstStructure *stats = gst_structure_new(
-        "g2gtee-stats", "frames", G_TYPE_UINT64, counters.frames, "shares", G_TYPE_UINT64, counters.shares,
-        "copies", G_TYPE_UINT64, counters.copies, "bytes-copied", G_TYPE_UINT64, counters.bytes_copied,
-        "conversions", G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, counters.bytes_converted,
-        "host-round-trips", G_TYPE_UINT64, counters.host_round_trips, nullptr);
-    for (auto [name, structure] :
-         {std::pair{"shares-by-domain", by_domain}, std::pair{"conversions-by-pair", pairs},
-          std::pair{"converters-by-pair", elements}}) {
-        GValue value = G_VALUE_INIT;
-        g_value_init(&value, GST_TYPE_STRUCTURE);
-        g_value_take_boxed(&value, structure);
-        gst_structure_take_value(stats, name, &value);
-    }
-    return stats;
 }
 
 } // namespace
@@ -307,7 +276,7 @@ static void g2g_tee_get_property(GObject *object, guint prop_id, GValue *value, 
         g_value_set_boolean(value, settings.allow_not_linked);
         break;
     case PROP_STATS:
-        g_value_take_boxed(value, stats_of(state.counters));
+        g_value_take_boxed(value, g2g::tee::stats_of(state.counters));
         break;
     case PROP_FAN_OUT_POLICY:
         g_value_set_enum(value, settings.fan_out_policy);

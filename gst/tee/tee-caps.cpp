@@ -176,4 +176,23 @@ CapsRef ordered_for_upstream(const GstCaps *caps, const GstCaps *direct)
     return result;
 }
 
+CapsRef linkable(const GstCaps *upstream_caps)
+{
+    CapsRef result = producible(upstream_caps);
+    if (gst_caps_is_any(result.get()) || gst_caps_is_empty(upstream_caps))
+        return result;
+    DomainSet reached;
+    for (guint i = 0; i < gst_caps_get_size(result.get()); ++i) {
+        if (const std::optional<K> kind = domain_of(gst_caps_get_features(result.get(), i)))
+            reached.insert(*kind);
+    }
+    CapsRef refused = CapsRef::adopt(gst_caps_new_empty());
+    for (K kind : kAllMemoryDomainKinds) {
+        if (!reached.contains(kind))
+            merge(refused, in_domain(upstream_caps, kind));
+    }
+    merge(result, std::move(refused));
+    return result;
+}
+
 } // namespace g2g::tee

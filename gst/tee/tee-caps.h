@@ -52,6 +52,13 @@ CapsRef feedable(const GstCaps *peer_caps);
 // stays ANY).
 CapsRef producible(const GstCaps *upstream_caps);
 
+// What a branch of g2gtee links to when upstream can produce `upstream_caps`: producible(), then,
+// last, the same caps in every domain no conversion reaches. The element takes any domain; the plan
+// refuses such a branch by name at the caps event (fan-out-policy), whatever the order the pipeline
+// was linked in (gst-launch-1.0 links a branch written after the source with the source's caps
+// known: without them there, it said only `could not link queue1 to fakesink1`).
+CapsRef linkable(const GstCaps *upstream_caps);
+
 // `caps` best first: structures some branch takes as they are (`direct`)
 // before those that need a conversion, each group in DomainSet's GPU-first order; structures
 // of one rank keep their order. ANY stays ANY.

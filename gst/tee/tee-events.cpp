@@ -6,6 +6,9 @@
 #include "tee-private.h"
 
 #include "tee-caps.h"
+#include "tee-stats.h"
+
+#include "common/object-lock.h"
 
 #include <span>
 #include <utility>
@@ -99,6 +102,21 @@ gboolean dispatch(const TeePlan &plan, GstEvent *event)
     return dispatched ? result : TRUE;
 }
 
+// At EOS the tee says what it did, on the bus (gst-launch-1.0 -m prints element messages): its
+// counters as the stats property holds them, flattened (tee-stats.h). Posted before the EOS goes
+// on, so it comes before the pipeline's EOS message; the counters are complete by then, since
+// every frame, converted ones too, was handed on synchronously in this thread.
+void post_stats(G2gTee *self)
+{
+    TeeCounters counters;
+    {
+        const element::ObjectLock lock(self);
+        counters = self->priv->state.counters;
+    }
+    gst_element_post_message(GST_ELEMENT(self),
+                             gst_message_new_element(GST_OBJECT(self), stats_message_of(counters)));
+}
+
 } // namespace
 
 void copy_stream_events(GstPad *from, GstPad *to, StreamEventCopy how)
@@ -111,6 +129,8 @@ gboolean sink_event(GstPad *, GstObject *parent, GstEvent *event)
 {
     G2gTee *self = G2G_TEE(parent);
     const EventRef owned = EventRef::adopt(event);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_EOS)
+        post_stats(self);
     if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS && !plan_caps(self, event))
         return TRUE;
     // A serialized event comes on the streaming thread, which alone replaces the plan. Others

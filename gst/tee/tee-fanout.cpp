@@ -118,12 +118,12 @@ void make_shareable(BufferRef &frame)
     }
 }
 
-// last-message, as tee words it (silent=false only).
-void announce(G2gTee *self, GstBuffer *frame)
+// last-message (silent=false only): what the tee does with this frame per branch, in the plan's
+// words (made once per plan), notified so gst-launch-1.0 -v prints it as it prints identity's.
+void announce(G2gTee *self, const TeePlan &plan, GstBuffer *frame)
 {
-    g_autofree gchar *line = g_strdup_printf(
-        "chain   ******* (%s:sink) (%" G_GSIZE_FORMAT " bytes, %" GST_TIME_FORMAT ") %p",
-        GST_OBJECT_NAME(self), gst_buffer_get_size(frame), GST_TIME_ARGS(GST_BUFFER_PTS(frame)), frame);
+    g_autofree gchar *line = g_strdup_printf("pts %" GST_TIME_FORMAT ": %s",
+                                             GST_TIME_ARGS(GST_BUFFER_PTS(frame)), plan.summary.c_str());
     {
         const ObjectLock lock(self);
         self->priv->state.last_message = line;
@@ -212,7 +212,7 @@ GstFlowReturn sink_chain(GstPad *, GstObject *parent, GstBuffer *buffer)
     const TeePlan &plan = *state.plan;
     make_shareable(frame);
     if (!plan.silent)
-        announce(self, frame.get());
+        announce(self, plan, frame.get());
     gap_dropped_branches(self, plan, frame.get());
 
     FlowTally tally;

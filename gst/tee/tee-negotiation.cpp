@@ -217,11 +217,12 @@ gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query)
         return gst_pad_query_default(pad, parent, query) || answer_context(G2G_TEE(parent), query);
     if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
         return gst_pad_query_default(pad, parent, query);
-    // What upstream can produce, and those of its domains g2gtee converts, in system memory.
+    // What upstream can produce, converted where g2gtee converts, then the domains no conversion
+    // reaches: a branch of those links, and the plan refuses it by name (linkable).
     GstCaps *filter = nullptr;
     gst_query_parse_caps(query, &filter);
     const CapsRef upstream = CapsRef::adopt(gst_pad_peer_query_caps(G2G_TEE(parent)->sinkpad, nullptr));
-    answer_caps(query, producible(upstream.get()), filter);
+    answer_caps(query, linkable(upstream.get()), filter);
     return TRUE;
 }
 

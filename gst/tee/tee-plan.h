@@ -51,6 +51,7 @@ struct Refusal {
     gint code;
     std::string message;
     std::string debug;
+    std::string branch; // the refused branch's pad ("src_1"), for the log; "" for copy-budget
 };
 
 // The settings a plan follows, copied under the object lock.
@@ -105,6 +106,13 @@ struct PlannedConversion {
     std::vector<PadRef> pads;       // the branches it feeds
 };
 
+// A branch's route in a plan, and the route in words (route_name: tee-route-name.h).
+struct PlannedRoute {
+    PadRef pad;
+    BranchRoute route = BranchRoute::Unlinked;
+    std::string said; // "converted VulkanTexture to System by g2gmaterialize"
+};
+
 struct TeePlan {
     bool negotiated = false; // made for caps (else every branch is Direct, as tee feeds them)
     // Unfinished: made without PlanInputs::upstream_offer where a branch may wait for what upstream
@@ -123,8 +131,13 @@ struct TeePlan {
     // (by the plan's first frame), and drop-branch's warning.
     std::vector<PadRef> newly_dropped;
     std::vector<std::string> warnings;
-    // Every branch's route, in request order: what changed since the plan before.
-    std::vector<std::pair<PadRef, BranchRoute>> routes;
+    // Every branch's route, in request order: what changed since the plan before, and what the log
+    // and last-message say.
+    std::vector<PlannedRoute> routes;
+    // Every linked branch's route in words, for last-message with silent=false ("src_0 shares
+    // System, src_1 converted VulkanTexture to System by g2gmaterialize"): made once per plan, so a
+    // frame only prefixes its timestamp.
+    std::string summary;
 
     BranchRoute route_of(const GstPad *pad) const;
     // The conversion feeding `converter`'s branches; nullptr when none is in this plan.

@@ -3,7 +3,9 @@
 // state changes); tee-pad is a branch's src pad; tee-plan.h is what negotiation decided, made by
 // tee-routes (the plan function) from what tee-snapshot takes and swapped in by it; tee-fanout
 // pushes frames and tee-events events along the plan; tee-negotiation answers queries, with
-// tee-allocation; tee-converter is one conversion, tee-caps the caps arithmetic of domains.
+// tee-allocation; tee-converter is one conversion, tee-caps the caps arithmetic of domains;
+// tee-route-name says a route in words (the log, last-message), tee-stats the counters (the stats
+// property, the message at EOS).
 #pragma once
 
 #include "g2gtee.h"

@@ -5,6 +5,7 @@
 #include "tee-plan.h"
 
 #include "tee-caps.h"
+#include "tee-route-name.h"
 
 #include <g2g/converters.h>
 #include <g2g/domain-set.h>
@@ -280,14 +281,15 @@ std::optional<Refusal> apply_fan_out_policy(const PlanInputs &inputs, const std:
                        "fan-out-policy=drop-branch drops every branch of " + inputs.tee_name +
                            ", so frames reach none: " + dropped->refusal,
                        "link a branch that takes these frames, or set allow-not-linked=true to let them "
-                       "go nowhere"};
+                       "go nowhere",
+                       GST_OBJECT_NAME(dropped->branch->pad.get())};
     for (const Decision &decision : decisions) {
         if (decision.route != BranchRoute::Dropped)
             continue;
         if (settings.fan_out_policy == FAN_OUT_POLICY_FAIL)
-            return Refusal{
-                GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, decision.refusal,
-                "fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running"};
+            return Refusal{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, decision.refusal,
+                           "fan-out-policy=fail; fan-out-policy=drop-branch keeps the other branches running",
+                           GST_OBJECT_NAME(decision.branch->pad.get())};
         if (decision.branch->before != BranchRoute::Dropped)
             warnings.push_back(decision.refusal + ": fan-out-policy=drop-branch, this branch gets no frames");
     }
@@ -333,16 +335,30 @@ std::optional<Refusal> check_copy_budget(gint budget, const std::vector<PlannedC
                    "copy-budget " + std::to_string(budget) +
                        " exceeded: " + std::to_string(conversions_per_frame) +
                        (conversions_per_frame == 1 ? " conversion" : " conversions") + " per frame, " + which,
-                   "raise copy-budget, or give those branches a peer that takes " + from};
+                   "raise copy-budget, or give those branches a peer that takes " + from, ""};
+}
+
+// last-message's words for a plan: each linked branch's route ("src_0 shares System, src_1
+// converted VulkanTexture to System by g2gmaterialize"); an unlinked branch is fed nothing to say.
+std::string summary_of(const std::vector<PlannedRoute> &routes)
+{
+    std::string summary;
+    for (const PlannedRoute &planned : routes) {
+        if (planned.route == BranchRoute::Unlinked)
+            continue;
+        summary += (summary.empty() ? "" : ", ") + std::string(GST_OBJECT_NAME(planned.pad.get())) + " " +
+                   planned.said;
+    }
+    return summary.empty() ? "no branch linked" : summary;
 }
 
 } // namespace
 
 BranchRoute TeePlan::route_of(const GstPad *pad) const
 {
-    for (const auto &[branch, route] : routes) {
-        if (branch.get() == pad)
-            return route;
+    for (const PlannedRoute &planned : routes) {
+        if (planned.pad.get() == pad)
+            return planned.route;
     }
     return BranchRoute::Unlinked;
 }
@@ -365,8 +381,14 @@ PlanOrRefusal make_plan(const PlanInputs &inputs)
         // Before the stream's caps no route is decided: every branch is fed as it is, as tee feeds it.
         for (const BranchAnswer &branch : inputs.branches) {
             plan.direct.push_back(branch.pad);
-            plan.routes.emplace_back(branch.pad, BranchRoute::Direct);
+            plan.routes.push_back({branch.pad, BranchRoute::Direct,
+                                   route_name({.route = BranchRoute::Direct,
+                                               .from = std::nullopt,
+                                               .to = K::System,
+                                               .converter = {},
+                                               .why = {}})});
         }
+        plan.summary = summary_of(plan.routes);
         return plan;
     }
     plan.negotiated = true;
@@ -387,7 +409,14 @@ PlanOrRefusal make_plan(const PlanInputs &inputs)
     }
     for (const Decision &decision : decisions) {
         const PadRef &pad = decision.branch->pad;
-        plan.routes.emplace_back(pad, decision.route);
+        const std::string converter =
+            decision.route == BranchRoute::Converted ? converter_between(*upstream, decision.target) : "";
+        plan.routes.push_back({pad, decision.route,
+                               route_name({.route = decision.route,
+                                           .from = upstream,
+                                           .to = decision.target,
+                                           .converter = converter,
+                                           .why = decision.refusal})});
         switch (decision.route) {
         case BranchRoute::Direct:
             plan.direct.push_back(pad);
@@ -413,6 +442,7 @@ PlanOrRefusal make_plan(const PlanInputs &inputs)
             break;
         }
     }
+    plan.summary = summary_of(plan.routes);
     return plan;
 }
 

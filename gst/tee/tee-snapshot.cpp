@@ -2,6 +2,7 @@
 #include "tee-snapshot.h"
 
 #include "tee-private.h"
+#include "tee-route-name.h"
 
 #include "common/object-lock.h"
 
@@ -131,6 +132,13 @@ std::optional<Refusal> replan(G2gTee *self, GstCaps *caps, bool in_caps_event)
     if (Refusal *refused = std::get_if<Refusal>(&made)) {
         GST_DEBUG_OBJECT(self, "refused (caps %" GST_PTR_FORMAT ", in caps event %d): %s", caps,
                          in_caps_event, refused->message.c_str());
+        GST_INFO_OBJECT(self, "%s: %s", refused->branch.empty() ? "plan" : refused->branch.c_str(),
+                        route_name({.route = BranchRoute::Dropped,
+                                    .from = std::nullopt,
+                                    .to = MemoryDomainKind::System,
+                                    .converter = {},
+                                    .why = refused->message})
+                            .c_str());
         return std::move(*refused);
     }
 
@@ -154,11 +162,14 @@ std::optional<Refusal> replan(G2gTee *self, GstCaps *caps, bool in_caps_event)
 
     // A branch whose route changed starts from its new source's stream events, and a new
     // conversion from the stream's.
-    for (const auto &[pad, route] : plan->routes) {
+    for (const auto &[pad, route, said] : plan->routes) {
+        // Every route of a plan made for caps, by name (each plan is made at a caps event or after
+        // branches or settings changed, never per frame).
+        if (plan->negotiated)
+            GST_INFO_OBJECT(self, "%s: %s", GST_OBJECT_NAME(pad.get()), said.c_str());
         const Converter *source = source_of(*plan, pad.get());
         if (before->route_of(pad.get()) == route && source_of(*before, pad.get()) == source)
             continue;
-        GST_DEBUG_OBJECT(self, "%s: route %d", GST_OBJECT_NAME(pad.get()), static_cast<int>(route));
         if (route == BranchRoute::Converted)
             copy_stream_events(source->collector(), pad.get(), {.store = true});
         else if (route != BranchRoute::Dropped && route != BranchRoute::Waiting)

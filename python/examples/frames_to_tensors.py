@@ -42,14 +42,20 @@ pipeline = Gst.parse_launch(f"{source} ! g2gview video-direction=90r left=16 rig
 pipeline.set_state(Gst.State.PLAYING)
 
 for number, frame in enumerate(g2g.frames(pipeline.get_by_name("sink"), timeout=10)):
-    luma, chroma = frame.planes  # NV12: Y, then interleaved UV
-    line = f"frame {number}: {frame.kind} {frame.format} {frame.width}x{frame.height}"
-    if luma.device[0] == "cpu":
-        y = numpy.asarray(luma)  # the view itself: strides (1, -stride), read-only
-        line += f"; numpy Y {y.shape} strides {y.strides}, mean {y.mean():.1f}"
+    # Planes by name, never by count: the decoder picks the format (nvh264dec NV12: Y, UV; a
+    # software decoder I420: Y, U, V; an RGB format has one plane, RGBA).
+    planes = {plane.name: plane for plane in frame.planes}
+    picture = planes.get("Y", frame.planes[0])  # the luma, or the one plane of packed RGB
+    chroma = planes.get("UV", planes.get("V", picture))  # the chroma (all of it, or its V)
+    line = (f"frame {number}: {frame.kind} {frame.format} {frame.width}x{frame.height}, "
+            f"planes {' '.join(planes)}")
+    if picture.device[0] == "cpu":
+        y = numpy.asarray(picture)  # the view itself: strides (1, -stride), read-only
+        line += f"; numpy {picture.name} {y.shape} strides {y.strides}, mean {y.mean():.1f}"
     if torch is not None:
         uv = torch.from_dlpack(chroma)  # negative strides: one dense copy, on the frame's device
-        line += f"; torch UV {tuple(uv.shape)} on {uv.device}, copied: {frame.dense().planes[1].data_ptr == uv.data_ptr()}"
+        copied = frame.dense().plane(chroma.name).data_ptr == uv.data_ptr()
+        line += f"; torch {chroma.name} {tuple(uv.shape)} on {uv.device}, copied: {copied}"
     print(line, flush=True)
 
 pipeline.set_state(Gst.State.NULL)

@@ -4,13 +4,47 @@
 ctypes rather than the G2g typelib, so that the package runs where PyGObject is not installed
 (a CUDA machine's Python with torch and CuPy): it needs only libg2g and GStreamer's libraries.
 The library is found as G2G_LIBRARY names it, else as the dynamic loader finds libg2g.so.0
-(`meson devenv` and the GPU bundle put the build's first on LD_LIBRARY_PATH).
+(`meson devenv`, an installation's env.sh and the GPU bundle put theirs first on LD_LIBRARY_PATH);
+where it is not, the import fails saying which of these to use.
 """
 
 import ctypes
 import os
+import pathlib
 
-_library = ctypes.CDLL(os.environ.get("G2G_LIBRARY", "libg2g.so.0"))
+# Where `meson install` puts the environment file of a prefix other than /usr (lib/env/meson.build).
+_ENV_FILE = pathlib.Path("share", "g2g-1.0", "env.sh")
+
+
+def _env_file():
+    """The env.sh of the prefix this package was installed into, if it is there: the package lies
+    some levels below the prefix (lib/python3/dist-packages/g2g, lib/python3.11/site-packages/g2g)."""
+    for prefix in pathlib.Path(__file__).resolve().parents:
+        if (prefix / _ENV_FILE).is_file():
+            return prefix / _ENV_FILE
+    return None
+
+
+def _load_library():
+    name = os.environ.get("G2G_LIBRARY", "libg2g.so.0")
+    try:
+        return ctypes.CDLL(name)
+    except OSError as error:
+        # The loader's own words name only the file: say what puts it where the loader looks, or
+        # the user is left to guess which of five variables was missing.
+        if "G2G_LIBRARY" in os.environ:
+            fix = "G2G_LIBRARY must name libg2g's path (or be unset)"
+        elif (env_file := _env_file()) is not None:
+            fix = f"run `. {env_file}` first: it sets the paths of g2g's installation"
+        else:
+            fix = ("installed with a prefix other than /usr: run `. <prefix>/share/g2g-1.0/env.sh` first "
+                   "(it sets LD_LIBRARY_PATH, PYTHONPATH, GI_TYPELIB_PATH, GST_PLUGIN_PATH and "
+                   "PKG_CONFIG_PATH); from a build tree: run the command through `meson devenv -C <build dir>`; "
+                   "or set G2G_LIBRARY to libg2g's path")
+        raise ImportError(f"g2g: cannot load libg2g ({error}): {fix}") from error
+
+
+_library = _load_library()
 # g2g's own dependencies, loaded with it: nothing here loads a second copy.
 _glib = ctypes.CDLL("libglib-2.0.so.0")
 _gst = ctypes.CDLL("libgstreamer-1.0.so.0")
@@ -84,6 +118,7 @@ sample_unref = _declare(_gst, "gst_sample_unref", None, _p)
 app_sink_try_pull_sample = _declare(_gstapp, "gst_app_sink_try_pull_sample", _p, _p, ctypes.c_uint64)
 app_sink_is_eos = _declare(_gstapp, "gst_app_sink_is_eos", ctypes.c_int, _p)
 video_format_to_string = _declare(_gstvideo, "gst_video_format_to_string", ctypes.c_char_p, ctypes.c_int)
+video_format_get_info = _declare(_gstvideo, "gst_video_format_get_info", _p, ctypes.c_int)
 
 # G2gTensorExportFlags (g2g/dlpack.h).
 EXPORT_KEEP_NEGATIVE_STRIDES = 1 << 0

@@ -7,7 +7,7 @@ it as it is."""
 import ctypes
 import weakref
 
-from . import _capsule, _native
+from . import _capsule, _format_info, _native
 from ._pointers import OwnedCaps, address_of
 
 # What DLPack export does with a plane whose strides are negative (a flipped or rotated view).
@@ -97,6 +97,15 @@ class Frame:
                 self._planes = tuple(Plane(self, index) for index in range(n))
         return self._planes
 
+    def plane(self, name):
+        """The plane named `name` (Plane.name: "Y", "UV", "U", "RGBA"): the way to reach a plane
+        whatever format the frame came in. KeyError, naming the planes there are, otherwise."""
+        for plane in self.planes:
+            if plane.name == name:
+                return plane
+        raise KeyError(f"this {self.format} frame has no plane {name!r}: its planes are "
+                       f"{', '.join(repr(plane.name) for plane in self.planes)}")
+
     def dense(self):
         """The frame written densely, once, on its device (system memory by the CPU, CUDA memory
         by a kernel): planes without negative strides. A copy is its own dense frame."""
@@ -177,6 +186,15 @@ class Plane:
             axes.append((layout.components, layout.component_size))
         self.shape = tuple(extent for extent, _ in axes)
         self.strides = tuple(stride for _, stride in axes)  # bytes, as NumPy's
+
+    @property
+    def name(self):
+        """What the plane holds, GStreamer's component letters in memory order: "Y", "U", "V"
+        (I420), "Y", "UV" (NV12), "RGBA", "BGRx" (padding as x); a packed format whose element
+        spans two pixels bears the format's name ("YUY2")."""
+        layout = self._layout
+        return _format_info.plane_name(_native.frame_get_format(self.frame._handle), self.index,
+                                       layout.components, layout.component_size)
 
     @property
     def typestr(self):
@@ -269,5 +287,5 @@ class Plane:
         return _capsule.wrap(tensor, versioned)
 
     def __repr__(self):
-        return (f"<g2g.Plane {self.index} of {self.frame.format} {self.typestr} {self.shape} "
+        return (f"<g2g.Plane {self.index} ({self.name}) of {self.frame.format} {self.typestr} {self.shape} "
                 f"strides {self.strides} on {self.device[0]}:{self.device[1]}>")

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The C API through GObject Introspection (G2g-1.0): classification, kinds and their caps
-features, errors as GLib.Error, a frame's view per plane, and materialize into the application's
-memory."""
+features, errors as GLib.Error, a frame's view per plane, views made by the application
+(G2g.buffer_make_view), and materialize into the application's memory."""
 
 import unittest
 
 import numpy
 
 import support
-from support import VIEW_CAPS, VULKAN_IMAGES, GLib, Gst, Pipeline, crop_then_rotate, source_planes
+from support import VIEW_CAPS, VULKAN_IMAGES, GLib, Gst, GstVideo, Pipeline, crop_then_rotate, source_planes
 
 try:
     support.gi.require_version("G2g", "1.0")
@@ -121,6 +121,69 @@ class Frames(unittest.TestCase):
         self.assertEqual(dense.get_memory_domain(), G2g.MemoryDomainKind.SYSTEM)
         layout = dense.get_plane(0)
         self.assertEqual((layout.row_stride, layout.column_stride), (48, 1))
+
+
+class ViewsMadeByTheApplication(unittest.TestCase):
+    """G2g.buffer_make_view: a rotated, cropped view of a frame the application holds, written into
+    its arrays, checked against GStreamer's videocrop ! videoflip on the same frame."""
+
+    CROP = dict(left=4, right=2, top=6, bottom=0)
+    # By value: PyGObject names the methods that start with a digit differently across versions
+    # (3.42: getattr(..., "90R"); later: _90R).
+    _90R = GstVideo.VideoOrientationMethod(1)
+
+    def pull(self, direction):
+        crop = " ".join(f"{side}={pixels}" for side, pixels in self.CROP.items())
+        with Pipeline("videotestsrc num-buffers=1 pattern=snow ! video/x-raw,format=NV12,width=64,height=48 ! "
+                      "tee name=t t. ! queue ! appsink name=source sync=false t. ! queue ! "
+                      f"videocrop {crop} ! videoflip video-direction={direction} ! appsink name=peer sync=false"
+                      ) as pipeline:
+            return pipeline.pull("source"), pipeline.pull("peer")
+
+    def make_view(self, sample, method):
+        info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+        return G2g.buffer_make_view(sample.get_buffer(), info, method, *self.CROP.values())
+
+    def test_a_rotated_cropped_view_materialized_into_numpy_equals_videoflip(self):
+        for direction, method in (("90r", self._90R),
+                                  ("ur-ll", GstVideo.VideoOrientationMethod.UR_LL),
+                                  ("horiz", GstVideo.VideoOrientationMethod.HORIZ)):
+            with self.subTest(direction):
+                source, peer = self.pull(direction)
+                view, info = self.make_view(source, method)
+                expected = source_planes(peer)
+                self.assertEqual((info.width, info.height), (expected[0].shape[1], expected[0].shape[0]))
+                self.assertEqual(G2g.buffer_get_memory_domain(view), G2g.MemoryDomainKind.SYSTEM_VIEW)
+                # Zero bytes copied: the view holds the frame's own memory.
+                self.assertEqual(view.peek_memory(0), source.get_buffer().peek_memory(0))
+                self.assertEqual(support.memory_span(view), support.memory_span(source.get_buffer()))
+                frame = G2g.Frame.new(view, info.to_caps())
+                targets = [numpy.zeros_like(plane) for plane in expected]
+                frame.materialize_into([t.ctypes.data for t in targets], [t.strides[0] for t in targets],
+                                       [t.nbytes for t in targets], 1)
+                for written, wanted in zip(targets, expected):
+                    numpy.testing.assert_array_equal(written, wanted)
+
+    def test_a_view_of_a_view_composes(self):
+        source, peer = self.pull("180")
+        view, info = self.make_view(source, GstVideo.VideoOrientationMethod.VERT)
+        view, info = G2g.buffer_make_view(view, info, GstVideo.VideoOrientationMethod.HORIZ, 0, 0, 0, 0)
+        frame = G2g.Frame.new(view, info.to_caps())
+        expected = source_planes(peer)
+        targets = [numpy.zeros_like(plane) for plane in expected]
+        frame.materialize_into([t.ctypes.data for t in targets], [t.strides[0] for t in targets],
+                               [t.nbytes for t in targets], 0)
+        for written, wanted in zip(targets, expected):
+            numpy.testing.assert_array_equal(written, wanted)
+
+    def test_a_crop_larger_than_the_frame_is_a_glib_error(self):
+        source, _ = self.pull("identity")
+        info = GstVideo.VideoInfo.new_from_caps(source.get_caps())
+        with self.assertRaises(GLib.Error) as refused:
+            G2g.buffer_make_view(source.get_buffer(), info, GstVideo.VideoOrientationMethod.IDENTITY, 0, 0, 30, 18)
+        self.assertTrue(refused.exception.matches(G2g.error_quark(), G2g.Error.INVALID_ARGUMENT))
+        self.assertEqual(refused.exception.message, "g2g_buffer_make_view: the crop (top 30, bottom 18) leaves no "
+                                                    "row of the 48-pixel-high frame")
 
 
 if __name__ == "__main__":

@@ -298,6 +298,47 @@ gboolean g2g_memory_get_wgpu_buffer(GstMemory *memory, G2gWgpuBuffer *payload);
 gpointer g2g_memory_get_handle_user_data(GstMemory *memory);
 
 /**
+ * g2g_buffer_make_view:
+ * @buffer: a frame: in system memory, or in a domain views live in (CUDA, Vulkan images where this
+ *   build has them; the platform-handle textures, and buffers for crops only)
+ * @info: the video info of @buffer's caps; for a buffer that carries a view (g2gview's output,
+ *   or this function's), the view's: its @out_info
+ * @method: the orientation, as videoflip's method: #GST_VIDEO_ORIENTATION_IDENTITY,
+ *   #GST_VIDEO_ORIENTATION_90R, #GST_VIDEO_ORIENTATION_180, #GST_VIDEO_ORIENTATION_90L,
+ *   #GST_VIDEO_ORIENTATION_HORIZ, #GST_VIDEO_ORIENTATION_VERT, #GST_VIDEO_ORIENTATION_UL_LR or
+ *   #GST_VIDEO_ORIENTATION_UR_LL
+ * @left: pixels to crop at the left of the frame @buffer shows (as videocrop's left)
+ * @right: pixels to crop at its right
+ * @top: pixels to crop at its top
+ * @bottom: pixels to crop at its bottom
+ * @out_info: (out) (optional) (transfer full): the view's video info, to free with
+ *   gst_video_info_free(): its format, width and height, the strides a dense copy of it has (what
+ *   g2g_buffer_materialize_into() takes; g2g_frame_new() takes its caps, gst_video_info_to_caps()),
+ *   @info's frame rate and colorimetry, its pixel aspect ratio swapped by a rotation or a transpose.
+ * Allocated by g2g, not by the caller: introspection sizes a GstVideoInfo the caller allocates from
+ * GstVideo-1.0's typelib, which says 120 bytes for GStreamer 1.22's 152 (PyGObject's out info was overrun)
+ * @error: return location for a #GError
+ *
+ * A view of the frame @buffer shows, as g2gview makes one: the crop applies to that frame, then
+ * the orientation (`videocrop ! videoflip`), composed on the view @buffer carries, if any (a view
+ * of a view is one view). Zero bytes are copied: the new buffer holds @buffer's own memories (and
+ * @buffer, so that a pool does not recycle them while the view lives), its timestamps and flags,
+ * and the view as a G2gTensorViewMeta, the view caps' frame (meta:G2gTensorView). Write it densely
+ * into the application's memory with g2g_buffer_materialize_into() (C) or g2g_frame_materialize_into()
+ * (introspected) and @out_info.
+ *
+ * Returns: (transfer full) (nullable): the view, or %NULL with @error set, nothing made:
+ *   #G2G_ERROR_INVALID_ARGUMENT, opening with "g2g_buffer_make_view", for a method out of that
+ *   list, a crop that leaves no pixel, a frame @info does not describe, a format or a layout a view
+ *   cannot describe (planes straddling memories, a stride shorter than a row);
+ *   #G2G_ERROR_UNSUPPORTED_DOMAIN for a frame in a domain without views (naming the converter to
+ *   insert) and a view a platform handle cannot carry
+ */
+GstBuffer *g2g_buffer_make_view(GstBuffer *buffer, const GstVideoInfo *info, GstVideoOrientationMethod method,
+                                guint left, guint right, guint top, guint bottom, GstVideoInfo **out_info,
+                                GError **error);
+
+/**
  * g2g_buffer_materialize_into: (skip)
  * @buffer: a frame
  * @info: the video info of @buffer's caps: the view's format and size must be its

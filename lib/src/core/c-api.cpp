@@ -191,6 +191,13 @@ gboolean g2g_buffer_materialize_into(GstBuffer *buffer, const GstVideoInfo *info
         return set_error(error, g2g::Error(ErrorCode::InvalidArgument,
                                            "g2g_buffer_materialize_into needs a buffer, its video info, and "
                                            "a destination and a stride for each plane"));
+    // A GstVideoInfo never filled in ({0}): reading its format would dereference NULL.
+    if (!info->finfo)
+        return set_error(error,
+                         g2g::Error(ErrorCode::InvalidArgument,
+                                    "g2g_buffer_materialize_into: the video info was never filled in (its "
+                                    "format info is NULL): fill it with gst_video_info_from_caps or "
+                                    "gst_video_info_set_format"));
     // The checks FrameView::materialize_into makes, in this function's name, and in the frame
     // API's order: the domain, the view, the destination.
     if (g2g::Result<void> readable = g2g::detail::check_host_readable(caller, buffer); !readable)

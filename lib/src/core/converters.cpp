@@ -54,8 +54,11 @@ Error wrong_domain_error(std::string_view category, DomainSet accepted, K arrive
         return Error(ErrorCode::UnsupportedDomain, std::string(category) +
                                                        " accepts no memory domain but received a " +
                                                        std::string(name(arrived)) + " frame");
-    // An element that takes only host domains reads system memory (a DMABuf through its mapping).
-    bool reads_host = true;
+    // An element that takes system memory and only host domains reads system memory (a DMABuf
+    // through its mapping). One that takes host domains but not system memory (g2gprobe
+    // require=dma-buf, a branch that takes only views) requires those: "reads system memory but
+    // received a System frame" said nothing.
+    bool reads_host = accepted.contains(K::System);
     for (K kind : accepted)
         reads_host = reads_host && is_host_domain(kind);
     std::string wants;

@@ -26,9 +26,9 @@ std::string kind_name(MemoryDomainKind kind)
 }
 
 // A g2gtee named t with three queued branches of `kind`'s sinks (`sink_options` each) and `more`
-// branches after them, then the source linked to it. Linked last: gst-launch checks each link's
-// caps, and the tee's src pads, once the source is linked, offer what it produces (only this
-// kind), which a branch of another domain does not link to ("could not link t to cpu").
+// branches after them, then the source linked to it. (Linked first, a branch of another domain
+// links too: the tee's src pads answer the domains no conversion reaches after what the source
+// produces, and the plan refuses it the same way: tests/elements/tee/test-tee-report.cpp.)
 std::string fan_out(MemoryDomainKind kind, const std::string &sink_options,
                     const std::string &tee_options = "", const std::string &more = "")
 {

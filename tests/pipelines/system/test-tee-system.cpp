@@ -22,8 +22,8 @@ using namespace g2g::test::tee_pipeline;
 
 namespace {
 
-// A system branch and a branch that takes only Cuda, linked before the source (when linked
-// after it, GStreamer's own link check already refuses the Cuda branch, as it does with tee).
+// A system branch and a branch that takes only Cuda, linked before the source (linked after it,
+// the refusal is the same: tests/elements/tee/test-tee-report.cpp LinkOrder).
 std::string cuda_only_branch_first(const std::string &tee)
 {
     return tee + " t. ! queue ! appsink name=sink t. ! queue ! video/x-raw(memory:CUDAMemory) ! fakesink " +

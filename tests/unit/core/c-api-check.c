@@ -185,3 +185,51 @@ int c_api_check_frame(void)
         tensor->deleter(tensor);
     return ok && freed;
 }
+
+/* README's C view example, as C: a 90r view of a 16x8 RGBA frame cropped by 2 rows at its top and
+ * bottom, written into application memory with a padded stride. View pixel (x, y) is pixel
+ * (y, 3 - x) of the cropped 16x4 frame (videoflip's 90r), pixel (y, 5 - x) of the frame, whose
+ * bytes are row * 16 + column. The view shares the frame's memory. Returns 1 when all of it holds. */
+int c_api_check_make_view(void)
+{
+    GstVideoInfo info, *view_info = NULL;
+    GstBuffer *buffer, *view;
+    GError *error = NULL;
+    GstMapInfo map;
+    guint8 app_pixels[16 * 24];
+    guint8 *planes[1];
+    gint strides[1];
+    guint x, y;
+    int ok;
+
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, 16, 8);
+    buffer = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&info), NULL);
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (y = 0; y < 8; ++y)
+        for (x = 0; x < 16; ++x)
+            memset(map.data + y * 64 + x * 4, (int)(y * 16 + x), 4);
+    gst_buffer_unmap(buffer, &map);
+
+    view = g2g_buffer_make_view(buffer, &info, GST_VIDEO_ORIENTATION_90R, 0, 0, 2, 2, &view_info, &error);
+    if (!view) {
+        g_error_free(error);
+        gst_buffer_unref(buffer);
+        return 0;
+    }
+    ok = GST_VIDEO_INFO_WIDTH(view_info) == 4 && GST_VIDEO_INFO_HEIGHT(view_info) == 16 &&
+         gst_buffer_peek_memory(view, 0) == gst_buffer_peek_memory(buffer, 0);
+    memset(app_pixels, 0xee, sizeof app_pixels);
+    planes[0] = app_pixels;
+    strides[0] = 24; /* 4 pixels of 4 bytes, 8 bytes of the app's padding */
+    ok = ok && g2g_buffer_materialize_into(view, view_info, planes, strides, 1, &error);
+    for (y = 0; ok && y < 16; ++y) {
+        for (x = 0; x < 4; ++x)
+            ok = ok && app_pixels[y * 24 + x * 4] == (guint8)((5 - x) * 16 + y);
+        ok = ok && app_pixels[y * 24 + 16] == 0xee; /* the padding untouched */
+    }
+    g_clear_error(&error);
+    gst_video_info_free(view_info);
+    gst_buffer_unref(view);
+    gst_buffer_unref(buffer);
+    return ok;
+}

@@ -14,6 +14,7 @@ int c_api_check_handle_lifetime(void);
 gchar *c_api_handle_refusal(int which, int *released);
 int c_api_check_names(void);
 int c_api_check_frame(void);
+int c_api_check_make_view(void);
 int c_api_check_system_buffer(void);
 gchar *c_api_require_error(GstBuffer *buffer, const gchar *category, gint *code);
 }
@@ -136,6 +137,11 @@ TEST(CApi, MaterializeIntoRefusesAViewThatDoesNotFitTheInfo)
 }
 
 // ---- Frames for applications (g2g/frame.h, g2g/dlpack.h), driven from C ----
+
+TEST(CApi, AViewMadeFromCIsWrittenIntoTheAppsMemory)
+{
+    EXPECT_TRUE(c_api_check_make_view());
+}
 
 TEST(CApi, AFrameFromCGivesPlanesAndTensorsThatHoldItsBuffer)
 {
