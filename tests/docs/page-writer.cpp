@@ -68,7 +68,7 @@ std::string hierarchy_text(GType type)
         text += indent + g_type_name(t) + "\n";
         indent = indent.empty() ? "  +-- " : "      " + indent;
     }
-    return "```\n" + text + "```\n";
+    return "```text\n" + text + "```\n";
 }
 
 std::string interfaces_text(GType type)
