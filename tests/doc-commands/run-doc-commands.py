@@ -17,7 +17,8 @@ What the documentation says about a command is checked too:
 - "[benchmark]" marks the lines of a benchmark's procedure (docs/performance.md): performance is
   measured by hand, never in tests, so they do not run here, but every program and script they
   name (build/..., tests/...) must be in the checkout or defined by its build, so that they cannot
-  drift from the code.
+  drift from the code; "[install]" marks installing commands, which tests/install runs in a
+  Debian 12 root (run.sh test), checked the same way.
 
 Every command of a document runs in one sandbox directory, in order, so a command may read the
 file an earlier one wrote (the README's sample H.264 file). The sandbox holds links to the
@@ -44,7 +45,9 @@ from pathlib import Path
 TESTED_PREFIXES = ("gst-launch-1.0", "gst-inspect-1.0", "meson devenv")
 NOT_RUN_PREFIXES = ("meson setup", "meson compile", "meson test", "./run.sh")
 GPU_MARK = "[NVIDIA GPU]"
-BENCHMARK_MARK = "[benchmark]"
+# Lines run elsewhere, each kind with why: checked for what they name, not run here.
+ELSEWHERE_MARKS = {"[benchmark]": "a benchmark, run by hand",
+                   "[install]": "installs g2g: tests/install does so in a Debian 12 root"}
 VULKAN_ELEMENTS = {"vulkanupload", "vulkandownload", "vulkansink", "vulkancolorconvert", "vulkanh264dec"}
 TIMEOUT_S = 120
 
@@ -55,14 +58,14 @@ class Command:
     line: int
     text: str
     gpu: bool = False
-    benchmark: bool = False
+    elsewhere: str = ""
     block: int = 0
     expected: list = field(default_factory=list)
 
     def name(self):
-        if self.benchmark:
+        if self.elsewhere:
             lines = self.text.splitlines()
-            return f"{self.document}:{self.line} {lines[0].strip()} (a benchmark's {len(lines)} lines)"
+            return f"{self.document}:{self.line} {lines[0].strip()} ({len(lines)} lines)"
         return f"{self.document}:{self.line} {' '.join(self.text.replace(chr(92) + chr(10), ' ').split())}"
 
 
@@ -75,7 +78,7 @@ def strip_assignments(line):
 
 def commands_of(path, document):
     """The commands of one Markdown file, with their marks and documented output."""
-    commands, in_block, runnable, title_gpu, title_benchmark, expecting = [], False, False, False, False, False
+    commands, in_block, runnable, title_gpu, title_elsewhere, expecting = [], False, False, False, "", False
     block = 0
     lines = path.read_text().splitlines()
     i = 0
@@ -86,7 +89,8 @@ def commands_of(path, document):
             in_block = not in_block
             block += 1
             runnable = in_block and line.strip()[3:].strip() in ("", "sh", "shell", "bash", "console")
-            title_gpu = title_benchmark = expecting = False
+            title_gpu = expecting = False
+            title_elsewhere = ""
             i += 1
             continue
         if not (in_block and runnable):
@@ -94,20 +98,21 @@ def commands_of(path, document):
             continue
         stripped = line.strip()
         if not stripped:
-            title_gpu = title_benchmark = False
+            title_gpu, title_elsewhere = False, ""
         elif stripped.startswith("#"):
             if stripped.startswith("#   ") and expecting:
                 commands[-1].expected.append(stripped[1:].strip())
             else:
                 expecting = False
                 title_gpu = title_gpu or GPU_MARK in stripped
-                title_benchmark = title_benchmark or BENCHMARK_MARK in stripped
-        elif title_benchmark:
-            # A benchmark's procedure is one case: its lines together.
-            if commands and commands[-1].benchmark and commands[-1].block == block:
+                title_elsewhere = title_elsewhere or next((why for mark, why in ELSEWHERE_MARKS.items()
+                                                           if mark in stripped), "")
+        elif title_elsewhere:
+            # Lines run elsewhere are one case per block: a procedure's lines together.
+            if commands and commands[-1].elsewhere and commands[-1].block == block:
                 commands[-1].text += "\n" + line
             else:
-                commands.append(Command(document, i + 1, line, benchmark=True, block=block))
+                commands.append(Command(document, i + 1, line, elsewhere=title_elsewhere, block=block))
         elif strip_assignments(stripped).startswith(TESTED_PREFIXES):
             start, text = i, line
             while text.endswith("\\") and i + 1 < len(lines):
@@ -197,7 +202,7 @@ def main():
                       "test runs: make it one, or put output in a block of its own", flush=True)
                 failed = True
                 continue
-            if command.benchmark:
+            if command.elsewhere:
                 # A program under build/ is one the build defines (benchmarks are not built by default),
                 # or, of a domain this build lacks, one tests/bench/meson.build defines.
                 targets = (build_dir / "build.ninja").read_text()
@@ -212,7 +217,7 @@ def main():
                     print(f"not ok {count} - {name}\n# not in this checkout or build: {', '.join(absent)}",
                           flush=True)
                 else:
-                    print(f"ok {count} - {name} # SKIP a benchmark, run by hand (what it names is in this checkout and build)",
+                    print(f"ok {count} - {name} # SKIP {command.elsewhere} (what it names is in this checkout and build)",
                           flush=True)
                 continue
             missing = [e for e in elements_of(command.text) if not has_element(e)]
