@@ -3,7 +3,8 @@
 
     run-doc-commands.py SOURCE_ROOT BUILD_DIR [--marked-only]
 
-A command is a line of a fenced block of README.md or docs/**/*.md (not a ```python, ```c or
+A command is a line of a fenced block of README.md or docs/**/*.md (the element pages' example
+sources in docs/elements/examples/ aside: the generated pages carry them) (not a ```python, ```c or
 ```cpp one) that starts with gst-launch-1.0, gst-inspect-1.0 or `meson devenv`, optionally after
 VAR=value assignments, with its `\\` continuation lines. The build's own commands (`meson setup`,
 `meson compile`, `./run.sh`) are not run here: they are what runs this.
@@ -158,7 +159,10 @@ def output_matches(expected_lines, output):
 def main():
     source_root, build_dir = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     marked_only = "--marked-only" in sys.argv[3:]
-    documents = [source_root / "README.md"] + sorted((source_root / "docs").rglob("*.md"))
+    # docs/elements/examples/ holds the examples the generated element pages carry: run once, there.
+    examples = source_root / "docs" / "elements" / "examples"
+    documents = [source_root / "README.md"] + sorted(d for d in (source_root / "docs").rglob("*.md")
+                                                     if examples not in d.parents)
     env = dict(os.environ)
     plugin_dir = build_dir / "gst"
     if plugin_dir.is_dir():
