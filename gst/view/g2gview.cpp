@@ -592,7 +592,7 @@ static GstFlowReturn g2g_view_prepare_output_buffer(GstBaseTransform *trans, Gst
         // One kind of buffer for both: PackedThroughDense's transform puts the materialized
         // frame's memory in place of the input's, as View's does for a frame that lost its stride
         // form.
-        *outbuf = g2g::element::buffer_over_memories(input).release();
+        *outbuf = g2g::detail::buffer_over_memories(input).release();
         return GST_FLOW_OK;
     }
     return GST_FLOW_NOT_NEGOTIATED;

@@ -30,16 +30,6 @@ BufferRef crop_meta_buffer(GstBuffer *input, const GstVideoInfo &in_info, const 
     return output;
 }
 
-BufferRef buffer_over_memories(GstBuffer *input)
-{
-    BufferRef output = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_copy_into(output.get(), input, GST_BUFFER_COPY_METADATA, 0, static_cast<gsize>(-1));
-    for (guint i = 0; i < gst_buffer_n_memory(input); ++i)
-        gst_buffer_append_memory(output.get(), gst_memory_ref(gst_buffer_peek_memory(input, i)));
-    gst_buffer_add_parent_buffer_meta(output.get(), input);
-    return output;
-}
-
 Result<FrameView> compose_view(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &g)
 {
     const FrameView *incoming = tensor_view_of(input);

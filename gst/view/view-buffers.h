@@ -22,11 +22,6 @@ namespace g2g::element {
 BufferRef crop_meta_buffer(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry,
                            const GstVideoInfo &out_info, bool describe_layout);
 
-// A new buffer over the input's memories (refcounts only, zero bytes, also for NO_SHARE pool
-// memory) with the input's metadata. It holds the input as parent so a pool cannot recycle those
-// bytes while the view lives.
-BufferRef buffer_over_memories(GstBuffer *input);
-
 // The view `geometry` makes of `input`: composed on the view the input carries (a chain of
 // g2gview is one view), else on the frame `in_info` lays out.
 Result<FrameView> compose_view(GstBuffer *input, const GstVideoInfo &in_info, const Geometry &geometry);

@@ -32,6 +32,10 @@
 // view_domains, format_list (g2gview's caps and dense output, g2gconvert's formats).
 #include "../../src/view/view-backend.h"
 
+// The buffer a view rides on, over the input's memories: detail::buffer_over_memories (g2gview's
+// views, as the C API's g2g_buffer_make_view makes them).
+#include "../../src/view/view-buffer.h"
+
 // How many bands a CPU materialize makes of a frame: detail::band_count, kMinBandBytes (the view
 // elements' n-threads: no pool for a frame the library would not split).
 #include "../../src/view/cpu/band-sizing.h"

@@ -9,6 +9,7 @@
 //                     frame of any domain through its backend (this header)
 //   tensor-view-meta  G2gTensorViewMeta, the view riding on a buffer
 //   view-c-api        the C API's views: g2g_buffer_make_view (g2g/g2g.h)
+//   view-buffer       the buffer a view rides on (the C API's views and g2gview's)
 //   layout-check      the one check of a caller's layout every entry point shares: plane ends
 //                     without overflow, destination planes, frames the CPU cannot read
 //   cpu/              the CPU backend: plane copies, transposes, their SSE2 / AVX2 / AVX-512 kernels

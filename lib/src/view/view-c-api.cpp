@@ -22,6 +22,7 @@
 #include "core/domain-table.h"
 #include "layout-check.h"
 #include "view-backend.h"
+#include "view-buffer.h"
 
 namespace {
 
@@ -130,19 +131,6 @@ GstVideoInfo view_info(const g2g::FrameView &view, const GstVideoInfo &info, Gst
     return out;
 }
 
-// A new buffer over `input`'s memories (refcounts only, zero bytes, NO_SHARE pool memory too),
-// its metadata copied, holding `input` as parent so that a pool does not recycle those bytes
-// while the view lives.
-g2g::BufferRef buffer_over_memories(GstBuffer *input)
-{
-    g2g::BufferRef output = g2g::BufferRef::adopt(gst_buffer_new());
-    gst_buffer_copy_into(output.get(), input, GST_BUFFER_COPY_METADATA, 0, static_cast<gsize>(-1));
-    for (guint i = 0; i < gst_buffer_n_memory(input); ++i)
-        gst_buffer_append_memory(output.get(), gst_memory_ref(gst_buffer_peek_memory(input, i)));
-    gst_buffer_add_parent_buffer_meta(output.get(), input);
-    return output;
-}
-
 Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
                                  GstVideoOrientationMethod method, guint left, guint right, guint top,
                                  guint bottom, GstVideoInfo **out_info)
@@ -174,7 +162,7 @@ Result<g2g::BufferRef> make_view(GstBuffer *buffer, const GstVideoInfo &info,
         const GstVideoInfo made = view_info(*view, info, method);
         *out_info = gst_video_info_copy(&made);
     }
-    g2g::BufferRef output = buffer_over_memories(buffer);
+    g2g::BufferRef output = g2g::detail::buffer_over_memories(buffer);
     g2g::attach_tensor_view(output.get(), std::move(*view));
     return output;
 }
