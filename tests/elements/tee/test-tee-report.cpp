@@ -334,6 +334,12 @@ TEST_P(LinkOrder, DropBranchFeedsTheOthersWhateverTheLinkOrder)
 // last-message notifications (the test's environment names the plugin's build folder).
 TEST(G2gTeeReport, GstLaunchPrintsTheStatsWithMAndTheRoutesWithV)
 {
+#if defined(__SANITIZE_ADDRESS__) || defined(G2G_SANITIZED_BUILD)
+    // A program of its own loads the sanitized plugin only with the sanitizer runtimes preloaded,
+    // which gst-launch-1.0 has not: the plain build runs this case; the message and the
+    // last-message the cases above read in-process are the same code.
+    GTEST_SKIP() << "the sanitized build's plugin does not load into gst-launch-1.0";
+#endif
     g_autofree gchar *launch = g_find_program_in_path("gst-launch-1.0");
     if (!launch)
         GTEST_SKIP() << "gst-launch-1.0 is not installed (Debian: gstreamer1.0-tools)";
