@@ -142,17 +142,25 @@ GstPadProbeReturn call_tap(GstPad *, GstPadProbeInfo *info, gpointer data)
 
 } // namespace
 
+ElementRef parse_pipeline(const std::string &description, std::string &error)
+{
+    GError *parse_error = nullptr;
+    ElementRef pipeline = ElementRef::adopt(gst_parse_launch(description.c_str(), &parse_error));
+    if (parse_error) {
+        error = std::string("parse: ") + parse_error->message;
+        g_error_free(parse_error);
+        return {};
+    }
+    return pipeline;
+}
+
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, GstClockTime timeout,
                          const PipelineInspector &inspect, const PipelineInspector &prepare)
 {
     PipelineRun run;
-    GError *parse_error = nullptr;
-    ElementRef pipeline = ElementRef::adopt(gst_parse_launch(description.c_str(), &parse_error));
-    if (parse_error) {
-        run.error = std::string("parse: ") + parse_error->message;
-        g_error_free(parse_error);
+    ElementRef pipeline = parse_pipeline(description, run.error);
+    if (!pipeline)
         return run;
-    }
     if (!GST_IS_BIN(pipeline.get())) {
         run.error = "parse: not a pipeline";
         return run;

@@ -72,6 +72,10 @@ using PipelineInspector = std::function<void(GstBin *)>;
 // named "tap" while the pipeline runs (for frames that must not outlive it). `inspect`, when
 // given, sees the pipeline at EOS or error, before it stops (to read an element's stats); `prepare`,
 // when given, sees it before it starts (to add probes or set contexts).
+// The pipeline gst_parse_launch makes of `description`; empty, `error` set to "parse: <why>", when it
+// makes none.
+ElementRef parse_pipeline(const std::string &description, std::string &error);
+
 PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = {},
                          GstClockTime timeout = 20 * GST_SECOND, const PipelineInspector &inspect = {},
                          const PipelineInspector &prepare = {});

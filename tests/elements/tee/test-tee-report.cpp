@@ -46,13 +46,9 @@ struct BusRun {
 BusRun run_watching(const std::string &description, const std::function<void(GstBin *)> &prepare = {})
 {
     BusRun run;
-    GError *parse_error = nullptr;
-    ElementRef pipeline = ElementRef::adopt(gst_parse_launch(description.c_str(), &parse_error));
-    if (parse_error) {
-        run.error = std::string("parse: ") + parse_error->message;
-        g_error_free(parse_error);
+    ElementRef pipeline = g2g::test::parse_pipeline(description, run.error);
+    if (!pipeline)
         return run;
-    }
     gst_element_add_property_deep_notify_watch(pipeline.get(), "last-message", TRUE);
     if (prepare)
         prepare(GST_BIN(pipeline.get()));
