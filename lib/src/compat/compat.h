@@ -6,6 +6,9 @@
 // builds against. Each file opens by saying which versions need it and why. docs/versions.md is the
 // table for users.
 //
+//   buffer-free-compat.h   a freed buffer's memories given back before its metas (1.24 does it;
+//                          1.22 frees the metas first, so a view's parent left its pool)
+//                                              buffer-free-compat-1.22.cpp, buffer-free-compat-1.24.cpp
 //   cuda-compat.h      GstCudaMemory: allocation (1.24 added a stream argument), wrapping device
 //                      memory g2g holds (1.22: an allocator subclass; 1.24: alloc_wrapped), and
 //                      waiting for a producer's stream before reading (1.24's memory has one)

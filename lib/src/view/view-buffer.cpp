@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "view-buffer.h"
 
+#include "compat/buffer-free-compat.h"
+
 namespace g2g::detail {
 
 BufferRef buffer_over_memories(GstBuffer *input)
@@ -10,6 +12,7 @@ BufferRef buffer_over_memories(GstBuffer *input)
     for (guint i = 0; i < gst_buffer_n_memory(input); ++i)
         gst_buffer_append_memory(output.get(), gst_memory_ref(gst_buffer_peek_memory(input, i)));
     gst_buffer_add_parent_buffer_meta(output.get(), input);
+    compat::free_memories_before_parent(output.get());
     return output;
 }
 

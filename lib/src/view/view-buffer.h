@@ -8,7 +8,7 @@ namespace g2g::detail {
 
 // A new buffer over `input`'s memories (refcounts only, zero bytes, NO_SHARE pool memory too),
 // its metadata copied, holding `input` as parent so that a pool does not recycle those bytes
-// while the view lives.
+// while the view lives, and recycles them (not discards) once it is gone.
 BufferRef buffer_over_memories(GstBuffer *input);
 
 } // namespace g2g::detail

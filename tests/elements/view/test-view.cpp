@@ -16,6 +16,7 @@
 #include "g2g-config.h"
 #include "log-capture.h"
 #include "pipeline.h"
+#include "pool-recycling.h"
 
 using g2g::BufferRef;
 using g2g::test::compare_frames;
@@ -413,4 +414,24 @@ TEST(G2gView, ATransposedViewOfAZeroPixelAspectRatioKeepsIt)
     gst_caps_unref(out);
     gst_caps_unref(in);
     gst_object_unref(view);
+}
+
+// A view shares its frame's memories and holds the frame as parent. Once the view is gone the
+// frame goes back to upstream's pool, which recycles it as it does behind videoflip: on GStreamer
+// 1.22, which frees a buffer's metas before its memories, the pool found the memories still
+// shared, discarded every frame and allocated a new one (30 of 30 here).
+TEST(G2gView, UpstreamsPoolRecyclesTheFramesAViewLivedOn)
+{
+    const std::string source = "videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=64,height=48 ! "
+                               "identity name=tap ! ";
+    for (const std::string &chain : {"g2gview video-direction=90r ! " + std::string(kViewCaps),
+                                     std::string("g2gview video-direction=90r left=2 ! g2gmaterialize"),
+                                     std::string("videoflip video-direction=90r")}) {
+        SCOPED_TRACE(chain);
+        g2g::test::PoolRecycling pool;
+        const auto run = g2g::test::run_pipeline(source + chain + " ! fakesink", pool.tap());
+        ASSERT_EQ(run.error, "");
+        EXPECT_EQ(pool.fresh + pool.recycled, 30);
+        EXPECT_LE(pool.fresh, 3) << pool.recycled << " recycled";
+    }
 }

@@ -204,6 +204,38 @@ TEST(ViewCApi, TheViewSharesTheFramesMemory)
     EXPECT_EQ(GST_VIDEO_INFO_HEIGHT(&made.info), 60);
 }
 
+// Once the view is gone its frame goes back to the pool it came from as it would without one: the
+// pool recycles it rather than discarding it for memories still shared (GStreamer 1.22 frees a
+// buffer's metas, the parent among them, before its memories).
+TEST(ViewCApi, ThePoolRecyclesTheFrameOnceTheViewIsGone)
+{
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+    const g2g::Ref<GstBufferPool> pool = g2g::Ref<GstBufferPool>::adopt(gst_video_buffer_pool_new());
+    const g2g::CapsRef caps = g2g::CapsRef::adopt(gst_video_info_to_caps(&info));
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 1,
+                                      1);
+    ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    GstBuffer *frame = nullptr;
+    ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &frame, nullptr), GST_FLOW_OK);
+    // A mark on the frame object itself: a discarded frame's successor may get its address.
+    const GQuark mark = g_quark_from_static_string("g2g-test-first-frame");
+    gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(frame), mark, GINT_TO_POINTER(1), nullptr);
+    Made made = make_view(frame, &info, GST_VIDEO_ORIENTATION_90R);
+    ASSERT_TRUE(made.view) << made.error;
+    gst_buffer_unref(frame); // the view holds it now
+    made.view.reset();
+    GstBuffer *again = nullptr;
+    // The pool hands the first frame out again rather than a new one.
+    GstBufferPoolAcquireParams dont_wait{};
+    dont_wait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+    ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool.get(), &again, &dont_wait), GST_FLOW_OK);
+    EXPECT_TRUE(gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(again), mark));
+    gst_buffer_unref(again);
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
+
 TEST(ViewCApi, TheInfoKeepsTheRateAndTurnsTheAspectRatio)
 {
     GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 32, 16);
