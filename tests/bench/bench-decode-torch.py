@@ -339,11 +339,13 @@ def make_paths(setup):
         finally:
             _buffer_unmap(buffer, ctypes.byref(info))
         whole = torch.from_numpy(copy).to(device)
+        # The planes as views of the uploaded bytes, at GstVideoInfo's offsets and strides.
         tensors = []
         for offset, stride, rows, columns, components in planes:
-            rows_of_plane = whole[offset:offset + stride * rows].view(rows, stride)
-            tensor = rows_of_plane[:, :columns * components]
-            tensors.append(tensor.view(rows, columns, components) if components > 1 else tensor)
+            if components > 1:
+                tensors.append(whole.as_strided((rows, columns, components), (stride, components, 1), offset))
+            else:
+                tensors.append(whole.as_strided((rows, columns), (stride, 1), offset))
         touch_torch(tensors)
         return tensors
 
