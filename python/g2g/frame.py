@@ -48,7 +48,13 @@ class Frame:
         self._handle = handle
         self._negative_strides = negative_strides
         self._finalizer = weakref.finalize(self, _native.frame_unref, handle)
-        self._planes = None
+        # The planes handed out, by weak reference: a plane holds its frame (its arrays must keep
+        # the frame alive), so a frame holding its planes would be a reference cycle, and the frame,
+        # its buffer and mapping would then live until Python's cycle collector ran instead of
+        # going with the last reference (a decoder's pool starved, tens of 4K frames held at once).
+        # While any holds a plane, the frame gives that same plane again.
+        self._layouts = None
+        self._plane_refs = None
         self._dense = None
 
     @property
@@ -89,13 +95,20 @@ class Frame:
     def planes(self):
         """The planes, each a tensor over the frame's memory (of its dense copy where the view is
         not strided)."""
-        if self._planes is None:
-            if not self.strided:
-                self._planes = self.dense().planes
-            else:
-                n = _native.frame_get_n_planes(self._handle)
-                self._planes = tuple(Plane(self, index) for index in range(n))
-        return self._planes
+        if not self.strided:
+            return self.dense().planes
+        if self._layouts is None:
+            n = _native.frame_get_n_planes(self._handle)
+            self._layouts = tuple(_plane_layout(self._handle, index) for index in range(n))
+            self._plane_refs = [None] * n
+        planes = []
+        for index, layout in enumerate(self._layouts):
+            plane = self._plane_refs[index]() if self._plane_refs[index] is not None else None
+            if plane is None:
+                plane = Plane(self, index, layout)
+                self._plane_refs[index] = weakref.ref(plane)
+            planes.append(plane)
+        return tuple(planes)
 
     def plane(self, name):
         """The plane named `name` (Plane.name: "Y", "UV", "U", "RGBA"): the way to reach a plane
@@ -169,16 +182,21 @@ def _writable_rows(destination, on_device, index):
     return address, row_stride, (shape[0] - 1) * row_stride + inner
 
 
+def _plane_layout(handle, index):
+    layout = _native.PlaneLayout()
+    _native.call(_native.frame_get_plane, handle, index, ctypes.byref(layout))
+    return layout
+
+
 class Plane:
     """One plane of a frame as a tensor of unsigned integers: shape (rows, columns) or (rows,
     columns, components), strides in bytes (negative where a view runs backwards), on the CPU or a
     CUDA device. Holds its frame."""
 
-    def __init__(self, frame, index):
+    def __init__(self, frame, index, layout=None):
         self.frame = frame
         self.index = index
-        self._layout = _native.PlaneLayout()
-        _native.call(_native.frame_get_plane, frame._handle, index, ctypes.byref(self._layout))
+        self._layout = layout if layout is not None else _plane_layout(frame._handle, index)
         layout = self._layout
         # A third axis for elements of several values (RGBA's 4, NV12's chroma pair).
         axes = [(layout.rows, layout.row_stride), (layout.columns, layout.column_stride)]

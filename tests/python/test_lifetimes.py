@@ -69,6 +69,29 @@ class TheLastTensorFreesTheBuffer(unittest.TestCase):
         del keep_callback
 
 
+class NoCycleHoldsTheFrame(unittest.TestCase):
+    """A frame goes with its last reference, not when Python's cycle collector next runs: an
+    application that reads every frame's planes would otherwise hold tens of frames at a time (a
+    decoder's pool starved, 12 MB a 4K frame; bench-cpu-path.py grew to 6 GB)."""
+
+    def test_a_frame_whose_planes_were_read_is_freed_with_its_last_reference(self):
+        with Pipeline(PIPELINE) as pipeline:
+            frame = g2g.pull(pipeline.sink("sink"), timeout=10)
+        freed, keep_callback = watch_finalize(frame.buffer_address)
+        gc.collect()
+        gc.disable()
+        try:
+            arrays = [numpy.asarray(plane) for plane in frame.planes]
+            self.assertEqual(frame.plane("Y").shape, arrays[0].shape)
+            del frame
+            self.assertFalse(freed[0], "the arrays hold the frame")
+            del arrays
+            self.assertTrue(freed[0], "the last reference let the buffer go, with no cycle collection")
+        finally:
+            gc.enable()
+        del keep_callback
+
+
 # The child: frames to NumPy and PyTorch, everything dropped (or, with "keep", one tensor kept past
 # the end), then gst_deinit, when the leaks tracer reports what is still alive.
 CHILD = f"""
