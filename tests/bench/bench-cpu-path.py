@@ -24,7 +24,7 @@ run (methods alternating round by round).
 Before timing, the program checks that every method's planes equal numpy.rot90 of the source's.
 
     meson devenv -C build -w . python3 tests/bench/bench-cpu-path.py [--rounds 7] [--frames 12]
-        [--run-frames 60] [--sizes 720p,1080p,4K] [--no-whole] [--csv DIR]
+        [--run-frames 90] [--whole-rounds 5] [--sizes 720p,1080p,4K] [--no-whole] [--csv DIR]
 """
 
 import argparse
@@ -194,8 +194,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--frames", type=int, default=12, help="frames per method and round in section 1 (12)")
-    parser.add_argument("--run-frames", type=int, default=60, help="frames per whole run in section 2 (60)")
-    parser.add_argument("--whole-rounds", type=int, default=3)
+    parser.add_argument("--run-frames", type=int, default=90, help="frames per whole run in section 2 (90)")
+    parser.add_argument("--whole-rounds", type=int, default=5)
     parser.add_argument("--sizes", default="720p,1080p,4K")
     parser.add_argument("--no-whole", action="store_true", help="section 1 only")
     parser.add_argument("--csv", default=None, metavar="DIR", help="write cpu-path.csv and cpu-path-whole.csv")

@@ -227,7 +227,7 @@ class Setup:
 
     def missing(self):
         """Why this machine cannot run the benchmark, or None."""
-        needed = ["h264parse", self.decoder, "g2gview", "videoflip", "identity", "appsink"]
+        needed = ["filesrc", "multifilesrc", "h264parse", self.decoder, "g2gview", "videoflip", "identity", "appsink"]
         if not self.cpu_test:
             if not torch.cuda.is_available():
                 return "PyTorch sees no CUDA device (--cpu-test runs this program on the CPU)"

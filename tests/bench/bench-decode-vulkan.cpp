@@ -352,7 +352,7 @@ int main(int argc, char **argv)
     std::vector<const char *> needed{"vulkanupload", "vulkandownload", "vulkancolorconvert", "videoflip",
                                      "g2gview"};
     if (!options.test_source)
-        needed.insert(needed.end(), {"nvh264dec", "h264parse", "cudadownload", "g2gconvert"});
+        needed.insert(needed.end(), {"nvh264dec", "h264parse", "cudadownload", "g2gconvert", "multifilesrc"});
     for (const char *name : needed) {
         if (!g2g::bench::have_element(name)) {
             std::printf(
