@@ -202,7 +202,7 @@ def main():
     args = parser.parse_args()
     Gst.init(None)
     sizes = args.sizes.split(",")
-    print(f"GStreamer {Gst.version_string()}, NumPy {numpy.__version__}, "
+    print(f"{Gst.version_string()}, NumPy {numpy.__version__}, "
           + (f"torch {torch.__version__}" if torch else "no torch (its rows are left out)")
           + f", {os.cpu_count()} CPUs")
 

@@ -374,7 +374,7 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    std::printf("GStreamer %s%s\n", gst_version_string(),
+    std::printf("%s%s\n", gst_version_string(),
                 options.test_source
                     ? "; TEST SOURCE (videotestsrc for the decoder, g2gview ! vulkanupload for g2g's "
                       "path): this tests the program, its figures are not the benchmark"
