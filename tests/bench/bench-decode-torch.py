@@ -495,6 +495,7 @@ def main():
     parser.add_argument("--cpu-test", action="store_true",
                         help="software decoder and CPU tensors: tests this program where there is no GPU")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # what a stopped run printed is there
 
     setup = Setup(args.cpu_test)
     why = setup.missing()
