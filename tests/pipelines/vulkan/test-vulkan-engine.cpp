@@ -125,12 +125,12 @@ BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system, VkFormat mult
         gst_buffer_append_memory(frame.get(), image);
     }
 
-    // Recorded as the engine records (vulkan-commands.h): its barriers, its fence, its trash list.
+    // Recorded as the engine records (vulkan-commands.h): its barriers, its pooled fence, its
+    // submissions (which keep the command buffer until the copy has run).
     GstVulkanCommandPool *command_pool = nullptr;
-    const g2g::Ref<GstObject> trash =
-        g2g::Ref<GstObject>::adopt(GST_OBJECT(gst_vulkan_trash_fence_list_new()));
+    g2g::vulkan::Submissions submissions(vk_device);
     g2g::Result<g2g::vulkan::Recording> recording =
-        g2g::vulkan::Recording::begin(vk_queue, &command_pool, GST_VULKAN_TRASH_LIST(trash.get()));
+        g2g::vulkan::Recording::begin(vk_queue, &command_pool, submissions);
     const g2g::Ref<GstObject> pool_kept = g2g::Ref<GstObject>::adopt(GST_OBJECT(command_pool));
     if (!recording)
         return {};
@@ -148,12 +148,9 @@ BufferRef upload_here(const GstVideoInfo &info, GstBuffer *system, VkFormat mult
                                reinterpret_cast<GstVulkanBufferMemory *>(staging.get())->buffer, image->image,
                                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
     }
-    g2g::Result<GstVulkanFence *> fence = recording->submit();
-    if (!fence)
+    g2g::Result<g2g::vulkan::Fence> fence = recording->submit();
+    if (!fence || fence->wait() != VK_SUCCESS)
         return {};
-    gst_vulkan_fence_unref(*fence);
-    // The copy has run once the trash list let go of its command buffer.
-    gst_vulkan_trash_list_wait(GST_VULKAN_TRASH_LIST(trash.get()), G_MAXUINT64);
     return frame;
 }
 
