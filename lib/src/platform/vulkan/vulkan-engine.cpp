@@ -171,11 +171,9 @@ void Engine::wait_idle()
 
 Engine::Created Engine::created() const
 {
+    // The pools lock themselves: fences go back to theirs from any thread.
     Created made;
-    {
-        std::lock_guard<std::mutex> guard(lock_);
-        made.fences = submissions_->fences().created();
-    }
+    made.fences = submissions_->fences().created();
     made.staging_buffers = staging_->created();
     return made;
 }

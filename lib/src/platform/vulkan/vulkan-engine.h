@@ -171,7 +171,7 @@ private:
     std::unique_ptr<PlaneImages> plane_images_;
     // Recording, submitting and the submissions; held while waiting only where descriptor sets
     // run out (retire_materializes).
-    mutable std::mutex lock_;
+    std::mutex lock_;
 };
 
 // A queue of `device` whose family can compute, one reference (nullptr: none). GStreamer 1.22

@@ -13,7 +13,7 @@
 // that fence back then is safe (the pool, its fences and its device go with the last one).
 #pragma once
 
-#include "platform/vulkan/gst-vulkan.h"
+#include "gst-vulkan.h"
 
 #include <atomic>
 #include <cstddef>

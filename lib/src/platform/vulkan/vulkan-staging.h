@@ -5,7 +5,7 @@
 // run before one that would make the caller wait.
 #pragma once
 
-#include "platform/vulkan/gst-vulkan.h"
+#include "gst-vulkan.h"
 
 #include <cstddef>
 #include <mutex>

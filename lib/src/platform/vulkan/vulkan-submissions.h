@@ -8,7 +8,7 @@
 // Not thread-safe: its engine calls it under its lock. The fences it hands out are safe anywhere.
 #pragma once
 
-#include "platform/vulkan/gst-vulkan.h"
+#include "gst-vulkan.h"
 
 #include <deque>
 #include <memory>
