@@ -359,6 +359,14 @@ static gboolean g2g_view_accept_caps(GstBaseTransform *trans, GstPadDirection di
            !request.fixed().output_size(GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
 }
 
+// Whether frames of `plan` are read here or by the view's reader (a view or a dense frame), rather
+// than handed on as they are (the identity) or with a crop meta: only those need host bytes under
+// system-memory caps.
+static bool reads_pixels(const ViewPlan &plan)
+{
+    return plan.host_in && plan.mode != OutputMode::Passthrough && plan.mode != OutputMode::CropMeta;
+}
+
 // Where every frame starts (GstBaseTransform's chain), before GstBaseTransform renegotiates: a
 // change of the settings since the last frame is configured here, between two frames. Caps that
 // stay the same (identity -> 180, horiz -> vert, a crop moved by as much on its other side) do not
@@ -389,6 +397,20 @@ static GstFlowReturn g2g_view_submit_input_buffer(GstBaseTransform *trans, gbool
         gst_pad_mark_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans));
         GST_INFO_OBJECT(self, "settings changed: method %d, crop l%d r%d t%d b%d", asked.method, asked.left,
                         asked.right, asked.top, asked.bottom);
+    }
+    if (state.plan && reads_pixels(*state.plan)) {
+        // GstCudaMemory under system-memory caps (cudadownload passes its input through when
+        // downstream reads GstVideoMeta, as g2gview does): read once through its mapping, as any
+        // GStreamer element of such caps reads it, and viewed there.
+        g2g::Result<g2g::BufferRef> host = g2g::detail::host_copy_of(input);
+        if (!host) {
+            gst_buffer_unref(input);
+            return post_error(GST_ELEMENT(self), GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED, host.error());
+        }
+        if (*host) {
+            gst_buffer_unref(input);
+            input = host->release();
+        }
     }
     return GST_BASE_TRANSFORM_CLASS(g2g_view_parent_class)->submit_input_buffer(trans, is_discont, input);
 }

@@ -94,7 +94,9 @@ Result<ViewPlan> plan_for_caps(GstElement *view, GstPad *src, const GeometryRequ
         return Error(ErrorCode::InvalidArgument, text);
     }
     plan.geometry = *geometry;
-    plan.vulkan = detail::domain_of(in_caps) == MemoryDomainKind::VulkanTexture;
+    const std::optional<MemoryDomainKind> in_kind = detail::domain_of(in_caps);
+    plan.vulkan = in_kind == MemoryDomainKind::VulkanTexture;
+    plan.host_in = in_kind == MemoryDomainKind::System || in_kind == MemoryDomainKind::SystemView;
     if (plan.opaque)
         plan.mode = plan.geometry.is_identity() ? OutputMode::Passthrough : OutputMode::CropMeta;
     else

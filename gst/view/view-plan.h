@@ -25,7 +25,8 @@ struct ViewPlan {
     bool in_view = false;  // the input carries meta:G2gTensorView
     bool out_view = false; // the output does
     OutputMode mode = OutputMode::Passthrough;
-    bool vulkan = false; // VulkanImage frames: the device's shader writes dense output
+    bool vulkan = false;  // VulkanImage frames: the device's shader writes dense output
+    bool host_in = false; // system-memory caps in (System or SystemView)
     // Memory g2gview has no view of (DMABuf, GL, NVMM...): passed through under the identity, or
     // cropped by a GstVideoCropMeta for a consumer that reads one; nothing else.
     bool opaque = false;

@@ -13,24 +13,14 @@
 //  3. download: the same frames into g2gtee ! video/x-raw against vulkandownload, frames/s into
 //     the same sink, directly and behind a queue (the sink maps later, in the queue's thread:
 //     where a fenced download overlaps the next frames' copies); then Engine::download alone, in
-//     one thread, each frame read at once or 4 frames later.
+//     one thread, each frame read at once or 4 frames later; then (3c, alone as download-parts)
+//     where Engine::download's CPU time goes, part by part, and what a fence per submission cost
+//     before g2g's fence pool (gst_vulkan_fence_new and its unref) against a pooled fence.
 // Every figure is the median of its rounds; ours and the peer's alternate round by round.
 // With --csv DIR also writes vulkan-materialize.csv, vulkan-pipeline.csv, vulkan-download.csv and
 // vulkan-engine-download.csv there, which tests/bench/plot-vulkan.gp turns into
 // docs/performance-vulkan.png.
-// Usage: bench-vulkan [--csv DIR] [options] [materialize] [pipeline] [download]   (all three if none)
-//   --device N          the Vulkan device of that index (0)
-//   --size WxH          the materialize frames (3840x2160)
-//   --sizes WxH,...     the pipeline and download frames (1920x1080,3840x2160)
-//   --formats F,...     (RGBA,NV12)
-//   --methods M,...     the pipeline views (90r,horiz)
-//   --batch N           frames per materialize batch (100)
-//   --rounds N          materialize rounds (5)
-//   --seconds S         length of a pipeline run after its warm-up (1)
-//   --repeats N         pipeline runs of each (3)
-//   --no-gate           time materialize batches without holding the queue (submissions included)
-//   --read-every-byte   the sinks read every byte of a frame (an encoder, a copy into an array)
-//                       instead of a byte of every page
+// Usage: kUsage below (bench-vulkan --help).
 #include <g2g/frame-view.h>
 
 #include <gst/app/gstappsink.h>
@@ -57,10 +47,28 @@
 #include "platform/vulkan/gst-vulkan.h"
 #include "platform/vulkan/vulkan-commands.h"
 #include "platform/vulkan/vulkan-engine.h"
+#include "platform/vulkan/vulkan-fence-pool.h"
+#include "platform/vulkan/vulkan-fenced-memory.h"
 
 using g2g::bench::open_csv;
 
 namespace {
+
+constexpr const char *kUsage =
+    "Usage: bench-vulkan [--csv DIR] [options] [materialize] [pipeline] [download] [download-parts]\n"
+    "  (materialize, pipeline and download if none; download ends with download-parts)\n"
+    "  --device N          the Vulkan device of that index (0)\n"
+    "  --size WxH          the materialize frames (3840x2160)\n"
+    "  --sizes WxH,...     the pipeline and download frames (1920x1080,3840x2160)\n"
+    "  --formats F,...     (RGBA,NV12)\n"
+    "  --methods M,...     the pipeline views (90r,horiz)\n"
+    "  --batch N           frames per materialize batch (100)\n"
+    "  --rounds N          materialize rounds (5)\n"
+    "  --seconds S         length of a pipeline run after its warm-up, and of the download parts' run (1)\n"
+    "  --repeats N         pipeline runs of each (3)\n"
+    "  --no-gate           time materialize batches without holding the queue (submissions included)\n"
+    "  --read-every-byte   the sinks read every byte of a frame (an encoder, a copy into an array)\n"
+    "                      instead of a byte of every page\n";
 
 double now()
 {
@@ -1094,6 +1102,127 @@ void engine_download(Vulkan &vk, Frames &frames, const Options &options)
         std::fclose(csv);
 }
 
+// Median of `values` in microseconds, for the parts table.
+std::string micros(const std::vector<double> &values)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", median(values) * 1e6);
+    return values.empty() ? "n/a" : text;
+}
+
+// The fence a submission had before g2g's pool (issue #32): one made and destroyed per submission,
+// gst_vulkan_fence_new (vkCreateFence) and its last unref (vkDestroyFence, which the trash list's
+// collection did), against a fence of the pool acquired and given back. Never submitted: only the
+// CPU cost of making and freeing the object.
+void fence_costs(Vulkan &vk, int rounds)
+{
+    std::vector<double> create, destroy, pooled;
+    std::shared_ptr<g2g::vulkan::FencePool> pool = g2g::vulkan::FencePool::create(vk.device);
+    for (int i = 0; i < rounds; ++i) {
+        double t = now();
+        GstVulkanFence *fence = gst_vulkan_fence_new(vk.device, nullptr);
+        double t1 = now();
+        if (!fence)
+            break;
+        gst_vulkan_fence_unref(fence);
+        const double t2 = now();
+        create.push_back(t1 - t);
+        destroy.push_back(t2 - t1);
+        t = now();
+        g2g::Result<g2g::vulkan::Fence> reused = pool->acquire();
+        if (!reused)
+            break;
+        reused->reset();
+        pooled.push_back(now() - t);
+    }
+    std::printf("fences, median of %d: gst_vulkan_fence_new %s us, its unref %s us (a new fence per "
+                "submission, as before the pool); a pooled fence acquired and given back %s us\n",
+                rounds, micros(create).c_str(), micros(destroy).c_str(), micros(pooled).c_str());
+}
+
+// 3c. Where Engine::download's CPU time goes, part by part (DownloadTiming), each frame read at once
+// and dropped, as a sink does: the parts of the call, then the sink's wait for the copy
+// (fenced_memory_wait), its map (after the wait: the staging buffer is mapped once, so this is the
+// memory's bookkeeping) and the frame's drop (its staging buffer back to the engine's free list).
+// Medians in us of the frames of `seconds` after 10 of warm-up; "made" is what the engine created
+// for the row's frames, warm-up included (fences, staging buffers): reuse keeps both small.
+void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
+{
+    std::printf("\n3c. Engine::download's parts (one thread, each frame read at once), CPU us per frame, "
+                "median over %g s\n",
+                options.seconds);
+    std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s | %s\n", "format", "size", "call",
+                "staging", "collect", "record", "fence", "submit", "frame", "wait", "map", "drop", "made");
+    std::vector<std::string> errors;
+    for (const Size &size : options.sizes)
+        for (const std::string &format : options.formats) {
+            const Frame &frame = frames.get(format, size);
+            const g2g::vulkan::Engine::Created before = vk.engine->created();
+            std::vector<double> call, staging, collect, record, fence, submit, made_frame, wait, map, drop;
+            const int warmup = 10;
+            int count = 0;
+            double first = 0;
+            std::string error;
+            const double started = now();
+            while (error.empty() && now() - started < 4 * options.seconds + 30) {
+                g2g::vulkan::DownloadTiming parts;
+                const double t0 = now();
+                g2g::Result<g2g::BufferRef> downloaded =
+                    vk.engine->download(frame.buffer, frame.info, false, &parts);
+                const double t1 = now();
+                if (!downloaded) {
+                    error = "Engine::download: " + downloaded.error().message();
+                    break;
+                }
+                GstMemory *memory = gst_buffer_peek_memory(downloaded->get(), 0);
+                const bool copied = g2g::vulkan::fenced_memory_wait(memory);
+                const double t2 = now();
+                GstMapInfo info;
+                const bool mapped = gst_buffer_map(downloaded->get(), &info, GST_MAP_READ);
+                if (mapped)
+                    gst_buffer_unmap(downloaded->get(), &info);
+                const double t3 = now();
+                downloaded->reset();
+                const double t4 = now();
+                if (!copied || !mapped) {
+                    error = "a downloaded frame cannot be read";
+                    break;
+                }
+                if (++count == warmup)
+                    first = t4;
+                if (count <= warmup)
+                    continue;
+                call.push_back(t1 - t0);
+                staging.push_back(parts.staging);
+                collect.push_back(parts.collect);
+                record.push_back(parts.record);
+                fence.push_back(parts.fence);
+                submit.push_back(parts.submit);
+                made_frame.push_back(parts.frame);
+                wait.push_back(t2 - t1);
+                map.push_back(t3 - t2);
+                drop.push_back(t4 - t3);
+                if (t4 - first >= options.seconds)
+                    break;
+            }
+            vk.engine->wait_idle();
+            if (!error.empty()) {
+                errors.push_back(format + " " + size.name + ": " + error);
+                continue;
+            }
+            const g2g::vulkan::Engine::Created after = vk.engine->created();
+            std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s | %zu fences, %zu staging "
+                        "buffers\n",
+                        format.c_str(), size.name.c_str(), micros(call).c_str(), micros(staging).c_str(),
+                        micros(collect).c_str(), micros(record).c_str(), micros(fence).c_str(),
+                        micros(submit).c_str(), micros(made_frame).c_str(), micros(wait).c_str(),
+                        micros(map).c_str(), micros(drop).c_str(), after.fences - before.fences,
+                        after.staging_buffers - before.staging_buffers);
+        }
+    report_lines(errors, "n/a: ");
+    fence_costs(vk, 200);
+}
+
 Options parse(int argc, char **argv)
 {
     Options options;
@@ -1130,10 +1259,13 @@ Options parse(int argc, char **argv)
             options.gate = false;
         else if (arg == "--read-every-byte")
             read_every_byte = true;
-        else if (arg == "materialize" || arg == "pipeline" || arg == "download")
+        else if (arg == "--help" || arg == "-h") {
+            std::printf("%s", kUsage);
+            std::exit(0);
+        } else if (arg == "materialize" || arg == "pipeline" || arg == "download" || arg == "download-parts")
             options.modes.push_back(arg);
         else
-            die("unknown argument " + arg + " (see the comment at the top of bench-vulkan.cpp)");
+            die("unknown argument " + arg + " (bench-vulkan --help)");
     }
     if (options.modes.empty())
         options.modes = {"materialize", "pipeline", "download"};
@@ -1166,9 +1298,12 @@ int main(int argc, char **argv)
                 materialize_against_copy(vk, options);
             else if (mode == "pipeline")
                 pipeline_against_peer(vk, frames, options);
-            else {
+            else if (mode == "download") {
                 download_against_vulkandownload(vk, frames, options);
                 engine_download(vk, frames, options);
+                engine_download_parts(vk, frames, options);
+            } else {
+                engine_download_parts(vk, frames, options);
             }
             std::fflush(stdout);
         }

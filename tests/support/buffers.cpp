@@ -22,9 +22,51 @@ void g2g_test_foreign_allocator_init(ForeignAllocator *)
 {
 }
 
+// An allocator whose memories map to a host copy of their bytes, as a device memory that downloads
+// itself when mapped does (GstCudaMemory), under the memory type it is given.
+struct MappedMemory {
+    GstMemory parent;
+    guint8 *bytes;
+};
+struct MappedAllocator {
+    GstAllocator parent;
+};
+struct MappedAllocatorClass {
+    GstAllocatorClass parent_class;
+};
+G_DEFINE_TYPE(MappedAllocator, g2g_test_mapped_allocator, GST_TYPE_ALLOCATOR)
+void g2g_test_mapped_allocator_class_init(MappedAllocatorClass *klass)
+{
+    GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) {
+        g_free(reinterpret_cast<MappedMemory *>(memory)->bytes);
+        g_free(memory);
+    };
+}
+void g2g_test_mapped_allocator_init(MappedAllocator *allocator)
+{
+    GstAllocator *base = GST_ALLOCATOR(allocator);
+    base->mem_map = [](GstMemory *memory, gsize, GstMapFlags) -> gpointer {
+        return reinterpret_cast<MappedMemory *>(memory)->bytes;
+    };
+    base->mem_unmap = [](GstMemory *) {};
+    GST_OBJECT_FLAG_SET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
 } // namespace
 
 namespace g2g::test {
+
+MemoryRef mapped_memory(const guint8 *bytes, gsize size, const char *mem_type)
+{
+    Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
+        GST_ALLOCATOR(gst_object_ref_sink(g_object_new(g2g_test_mapped_allocator_get_type(), nullptr))));
+    allocator->mem_type = mem_type;
+    auto *memory = g_new0(MappedMemory, 1);
+    memory->bytes = static_cast<guint8 *>(g_memdup2(bytes, size));
+    gst_memory_init(GST_MEMORY_CAST(memory), GST_MEMORY_FLAG_NO_SHARE, allocator.get(), nullptr, size, 0, 0,
+                    size);
+    return MemoryRef::adopt(GST_MEMORY_CAST(memory));
+}
 
 MemoryRef foreign_memory(gsize size, const char *mem_type)
 {

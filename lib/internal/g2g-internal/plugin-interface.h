@@ -28,6 +28,10 @@
 // DeviceRoute (g2gtee's conversions, g2gview's handle kinds).
 #include "../../src/core/domain-table.h"
 
+// A device frame under system-memory caps copied once through its mapping: detail::host_copy_of
+// (g2gview's input, where 1.22's cudadownload passes GstCudaMemory through).
+#include "../../src/core/host-copy.h"
+
 // The view backends: detail::ViewBackend, cpu_view_backend, view_backend, view_backend_of,
 // view_domains, format_list (g2gview's caps and dense output, g2gconvert's formats).
 #include "../../src/view/view-backend.h"

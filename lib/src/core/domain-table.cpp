@@ -110,6 +110,7 @@ constexpr DomainInfo kDomains[kMemoryDomainKindCount] = {
         .memory_types = kCudaTypes,
         .recognises = platform::cuda::recognises,
         .host_read = HostRead::Download,
+        .maps_under_system_caps = true,
         .to_system = "cudadownload",
         .from_system = "cudaupload",
         .device_routes = kCudaRoutes,

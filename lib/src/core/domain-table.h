@@ -68,6 +68,11 @@ struct DomainInfo {
     // A view kind: frames of kind `views` whose buffer carries a G2gTensorView meta.
     std::optional<MemoryDomainKind> views = std::nullopt;
     HostRead host_read;
+    // GStreamer's memory of the kind maps to the host by downloading itself (GstCudaMemory), and
+    // its own download element hands it on under system-memory caps as it is when downstream
+    // reads GstVideoMeta (cudadownload on 1.22; on 1.26 too unless it came from NVDEC's pool): a
+    // host reader with system caps then reads it through that mapping (detail::host_copy_of).
+    bool maps_under_system_caps = false;
     // Carried as g2g's handle memory (platform/handles/), whose allocator registers
     // memory_types[0]: the handles of platforms g2g never links.
     bool handle_memory = false;

@@ -27,6 +27,10 @@ void release_mapped_source(gpointer data)
     delete source;
 }
 
+} // namespace
+
+namespace detail {
+
 // Copies each meta of `source` tagged "memory" (GstVideoMeta: the planes' offsets and strides;
 // G2gTensorViewMeta) to `dest`, as a whole-buffer copy. gst_buffer_copy_into leaves such metas out
 // of a copy that does not copy the memories; here the memories are the same bytes at the same
@@ -44,10 +48,6 @@ void copy_memory_metas(GstBuffer *source, GstBuffer *dest)
         info->transform_func(dest, meta, source, _gst_meta_transform_copy, &whole);
     }
 }
-
-} // namespace
-
-namespace detail {
 
 GstMemory *share_host_mapping(GstBuffer *frame, GstMemory *memory)
 {
@@ -91,7 +91,7 @@ void MemoryDomain::make_shareable()
                          0, static_cast<gsize>(-1));
     for (GstMemory *memory : memories)
         gst_buffer_append_memory(rewrapped, memory);
-    copy_memory_metas(frame, rewrapped);
+    detail::copy_memory_metas(frame, rewrapped);
     buffer_.reset(rewrapped);
 }
 

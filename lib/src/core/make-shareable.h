@@ -10,4 +10,8 @@ namespace g2g::detail {
 // pool slot) and a read mapping of `memory` alive; nullptr when `memory` does not map.
 GstMemory *share_host_mapping(GstBuffer *frame, GstMemory *memory);
 
+// Copies each meta of `source` tagged "memory" (GstVideoMeta, G2gTensorViewMeta) to `dest`, whose
+// memories hold the same bytes at the same offsets.
+void copy_memory_metas(GstBuffer *source, GstBuffer *dest);
+
 } // namespace g2g::detail

@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "buffers.h"
 #include "frames.h"
 #include "g2g-config.h"
 #include "log-capture.h"
@@ -434,4 +435,65 @@ TEST(G2gView, UpstreamsPoolRecyclesTheFramesAViewLivedOn)
         EXPECT_EQ(pool.fresh + pool.recycled, 30);
         EXPECT_LE(pool.fresh, 3) << pool.recycled << " recycled";
     }
+}
+
+// GStreamer 1.22's cudadownload hands its input on as it is, GstCudaMemory under system-memory
+// caps, when downstream reads GstVideoMeta (as g2gview does; 1.26's too, unless the frame came
+// from NVDEC's own pool). Any element of system caps reads such a frame through its mapping,
+// which downloads it; g2gview did too little (a view of device memory) and refused it. Here a
+// memory of CUDA's type that maps to host bytes stands in for it: the view reads those bytes, as
+// videoflip does, on a machine without a GPU too.
+TEST(G2gView, DeviceMemoryUnderSystemCapsIsReadThroughItsMapping)
+{
+    GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 62, 48);
+    GstVideoAlignment padded;
+    gst_video_alignment_reset(&padded);
+    padded.padding_right = 10; // a pitch of CUDA's, wider than the row
+    ASSERT_TRUE(gst_video_info_align(&in, &padded));
+    BufferRef host = random_frame(in, 7);
+    gst_buffer_add_video_meta_full(host.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&in),
+                                   GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in),
+                                   GST_VIDEO_INFO_N_PLANES(&in), in.offset, in.stride);
+    GstMapInfo bytes;
+    ASSERT_TRUE(gst_buffer_map(host.get(), &bytes, GST_MAP_READ));
+    BufferRef device = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(device.get(),
+                             g2g::test::mapped_memory(bytes.data, bytes.size, "gst.cuda.memory").release());
+    gst_buffer_unmap(host.get(), &bytes);
+    gst_buffer_add_video_meta_full(device.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&in),
+                                   GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in),
+                                   GST_VIDEO_INFO_N_PLANES(&in), in.offset, in.stride);
+    GST_BUFFER_PTS(device.get()) = 5 * GST_SECOND;
+    ASSERT_EQ(*g2g::classify_buffer(device.get()), g2g::MemoryDomainKind::Cuda);
+
+    const auto peer = run_chain("videoflip video-direction=90r", in, host.get());
+    ASSERT_EQ(peer.error, "");
+    const auto dense = run_chain("g2gview video-direction=90r ! g2gmaterialize", in, device.get());
+    ASSERT_EQ(dense.error, "");
+    EXPECT_EQ(compare_frames(dense.info, dense.buffer.get(), peer.info, peer.buffer.get()), "");
+    EXPECT_EQ(GST_BUFFER_PTS(dense.buffer.get()), 5 * GST_SECOND);
+
+    // A view is made over the host copy: system memory, read as the peer's frame.
+    const auto view = run_chain("g2gview video-direction=90r", in, device.get(), kViewCaps);
+    ASSERT_EQ(view.error, "");
+    EXPECT_EQ(*g2g::classify_buffer(view.buffer.get()), g2g::MemoryDomainKind::SystemView);
+    EXPECT_EQ(GST_BUFFER_PTS(view.buffer.get()), 5 * GST_SECOND);
+    const g2g::FrameView *frame_view = g2g::tensor_view_of(view.buffer.get());
+    ASSERT_NE(frame_view, nullptr);
+    auto materialized = frame_view->materialize(view.buffer.get());
+    ASSERT_TRUE(materialized.ok());
+    EXPECT_EQ(compare_frames(frame_view->info(), materialized->get(), peer.info, peer.buffer.get()), "");
+
+    // Under the identity the frame is handed on as it came: nothing reads it here.
+    const auto identity = run_chain("g2gview", in, device.get());
+    ASSERT_EQ(identity.error, "");
+    EXPECT_EQ(identity.buffer.get(), device.get());
+
+    // Memory of the kind that does not map (a device lost): a clear element error.
+    BufferRef lost = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(
+        lost.get(), g2g::test::mapped_memory(nullptr, GST_VIDEO_INFO_SIZE(&in), "gst.cuda.memory").release());
+    const auto refused = run_chain("g2gview name=view video-direction=90r ! g2gmaterialize", in, lost.get());
+    EXPECT_EQ(refused.error_source, "view");
+    EXPECT_EQ(refused.error, "memory 0 of a Cuda frame under system-memory caps does not map to the host");
 }

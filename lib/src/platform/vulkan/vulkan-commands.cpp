@@ -32,13 +32,13 @@ VkPipelineStageFlags stages_or_top(VkPipelineStageFlags stages)
 
 } // namespace
 
-Recording::Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, GstVulkanTrashList *trash)
-    : queue_(queue), buffer_(buffer), trash_(trash)
+Recording::Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, Submissions &submissions)
+    : queue_(queue), buffer_(buffer), submissions_(&submissions), kept_(submissions.take_list())
 {
 }
 
 Recording::Recording(Recording &&other) noexcept
-    : queue_(other.queue_), buffer_(std::exchange(other.buffer_, nullptr)), trash_(other.trash_),
+    : queue_(other.queue_), buffer_(std::exchange(other.buffer_, nullptr)), submissions_(other.submissions_),
       kept_(std::move(other.kept_)), timelines_(std::move(other.timelines_)),
       timeline_values_(std::move(other.timeline_values_))
 {
@@ -56,12 +56,9 @@ Recording::~Recording()
 }
 
 Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool,
-                                   GstVulkanTrashList *trash)
+                                   Submissions &submissions)
 {
     GError *error = nullptr;
-    // What finished since the last submission goes back to its pools (descriptor sets, command
-    // buffers, the frames it read and wrote).
-    gst_vulkan_trash_list_gc(trash);
     if (!*pool && !(*pool = gst_vulkan_queue_create_command_pool(queue, &error)))
         return failure("creating a Vulkan command pool", error);
     GstVulkanCommandBuffer *buffer = gst_vulkan_command_pool_create(*pool, &error);
@@ -71,7 +68,7 @@ Result<Recording> Recording::begin(GstVulkanQueue *queue, GstVulkanCommandPool *
     VkCommandBufferBeginInfo info{};
     info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    Recording recording(queue, buffer, trash);
+    Recording recording(queue, buffer, submissions);
     if (VkResult r = vkBeginCommandBuffer(buffer->cmd, &info); r != VK_SUCCESS)
         return failure("vkBeginCommandBuffer", r);
     return recording;
@@ -205,23 +202,18 @@ void Recording::transition(GstVulkanBufferMemory *buffer, VkAccessFlags access, 
     buffer->barrier.parent.access_flags = access;
 }
 
-GstVulkanFence *new_fence(GstVulkanDevice *device, GError **error)
+Result<Fence> Recording::submit()
 {
-    return gst_vulkan_fence_new(device, error);
+    Result<Fence> fence = submissions_->fences().acquire();
+    if (!fence)
+        return fence.error();
+    return submit(std::move(*fence));
 }
 
-Result<GstVulkanFence *> Recording::submit()
+Result<Fence> Recording::submit(Fence fence)
 {
     if (VkResult r = vkEndCommandBuffer(cmd()); r != VK_SUCCESS)
         return failure("vkEndCommandBuffer", r);
-    gst_vulkan_command_buffer_unlock(buffer_);
-
-    GError *error = nullptr;
-    GstVulkanFence *fence = new_fence(queue_->device, &error);
-    if (!fence) {
-        gst_vulkan_command_buffer_lock(buffer_); // the destructor unlocks
-        return failure("creating a Vulkan fence", error);
-    }
     VkSubmitInfo submit{};
     submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     submit.commandBufferCount = 1;
@@ -246,21 +238,18 @@ Result<GstVulkanFence *> Recording::submit()
         submit.pWaitDstStageMask = stages.data();
     }
     gst_vulkan_queue_submit_lock(queue_);
-    const VkResult r = vkQueueSubmit(queue_->queue, 1, &submit, GST_VULKAN_FENCE_FENCE(fence));
+    const VkResult r = vkQueueSubmit(queue_->queue, 1, &submit, fence.handle());
     gst_vulkan_queue_submit_unlock(queue_);
-    if (r != VK_SUCCESS) {
-        gst_vulkan_fence_unref(fence);
-        gst_vulkan_command_buffer_lock(buffer_);
-        return failure("vkQueueSubmit", r);
-    }
+    if (r != VK_SUCCESS)
+        return failure("vkQueueSubmit", r); // the fence goes back unsubmitted
+    fence.mark_submitted();
     for (guint64 *value : timeline_values_)
         ++*value;
-    gst_vulkan_trash_list_add(
-        trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref,
-                                              GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr))));
-    for (GstMiniObject *object : kept_)
-        gst_vulkan_trash_list_add(
-            trash_, gst_vulkan_trash_list_acquire(trash_, fence, gst_vulkan_trash_mini_object_unref, object));
+    // The command buffer, unlocked, goes back to GStreamer's command pool (reset) when its last
+    // reference goes, once the submission has run.
+    gst_vulkan_command_buffer_unlock(buffer_);
+    kept_.push_back(GST_MINI_OBJECT_CAST(std::exchange(buffer_, nullptr)));
+    submissions_->add(fence, std::move(kept_));
     kept_.clear();
     return fence;
 }

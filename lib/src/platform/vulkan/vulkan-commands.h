@@ -2,8 +2,8 @@
 // What the engine records with: one command buffer from GStreamer's command pool, barriers that
 // move an image or a buffer on from the state its memory records (and record the new one, as
 // GStreamer's Vulkan elements do, so the next element's barrier waits for this work), a
-// submission with a fence under the queue's submit lock, and the objects the GPU still reads
-// handed to the trash list until that fence signals. Also the view geometry in texels.
+// submission with a pooled fence under the queue's submit lock, and the objects the GPU still
+// reads kept by the engine's Submissions until that fence signals. Also the view geometry in texels.
 #pragma once
 
 #include "platform/vulkan/gst-vulkan.h"
@@ -14,21 +14,14 @@
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
 
+#include "vulkan-fence-pool.h"
+#include "vulkan-submissions.h"
+
 namespace g2g::vulkan {
 
 // What failed and why, for an Error: GStreamer's GError (taken over), or a VkResult.
 Error failure(const char *what, GError *error);
 Error failure(const char *what, VkResult result);
-
-// A fence of g2g's own on `device` (gst_vulkan_fence_new), never one of the device's fence cache
-// (gst_vulkan_device_create_fence), which GStreamer 1.22's Vulkan elements share with it. A fence's
-// device is cleared only when it goes back to that cache, and CI's stress-pipelines crashed, rarely,
-// on a g2g download's fence whose device was NULL: so someone released it while g2g still held it.
-// g2g's own references add up (read twice); GStreamer's Vulkan elements release their fences through
-// trash lists that have no lock, and stop while frames are in flight, so a fence released twice
-// there is the likelier cause. Fences of g2g's own are g2g's alone: freed at their last reference,
-// never handed to another holder.
-GstVulkanFence *new_fence(GstVulkanDevice *device, GError **error);
 
 // A barrier moving `image` on from the layout, access and stage its memory records to these, which
 // it then records (as GStreamer's Vulkan elements do); `src_stages` gathers the stages to wait for.
@@ -65,9 +58,11 @@ VkBufferImageCopy plane_copy_region(const GstVideoInfo &layout, guint plane,
 
 class Recording {
 public:
-    // A command buffer of `*pool` (made on `queue` the first time), begun.
+    // A command buffer of `*pool` (made on `queue` the first time), begun; submitted, it and what
+    // the recording keeps go to `submissions` (which must outlive the recording) until its fence
+    // signals. What finished before is not collected here: the caller does (Submissions::collect).
     static Result<Recording> begin(GstVulkanQueue *queue, GstVulkanCommandPool **pool,
-                                   GstVulkanTrashList *trash);
+                                   Submissions &submissions);
     Recording(Recording &&other) noexcept;
     Recording &operator=(Recording &&) = delete;
     ~Recording(); // an unsubmitted recording is dropped, with what it kept
@@ -89,16 +84,18 @@ public:
     // Keeps one reference of `object` (taken over) until the submission's fence signals.
     void keep(GstMiniObject *object) { kept_.push_back(object); }
 
-    // Ends, submits with a new fence, hands the command buffer and what was kept to the trash
-    // list (collecting what earlier submissions freed), and returns the fence (one reference).
-    Result<GstVulkanFence *> submit();
+    // Ends, submits with `fence` (unsubmitted, of the submissions' pool), hands the command buffer
+    // and what was kept to the submissions until it signals, and returns the fence (a reference:
+    // a download's frame waits for it). Without a fence, with one the submissions' pool hands out.
+    Result<Fence> submit(Fence fence);
+    Result<Fence> submit();
 
 private:
-    Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, GstVulkanTrashList *trash);
+    Recording(GstVulkanQueue *queue, GstVulkanCommandBuffer *buffer, Submissions &submissions);
 
     GstVulkanQueue *queue_;
     GstVulkanCommandBuffer *buffer_;
-    GstVulkanTrashList *trash_;
+    Submissions *submissions_;
     std::vector<GstMiniObject *> kept_;
     std::vector<VkSemaphore> timelines_;
     std::vector<guint64 *> timeline_values_;

@@ -15,7 +15,7 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
     if (Result<void> fits = check_images(source, layout); !fits)
         return fits;
     std::lock_guard<std::mutex> guard(lock_);
-    Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
+    Result<Recording> recording = record();
     if (!recording)
         return recording.error();
     record_plane_copies(*recording, source, layout, buffer);
@@ -30,10 +30,8 @@ Result<void> Engine::copy_to_external_buffer(GstBuffer *source, VkBuffer buffer,
     vkCmdPipelineBarrier(recording->cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT,
                          VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 1, &release, 0, nullptr);
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
-    Result<GstVulkanFence *> fence = recording->submit();
-    if (!fence)
+    if (Result<Fence> fence = recording->submit(); !fence)
         return fence.error();
-    gst_vulkan_fence_unref(*fence);
     return {};
 }
 
@@ -41,7 +39,7 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
 {
     const guint planes = gst_buffer_n_memory(frame);
     std::lock_guard<std::mutex> guard(lock_);
-    Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
+    Result<Recording> recording = record();
     if (!recording)
         return recording.error();
     for (guint p = 0; p < planes; ++p) {
@@ -70,37 +68,31 @@ Result<void> Engine::release_to_external(GstBuffer *frame)
         image->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
     }
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(frame)));
-    Result<GstVulkanFence *> fence = recording->submit();
-    if (!fence)
+    if (Result<Fence> fence = recording->submit(); !fence)
         return fence.error();
-    gst_vulkan_fence_unref(*fence);
     return {};
 }
 
 Result<void> Engine::finish()
 {
-    GError *error = nullptr;
-    GstVulkanFence *fence = new_fence(device_, &error);
-    if (!fence)
-        return failure("creating a Vulkan fence", error);
-    VkResult submitted;
+    Fence fence;
     {
         // A submission without batches: its fence signals once everything submitted to the queue
-        // before it has completed, whoever recorded it.
+        // before it has completed, whoever recorded it. The fence is the pool's, as every
+        // submission's is (the CUDA bridge drains the queue once per frame).
         std::lock_guard<std::mutex> guard(lock_);
+        Result<Fence> acquired = submissions_->fences().acquire();
+        if (!acquired)
+            return acquired.error();
+        fence = std::move(*acquired);
         gst_vulkan_queue_submit_lock(queue_);
-        submitted = vkQueueSubmit(queue_->queue, 0, nullptr, GST_VULKAN_FENCE_FENCE(fence));
+        const VkResult submitted = vkQueueSubmit(queue_->queue, 0, nullptr, fence.handle());
         gst_vulkan_queue_submit_unlock(queue_);
+        if (submitted != VK_SUCCESS)
+            return failure("vkQueueSubmit", submitted);
+        fence.mark_submitted();
     }
-    VkResult waited = VK_SUCCESS;
-    if (submitted == VK_SUCCESS) {
-        VkFence vk = GST_VULKAN_FENCE_FENCE(fence);
-        waited = vkWaitForFences(device_->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-    }
-    gst_vulkan_fence_unref(fence);
-    if (submitted != VK_SUCCESS)
-        return failure("vkQueueSubmit", submitted);
-    if (waited != VK_SUCCESS)
+    if (VkResult waited = fence.wait(); waited != VK_SUCCESS)
         return failure("vkWaitForFences", waited);
     return {};
 }

@@ -2,7 +2,10 @@
 // Engine::download: a VulkanImage frame copied into a host-visible staging buffer, the copy
 // recorded with a fence and the frame handed on at once as fenced memory (vulkan-fenced-memory).
 // GStreamer 1.22's vulkandownload waits for every frame's copy on the streaming thread instead.
-// Staging buffers are reused: a frame's returns to the engine's free list when the frame is gone.
+// Nothing is made per frame once the stream runs: staging buffers (mapped once) come back to the
+// engine's free list when their frames are gone, fences to the engine's pool, command buffers to
+// GStreamer's command pool (docs/design-notes.md, "The Vulkan download's fixed cost").
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,85 +14,10 @@
 #include "vulkan-commands.h"
 #include "vulkan-engine.h"
 #include "vulkan-fenced-memory.h"
+#include "vulkan-staging.h"
+#include "vulkan-submissions.h"
 
 namespace g2g::vulkan {
-
-// The staging buffers of one size that no frame holds, each with the fence of the last copy into
-// it. Shared with the frames' memories, so a frame outliving its engine still frees its buffer.
-struct Engine::Staging {
-    struct Free {
-        GstMemory *memory;
-        GstVulkanFence *fence;
-    };
-    std::mutex lock;
-    gsize size = 0;
-    std::vector<Free> free;
-
-    ~Staging() { drop(free); }
-
-    // Buffers no copy writes any more (their fences waited for) are freed.
-    static void drop(std::vector<Free> &buffers)
-    {
-        for (const Free &entry : buffers)
-            release(entry.memory, entry.fence);
-        buffers.clear();
-    }
-
-    static void release(GstMemory *memory, GstVulkanFence *fence)
-    {
-        VkFence vk = GST_VULKAN_FENCE_FENCE(fence);
-        vkWaitForFences(fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-        gst_vulkan_fence_unref(fence);
-        gst_memory_unref(memory);
-    }
-
-    // A free buffer of `size` bytes once its last copy is done, or a new one: host-cached memory
-    // first (a CPU reads it; uncached write-combined memory reads several times slower), plain
-    // host-visible otherwise.
-    GstMemory *take(GstVulkanDevice *device, gsize wanted)
-    {
-        std::vector<Free> stale;
-        std::optional<Free> reused;
-        {
-            std::lock_guard<std::mutex> guard(lock);
-            if (size != wanted) {
-                stale.swap(free);
-                size = wanted;
-            }
-            if (!free.empty()) {
-                reused = free.back();
-                free.pop_back();
-            }
-        }
-        drop(stale);
-        if (reused) {
-            VkFence vk = GST_VULKAN_FENCE_FENCE(reused->fence);
-            vkWaitForFences(reused->fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-            gst_vulkan_fence_unref(reused->fence);
-            return reused->memory;
-        }
-        const VkMemoryPropertyFlags visible =
-            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        GstMemory *memory = gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                                           visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-        return memory ? memory
-                      : gst_vulkan_buffer_memory_alloc(device, wanted, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                                       visible);
-    }
-
-    // A buffer whose frame is gone, with the fence of the copy into it (both handed over).
-    void give_back(GstMemory *memory, GstVulkanFence *fence)
-    {
-        {
-            std::lock_guard<std::mutex> guard(lock);
-            if (memory->size == size && free.size() < 8) {
-                free.push_back({memory, fence});
-                return;
-            }
-        }
-        release(memory, fence);
-    }
-};
 
 Result<void> Engine::check_images(GstBuffer *source, const GstVideoInfo &info) const
 {
@@ -140,57 +68,92 @@ void Engine::record_plane_copies(Recording &recording, GstBuffer *source, const 
     }
 }
 
-Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait)
+namespace {
+
+// The time since the last lap into `part`, when timing; nothing otherwise.
+class Laps {
+public:
+    explicit Laps(DownloadTiming *timing) : timing_(timing)
+    {
+        if (timing_)
+            last_ = std::chrono::steady_clock::now();
+    }
+    void lap(double DownloadTiming::*part)
+    {
+        if (!timing_)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        timing_->*part = std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+    }
+
+private:
+    DownloadTiming *timing_;
+    std::chrono::steady_clock::time_point last_;
+};
+
+} // namespace
+
+Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, bool wait,
+                                   DownloadTiming *timing)
 {
     if (Result<void> fits = check_images(source, info); !fits)
         return fits.error();
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
+    if (timing)
+        *timing = DownloadTiming{};
+    Laps laps(timing);
 
-    std::lock_guard<std::mutex> guard(lock_);
-    if (!staging_)
-        staging_ = std::make_shared<Staging>();
-    GstMemory *staging = staging_->take(device_, GST_VIDEO_INFO_SIZE(&info));
+    std::optional<StagingBuffer> staging = staging_->take(device_, GST_VIDEO_INFO_SIZE(&info));
     if (!staging)
         return Error(ErrorCode::MapFailed, "cannot allocate a host-visible Vulkan buffer of " +
                                                std::to_string(GST_VIDEO_INFO_SIZE(&info)) + " bytes");
-    auto *buffer_memory = reinterpret_cast<GstVulkanBufferMemory *>(staging);
-    Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
-    if (!recording) {
-        gst_memory_unref(staging); // no copy was recorded into it
-        return recording.error();
-    }
-    recording->transition(buffer_memory, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-    record_plane_copies(*recording, source, info, buffer_memory->buffer);
-    // The host reads the bytes after the fence: make the copy's writes visible to it.
-    recording->transition(buffer_memory, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
-    recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
-    Result<GstVulkanFence *> fence = recording->submit();
-    if (!fence) {
-        gst_memory_unref(staging);
-        return fence.error();
+    laps.lap(&DownloadTiming::staging);
+    // Where nothing was submitted, the buffer goes back as free (no copy to wait for).
+    auto unused = [&](Error error) {
+        staging_->give_back(std::move(*staging), Fence());
+        return error;
+    };
+    Fence fence;
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        submissions_->collect();
+        laps.lap(&DownloadTiming::collect);
+        Result<Recording> recording = Recording::begin(queue_, &command_pool_, *submissions_);
+        if (!recording)
+            return unused(recording.error());
+        GstVulkanBufferMemory *buffer_memory = staging->memory();
+        recording->transition(buffer_memory, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        record_plane_copies(*recording, source, info, staging->buffer());
+        // The host reads the bytes after the fence: make the copy's writes visible to it.
+        recording->transition(buffer_memory, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+        recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
+        laps.lap(&DownloadTiming::record);
+        Result<Fence> pooled = submissions_->fences().acquire();
+        if (!pooled)
+            return unused(pooled.error());
+        laps.lap(&DownloadTiming::fence);
+        Result<Fence> submitted = recording->submit(std::move(*pooled));
+        if (!submitted)
+            return unused(submitted.error());
+        fence = std::move(*submitted);
+        laps.lap(&DownloadTiming::submit);
     }
 
     if (wait) {
-        VkFence copied = GST_VULKAN_FENCE_FENCE(*fence);
-        vkWaitForFences(device_->device, 1, &copied, VK_TRUE, G_MAXUINT64);
+        fence.wait();
+        laps.lap(&DownloadTiming::wait);
     }
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
-    std::weak_ptr<Staging> recycler = staging_;
-    gst_buffer_append_memory(frame.get(),
-                             fenced_memory_new(staging, GST_VIDEO_INFO_SIZE(&info), *fence,
-                                               [recycler](GstMemory *memory, GstVulkanFence *done) {
-                                                   if (auto pool = recycler.lock())
-                                                       pool->give_back(memory, done);
-                                                   else
-                                                       Staging::release(memory, done);
-                                               }));
-    gst_vulkan_fence_unref(*fence);
+    gst_buffer_append_memory(frame.get(), fenced_memory_new(std::move(*staging), GST_VIDEO_INFO_SIZE(&info),
+                                                            std::move(fence), staging_));
     gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                    GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info), planes,
                                    const_cast<gsize *>(info.offset), const_cast<gint *>(info.stride));
     gst_buffer_copy_into(frame.get(), source,
                          static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
                          0, static_cast<gsize>(-1));
+    laps.lap(&DownloadTiming::frame);
     return frame;
 }
 

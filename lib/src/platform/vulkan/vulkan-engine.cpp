@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Engine: the queue g2g records on, its command pool and trash list (what a submission holds
-// until its fence signals), and the compute pipeline of shaders/materialize.comp, made once per
-// engine.
+// Engine: the queue g2g records on, its command pool and submissions (what each holds until its
+// fence signals), and the compute pipeline of shaders/materialize.comp, made once per engine.
 #include "vulkan-engine.h"
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 
 #include "compat/vulkan-format-compat.h"
 #include "vulkan-commands.h"
+#include "vulkan-staging.h"
+#include "vulkan-submissions.h"
 
 // The SPIR-V glslc compiled from shaders/materialize.comp at build time.
 extern "C" const unsigned char g2g_vulkan_materialize_spv[];
@@ -104,7 +105,8 @@ GstVulkanHandle *wrap(GstVulkanDevice *device, GstVulkanHandleType type, Handle 
 
 Engine::Engine(GstVulkanQueue *queue)
     : device_(GST_VULKAN_DEVICE(gst_object_ref(queue->device))),
-      queue_(GST_VULKAN_QUEUE(gst_object_ref(queue))), trash_(gst_vulkan_trash_fence_list_new())
+      queue_(GST_VULKAN_QUEUE(gst_object_ref(queue))), submissions_(std::make_unique<Submissions>(device_)),
+      staging_(std::make_shared<StagingPool>())
 {
 }
 
@@ -144,8 +146,10 @@ Result<std::shared_ptr<Engine>> Engine::for_device(GstVulkanDevice *device)
 Engine::~Engine()
 {
     wait_idle();
+    // What the submissions kept (descriptor sets of the kernels' cache, command buffers of the
+    // pool) goes first; frames may still hold fences of the submissions' pool, which lives on.
+    submissions_.reset();
     kernels_.reset();
-    gst_clear_object(&trash_);
     gst_clear_object(&command_pool_);
     gst_clear_object(&queue_);
     gst_clear_object(&device_);
@@ -153,27 +157,46 @@ Engine::~Engine()
 
 void Engine::wait_idle()
 {
-    if (trash_)
-        gst_vulkan_trash_list_wait(trash_, G_MAXUINT64);
+    std::vector<Fence> pending;
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        pending = submissions_->pending();
+    }
+    for (const Fence &fence : pending)
+        fence.wait();
     std::lock_guard<std::mutex> guard(lock_);
+    submissions_->collect();
     retire_materializes(kMaxSets);
 }
 
+Engine::Created Engine::created() const
+{
+    // The pools lock themselves: fences go back to theirs from any thread.
+    Created made;
+    made.fences = submissions_->fences().created();
+    made.staging_buffers = staging_->created();
+    return made;
+}
+
+Result<Recording> Engine::record()
+{
+    submissions_->collect();
+    return Recording::begin(queue_, &command_pool_, *submissions_);
+}
+
 // Forgets the materializes that are done, then waits for the oldest until `room` descriptor sets
-// are free (GStreamer's pool hands out one fewer than its size). The trash list's collection,
-// which Recording::begin runs next, gives the done ones' sets back to the cache.
+// are free (GStreamer's pool hands out one fewer than its size). The submissions' collection,
+// which record() runs next, gives the done ones' sets back to the cache.
 void Engine::retire_materializes(guint room)
 {
     auto pop = [this] {
-        gst_vulkan_fence_unref(in_flight_.front().first);
         sets_in_flight_ -= in_flight_.front().second;
         in_flight_.pop_front();
     };
-    while (!in_flight_.empty() && gst_vulkan_fence_is_signaled(in_flight_.front().first))
+    while (!in_flight_.empty() && in_flight_.front().first.signaled())
         pop();
     while (!in_flight_.empty() && sets_in_flight_ + room >= kMaxSets) {
-        VkFence oldest = GST_VULKAN_FENCE_FENCE(in_flight_.front().first);
-        vkWaitForFences(device_->device, 1, &oldest, VK_TRUE, G_MAXUINT64);
+        in_flight_.front().first.wait();
         pop();
     }
 }
@@ -324,7 +347,7 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
     if (!made)
         return made.error();
     const Kernels &k = **made;
-    Result<Recording> recording = Recording::begin(queue_, &command_pool_, trash_);
+    Result<Recording> recording = record();
     if (!recording)
         return recording.error();
     if (Result<void> copied = copy_multiplanar_planes(*recording, view.info(), *walks); !copied)
@@ -376,10 +399,10 @@ Result<void> Engine::materialize(const FrameView &view, GstBuffer *source, GstBu
     }
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
     recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(destination)));
-    Result<GstVulkanFence *> fence = recording->submit();
+    Result<Fence> fence = recording->submit();
     if (!fence)
         return fence.error();
-    in_flight_.emplace_back(*fence, static_cast<guint>(walks->size()));
+    in_flight_.emplace_back(std::move(*fence), static_cast<guint>(walks->size()));
     sets_in_flight_ += static_cast<guint>(walks->size());
     return {};
 }

@@ -7,12 +7,16 @@
 // lib/src/platform/vulkan/ holds:
 //   vulkan-memory         recognition of GStreamer's Vulkan images and host-visible buffers
 //   gst-vulkan            GStreamer's Vulkan headers with the C linkage some of 1.22's lack
-//   vulkan-engine         Engine (this header): the queue, its command pool, trash list, compute
+//   vulkan-engine         Engine (this header): the queue, its command pool, submissions, compute
 //                         pipeline and staging buffers; vulkan-download: its download;
 //                         vulkan-copy: its copies, the release of images to another API, the
 //                         wait for the queue
 //   vulkan-commands       a recording (barriers from the memories' recorded state, a fenced
-//                         submission, the trash list) and the view's walks in texels
+//                         submission) and the view's walks in texels
+//   vulkan-fence-pool     the fences g2g submits with: reset and reused, never one per submission
+//   vulkan-submissions    the submissions not known to have run, and what each keeps alive until
+//                         its fence signals (in place of GStreamer's trash list)
+//   vulkan-staging        the download's staging buffers (mapped once) and their free list
 //   vulkan-view-backend   the ViewBackend of VulkanTexture frames: the view geometry in texels
 //   vulkan-storage-pool   a buffer pool of images a compute shader may write (GStreamer 1.22's
 //                         image pool sets no storage usage), of the formats GStreamer gives each
@@ -39,10 +43,26 @@
 #include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
 
+#include "vulkan-fence-pool.h"
+
 namespace g2g::vulkan {
 
 class Recording;
+class StagingPool;
+class Submissions;
 struct PlaneWalk;
+
+// Where one download's CPU time went, in seconds, part by part (bench-vulkan's download parts):
+// what the H200 showed to be a millisecond per frame whatever the frame's size.
+struct DownloadTiming {
+    double staging = 0; // taking a staging buffer: a free one whose copy has run, or a new one
+    double collect = 0; // letting go of what finished submissions kept (fences back to their pool)
+    double record = 0;  // a command buffer begun, the barriers and plane copies recorded
+    double fence = 0;   // a fence from the engine's pool
+    double submit = 0;  // vkEndCommandBuffer, vkQueueSubmit, the submission kept until it runs
+    double wait = 0;    // waiting for the copy (download's `wait` only)
+    double frame = 0;   // the frame made around the staging buffer (memory, video meta, timestamps)
+};
 
 class Engine : public std::enable_shared_from_this<Engine> {
 public:
@@ -75,7 +95,9 @@ public:
     // is handed on at once; mapping it waits for the fence, once. With `wait`, the copy is waited
     // for before returning (behind vulkanupload, whose staging buffer must not be refilled before
     // its copy ran: compat::vulkanupload_races_staging, docs/design-notes.md).
-    Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info, bool wait = false);
+    // With `timing`, the CPU time of each part of this download is written there.
+    Result<BufferRef> download(GstBuffer *source, const GstVideoInfo &info, bool wait = false,
+                               DownloadTiming *timing = nullptr);
 
     // Copies the dense VulkanImage frame `source` into `buffer` (memory another API shares, laid out
     // as `layout`: its planes' offsets and strides, whole texels), and releases the buffer to that
@@ -106,12 +128,21 @@ public:
     // "NVIDIA H200 (0x55d0c0a0)": the device for messages.
     static std::string describe(GstVulkanDevice *device);
 
+    // What the engine has made so far, for tests and benchmarks: reuse keeps both at what was in
+    // flight at once, whatever the number of frames.
+    struct Created {
+        std::size_t fences = 0;
+        std::size_t staging_buffers = 0;
+    };
+    Created created() const;
+
 private:
     explicit Engine(GstVulkanQueue *queue);
     struct Kernels;
-    struct Staging;
     struct PlaneImages;
     Result<const Kernels *> kernels();
+    // What finished is let go of, and a recording begun. Under lock_.
+    Result<Recording> record();
     // `source` holds `info`'s planes in Vulkan images of this engine's device (one per plane, or
     // one multi-planar image: image_plane), each at least the plane's size; else why not.
     Result<void> check_images(GstBuffer *source, const GstVideoInfo &info) const;
@@ -127,16 +158,20 @@ private:
     GstVulkanDevice *device_ = nullptr;
     GstVulkanQueue *queue_ = nullptr;
     GstVulkanCommandPool *command_pool_ = nullptr;
-    GstVulkanTrashList *trash_ = nullptr;
+    // Every submission until it has run, with what it keeps alive (descriptor sets among them).
+    std::unique_ptr<Submissions> submissions_;
     std::unique_ptr<Kernels> kernels_;
     // The materializes not known to be done, oldest first: each one's fence and descriptor sets.
     // Descriptor sets are a fixed number: past it, the oldest is waited for (a slow device, a long
     // queue downstream), never refused.
-    std::deque<std::pair<GstVulkanFence *, guint>> in_flight_;
+    std::deque<std::pair<Fence, guint>> in_flight_;
     guint sets_in_flight_ = 0;
-    std::shared_ptr<Staging> staging_;
+    // Shared with the frames' memories weakly: a frame outliving the engine frees its buffer.
+    std::shared_ptr<StagingPool> staging_;
     std::unique_ptr<PlaneImages> plane_images_;
-    std::mutex lock_; // recording and submitting; never held while waiting on a fence
+    // Recording, submitting and the submissions; held while waiting only where descriptor sets
+    // run out (retire_materializes).
+    std::mutex lock_;
 };
 
 // A queue of `device` whose family can compute, one reference (nullptr: none). GStreamer 1.22

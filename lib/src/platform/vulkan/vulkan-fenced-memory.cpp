@@ -2,6 +2,7 @@
 #include "vulkan-fenced-memory.h"
 
 #include <mutex>
+#include <optional>
 #include <utility>
 
 namespace g2g::vulkan {
@@ -11,12 +12,11 @@ namespace {
 // The root memory's state; shares point at their root (GstMemory::parent) and use it.
 struct FencedMemory {
     GstMemory parent;
-    GstMemory *staging;     // the root's: a GstVulkanBufferMemory; null in shares
-    GstVulkanFence *fence;  // the root's
-    std::once_flag waited;  // the root's: the fence waited for and the staging buffer mapped
-    GstMapInfo staging_map; // the root's: mapped on first use, unmapped when freed
-    bool mapped;
-    StagingRecycler recycle;
+    std::optional<StagingBuffer> staging; // the root's; none in shares
+    Fence fence;                          // the root's: the copy into the staging buffer
+    std::once_flag waited;                // the root's: the fence waited for
+    bool copied = false;                  // the root's: the fence signalled
+    std::weak_ptr<StagingPool> home;      // the root's
 };
 
 GstAllocator *fenced_allocator();
@@ -30,21 +30,21 @@ FencedMemory *root_of(GstMemory *memory)
 
 // The first map of the frame (of any share of it) waits for the copy; the staging buffer is the
 // GPU's until then and the reader's after.
+bool wait_for_copy(FencedMemory *root)
+{
+    std::call_once(root->waited, [root] { root->copied = root->fence.wait() == VK_SUCCESS; });
+    return root->copied;
+}
+
 gpointer fenced_map(GstMemory *memory, gsize, GstMapFlags)
 {
     FencedMemory *root = root_of(memory);
-    std::call_once(root->waited, [root] {
-        VkFence vk = GST_VULKAN_FENCE_FENCE(root->fence);
-        vkWaitForFences(root->fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-        root->mapped = gst_memory_map(root->staging, &root->staging_map,
-                                      static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_WRITE));
-    });
-    return root->mapped ? root->staging_map.data : nullptr;
+    return wait_for_copy(root) ? root->staging->data() : nullptr;
 }
 
 void fenced_unmap(GstMemory *)
 {
-    // The staging buffer stays mapped (host-visible memory maps persistently) until it is freed.
+    // The staging buffer stays mapped for its life (vulkan-staging.h).
 }
 
 GstMemory *fenced_share(GstMemory *memory, gssize offset, gssize size)
@@ -65,17 +65,11 @@ void fenced_free(GstAllocator *, GstMemory *memory)
 {
     auto *fenced = reinterpret_cast<FencedMemory *>(memory);
     if (fenced->staging) {
-        if (fenced->mapped)
-            gst_memory_unmap(fenced->staging, &fenced->staging_map);
-        if (fenced->recycle) {
-            // A frame dropped unread (a fakesink) does not wait here: whoever reuses the buffer does.
-            fenced->recycle(fenced->staging, fenced->fence);
-        } else {
-            VkFence vk = GST_VULKAN_FENCE_FENCE(fenced->fence);
-            vkWaitForFences(fenced->fence->device->device, 1, &vk, VK_TRUE, G_MAXUINT64);
-            gst_memory_unref(fenced->staging);
-            gst_vulkan_fence_unref(fenced->fence);
-        }
+        // A frame dropped unread (a fakesink) does not wait here: whoever takes the buffer next does.
+        if (std::shared_ptr<StagingPool> home = fenced->home.lock())
+            home->give_back(std::move(*fenced->staging), std::move(fenced->fence));
+        else
+            StagingPool::release(std::move(*fenced->staging), std::move(fenced->fence));
     }
     delete fenced;
 }
@@ -131,14 +125,14 @@ GstAllocator *fenced_allocator()
 
 } // namespace
 
-GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence, StagingRecycler recycle)
+GstMemory *fenced_memory_new(StagingBuffer staging, gsize size, Fence fence, std::weak_ptr<StagingPool> home)
 {
     auto *memory = new FencedMemory{};
     gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), fenced_allocator(), nullptr,
                     size, 0, 0, size);
-    memory->staging = staging;
-    memory->fence = gst_vulkan_fence_ref(fence);
-    memory->recycle = std::move(recycle);
+    memory->staging.emplace(std::move(staging));
+    memory->fence = std::move(fence);
+    memory->home = std::move(home);
     return GST_MEMORY_CAST(memory);
 }
 
@@ -146,6 +140,11 @@ bool is_fenced_memory(GstMemory *memory)
 {
     return memory && memory->allocator &&
            G_TYPE_CHECK_INSTANCE_TYPE(memory->allocator, G2G_TYPE_FENCED_ALLOCATOR);
+}
+
+bool fenced_memory_wait(GstMemory *memory)
+{
+    return is_fenced_memory(memory) && wait_for_copy(root_of(memory));
 }
 
 } // namespace g2g::vulkan

@@ -1,29 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The system memory a download hands out: a host-visible Vulkan staging buffer that the GPU is
-// still writing when the frame leaves. Mapping it waits for the copy's fence (once; later maps
-// are plain), so the streaming thread never waits and a consumer waits only when it reads.
-// Its memory type is "G2gVulkanDownload", which the domain table reads as System memory.
+// The system memory a download hands out: a host-visible Vulkan staging buffer (mapped once, for
+// its life: vulkan-staging.h) that the GPU is still writing when the frame leaves. Mapping it waits
+// for the copy's fence (once; later maps are plain), so the streaming thread never waits and a
+// consumer waits only when it reads. Its memory type is "G2gVulkanDownload", which the domain
+// table reads as System memory.
 #pragma once
 
 #include "platform/vulkan/gst-vulkan.h"
 
-#include <functional>
+#include <memory>
+
+#include "vulkan-fence-pool.h"
+#include "vulkan-staging.h"
 
 namespace g2g::vulkan {
 
 inline constexpr const char *kFencedMemoryType = "G2gVulkanDownload";
 
-// Where a staging buffer goes when its frame is gone: with the fence of the copy into it (both
-// references handed over), which a frame dropped unread may still be waiting for.
-using StagingRecycler = std::function<void(GstMemory *staging, GstVulkanFence *fence)>;
-
-// A memory over `staging` (a host-visible GstVulkanBufferMemory, taken over) of `size` bytes,
-// readable once `fence` (a reference taken) has signalled. When this memory and every share of
-// it are gone, `recycle` receives the staging buffer and the fence; without one, the memory waits
-// for the fence and frees the buffer.
-GstMemory *fenced_memory_new(GstMemory *staging, gsize size, GstVulkanFence *fence, StagingRecycler recycle);
+// A memory over the first `size` bytes of `staging` (taken over), readable once `fence` (the copy
+// into it, submitted) has signalled. When this memory and every share of it are gone, the staging
+// buffer and the fence go back to `home` while it lives (a frame dropped unread does not wait: the
+// buffer's next taker does); otherwise the memory waits for the fence and frees the buffer.
+GstMemory *fenced_memory_new(StagingBuffer staging, gsize size, Fence fence, std::weak_ptr<StagingPool> home);
 
 // True for memories fenced_memory_new made (and their shares).
 bool is_fenced_memory(GstMemory *memory);
+
+// Waits for the copy into `memory` (a fenced memory or a share of it) as its first map does, which
+// then does not wait; true once the copy has run. For a benchmark that times the wait apart.
+bool fenced_memory_wait(GstMemory *memory);
 
 } // namespace g2g::vulkan

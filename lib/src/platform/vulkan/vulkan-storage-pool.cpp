@@ -4,7 +4,7 @@
 // vulkandownload and the other Vulkan elements read them as their own), optimal tiling,
 // device-local, with the usage of GStreamer 1.22's image pool plus STORAGE, which its pool cannot be
 // told to set. The pool and each image know their engine weakly, so the view backend writes a frame
-// of this pool on the engine's queue; a strong reference would cycle (the engine's trash holds the
+// of this pool on the engine's queue; a strong reference would cycle (the engine's submissions hold the
 // frames it is writing, a frame holds its pool).
 #include <memory>
 
