@@ -18,7 +18,9 @@ today, on the same streams in one run (paths alternating round by round):
   g2g crop torch   nvh264dec ! g2gview left/right/top/bottom ! appsink: the crop as CUDA tensors in
                    place (positive strides: no copy)
   g2g host 90r     nvh264dec ! cudadownload ! g2gview 90r ! appsink (system memory): g2g rotates on
-                   the CPU, then torch.from_dlpack(plane).cuda()
+                   the CPU, then torch.from_dlpack(plane).cuda(); and the same with identity
+                   drop-allocation=true before g2gview, so that cudadownload copies into its own
+                   pool instead of handing its CUDA memory on for g2gview to map
   today            nvh264dec ! cudadownload ! videoflip video-direction=90r ! appsink:
                    gst_buffer_map, numpy.frombuffer(...).copy(), torch.from_numpy(copy).cuda()
 
@@ -375,11 +377,15 @@ def make_paths(setup):
     paths += [
         Path("g2g-crop", "g2g crop torch (in place)", f"! g2gview {crop} ! {setup.view_caps} ! {SINK}",
              in_place, cropped),
-        # identity drop-allocation: GStreamer 1.22's cudadownload otherwise passes its CUDA memory
-        # through under system caps to an element that lists GstVideoMeta, as g2gview does
-        # (docs/design-notes.md, known trouble); with it, cudadownload downloads as it does for
-        # videoflip's path below.
+        # As a user writes it: cudadownload hands its CUDA memory on under system caps to g2gview,
+        # whose allocation answer lists GstVideoMeta (always on 1.22), and g2gview reads it once
+        # through its mapping (docs/design-notes.md, known trouble), as videoflip does below.
         Path("g2g-host", "g2g host round trip (cudadownload ! g2gview 90r, .cuda())",
+             f"! {setup.download} ! video/x-raw ! g2gview video-direction=90r ! video/x-raw ! {SINK}",
+             host_round_trip, rotated),
+        # The same with cudadownload made to download into its own pool (identity answers no
+        # allocation query, so no GstVideoMeta): which of the two downloads costs less.
+        Path("g2g-host-pool", "g2g host round trip, cudadownload's own copy (identity drop-allocation=true)",
              f"! {setup.download} ! video/x-raw ! identity drop-allocation=true ! g2gview video-direction=90r "
              f"! video/x-raw ! {SINK}", host_round_trip, rotated),
         Path("today", "today: cudadownload ! videoflip 90r, map+copy, .cuda()",
