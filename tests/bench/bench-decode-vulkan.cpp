@@ -244,13 +244,31 @@ std::map<int, std::vector<std::uint8_t>> capture(const std::string &description,
         return frames;
     }
     GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    GstBus *bus = gst_element_get_bus(pipeline);
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     const int last = *std::max_element(indices.begin(), indices.end());
     for (int index = 0; index <= last; ++index) {
+        // Pulled a second at a time, the bus read between: an error (a refusal in caps, a failed
+        // upload) ends the check at once with its text, where one long pull only timed out
+        // (on the H200 the whole run's time went by before anything was said).
         GstSample *sample = nullptr;
-        g_signal_emit_by_name(sink, "try-pull-sample", GstClockTime(60 * GST_SECOND), &sample);
-        if (!sample)
+        bool ended = false;
+        for (int waited = 0; !sample && !ended && waited < 30; ++waited) {
+            g_signal_emit_by_name(sink, "try-pull-sample", GstClockTime(GST_SECOND), &sample);
+            gboolean eos = FALSE;
+            g_object_get(sink, "eos", &eos, nullptr);
+            ended = eos;
+            if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+                error = error_of(message);
+                gst_message_unref(message);
+                ended = true;
+            }
+        }
+        if (!sample) {
+            if (!ended)
+                error = "no frame " + std::to_string(index) + " within 30 s";
             break;
+        }
         if (std::find(indices.begin(), indices.end(), index) != indices.end()) {
             GstVideoInfo info;
             GstVideoFrame frame;
@@ -275,11 +293,11 @@ std::map<int, std::vector<std::uint8_t>> capture(const std::string &description,
         }
         gst_sample_unref(sample);
     }
-    GstBus *bus = gst_element_get_bus(pipeline);
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-        error = error_of(message);
-        gst_message_unref(message);
-    } else if (frames.size() != indices.size()) {
+    GstMessage *late = error.empty() ? gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) : nullptr;
+    if (late) {
+        error = error_of(late);
+        gst_message_unref(late);
+    } else if (error.empty() && frames.size() != indices.size()) {
         error = "the stream ended after fewer frames";
     }
     gst_object_unref(bus);
