@@ -25,6 +25,8 @@
 
 #include "bench-util.h"
 
+using g2g::bench::media_path;
+
 namespace {
 
 double now()
@@ -188,18 +190,6 @@ std::pair<double, double> paired_medians(const Run &ours, const Run &peer, int r
         b.push_back(peer());
     }
     return {median(a), median(b)};
-}
-
-std::string media_path(const char *file)
-{
-    for (const char *dir : {g_getenv("G2G_MEDIA_DIR"), ".media", "../shared/media"}) {
-        if (!dir)
-            continue;
-        const std::string path = std::string(dir) + "/" + file;
-        if (g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
-            return path;
-    }
-    return {};
 }
 
 } // namespace

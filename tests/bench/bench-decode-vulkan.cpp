@@ -43,6 +43,10 @@
 #include <vector>
 
 #include "bench-util.h"
+#include "vulkan-teardown.h"
+
+using g2g::bench::media_path;
+using g2g::bench::split;
 
 namespace {
 
@@ -61,31 +65,6 @@ struct Options {
     std::vector<std::string> streams{"ball-1920x1080-300f.h264", "smpte-3840x2160-120f.h264"};
 };
 
-std::vector<std::string> split(const std::string &list)
-{
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        if (comma > start)
-            items.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
-}
-
-std::string media_path(const std::string &file)
-{
-    for (const char *dir : {g_getenv("G2G_MEDIA_DIR"), ".media", "../shared/media"}) {
-        if (!dir)
-            continue;
-        const std::string path = std::string(dir) + "/" + file;
-        if (g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
-            return path;
-    }
-    return {};
-}
-
 // The frame count a sample's name says (ball-1920x1080-300f.h264: 300), or 0.
 int frames_in_name(const std::string &name)
 {
@@ -96,38 +75,6 @@ int frames_in_name(const std::string &name)
     if (start == std::string::npos)
         return 0;
     return std::atoi(name.substr(start + 1, end - start - 1).c_str());
-}
-
-// Waits until every Vulkan device the pipeline's Vulkan elements use is idle: the consumer's work
-// of every frame is then done, and GStreamer 1.22's Vulkan elements can be torn down safely
-// (tests/support/vulkan-teardown.h says why).
-void wait_for_vulkan_devices(GstBin *pipeline)
-{
-    GstIterator *it = gst_bin_iterate_recurse(pipeline);
-    GValue item = G_VALUE_INIT;
-    while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-        auto *element = GST_ELEMENT(g_value_get_object(&item));
-        GstElementFactory *factory = gst_element_get_factory(element);
-        if (factory && g_str_has_prefix(GST_OBJECT_NAME(factory), "vulkan")) {
-            GstQuery *query = gst_query_new_context(GST_VULKAN_DEVICE_CONTEXT_TYPE_STR);
-            GstPad *pad = gst_element_get_static_pad(element, "src");
-            GstContext *context = nullptr;
-            GstVulkanDevice *device = nullptr;
-            if (pad && gst_pad_query(pad, query)) {
-                gst_query_parse_context(query, &context);
-                if (context && gst_context_get_vulkan_device(context, &device) && device) {
-                    vkDeviceWaitIdle(device->device);
-                    gst_object_unref(device);
-                }
-            }
-            if (pad)
-                gst_object_unref(pad);
-            gst_query_unref(query);
-        }
-        g_value_reset(&item);
-    }
-    g_value_unset(&item);
-    gst_iterator_free(it);
 }
 
 // What the sink saw: when its 10th frame and its last came. With `read_pages` it maps each frame
@@ -214,7 +161,7 @@ Outcome run_path(const std::string &description, bool read_pages, bool wait_devi
         std::fflush(stdout);
         std::_Exit(3);
     }
-    wait_for_vulkan_devices(GST_BIN(pipeline));
+    g2g::test::wait_for_vulkan_devices(GST_BIN(pipeline));
     gst_message_unref(message);
     gst_object_unref(bus);
     gst_element_set_state(pipeline, GST_STATE_NULL);
@@ -301,7 +248,7 @@ std::map<int, std::vector<std::uint8_t>> capture(const std::string &description,
         error = "the stream ended after fewer frames";
     }
     gst_object_unref(bus);
-    wait_for_vulkan_devices(GST_BIN(pipeline));
+    g2g::test::wait_for_vulkan_devices(GST_BIN(pipeline));
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(sink);
     gst_object_unref(pipeline);

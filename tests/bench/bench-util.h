@@ -106,6 +106,34 @@ inline std::pair<double, double> paired_seconds_per_call(const std::function<voi
     return {best[0], best[1]};
 }
 
+// The items of a comma-separated list (empty ones left out): a benchmark's --formats, --sizes...
+inline std::vector<std::string> split(const std::string &list)
+{
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        if (comma > start)
+            items.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return items;
+}
+
+// Where the sample stream `file` is: in $G2G_MEDIA_DIR (the GPU machine's .media), ./.media or
+// ../shared/media; "" when in none.
+inline std::string media_path(const std::string &file)
+{
+    for (const char *dir : {g_getenv("G2G_MEDIA_DIR"), ".media", "../shared/media"}) {
+        if (!dir)
+            continue;
+        const std::string path = std::string(dir) + "/" + file;
+        if (g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
+            return path;
+    }
+    return {};
+}
+
 // Runs the gst-launch `description` to EOS and returns the seconds it took; `inspect` sees the
 // pipeline at EOS (to read an element's stats). A parse error or an error message ends the
 // benchmark: a figure of a failed run would be meaningless.

@@ -17,7 +17,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,8 @@
 #include "view/cpu/worker-pool-private.h"
 
 namespace g2g::bench {
+using g2g::bench::split;
+
 namespace {
 
 struct Method {
@@ -41,16 +42,6 @@ constexpr Method kMethods[] = {{"90r", GST_VIDEO_ORIENTATION_90R},    {"90l", GS
 
 const FrameSize kNamedSizes[] = {
     {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320}};
-
-std::vector<std::string> split(const std::string &list)
-{
-    std::vector<std::string> items;
-    std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty())
-            items.push_back(item);
-    return items;
-}
 
 // Whether the visible bytes of two frames laid out as `info` are equal.
 bool same_frames(const GstVideoInfo &info, const Destination &a, const Destination &b)

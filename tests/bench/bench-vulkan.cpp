@@ -51,6 +51,7 @@
 #include "platform/vulkan/vulkan-fenced-memory.h"
 
 using g2g::bench::open_csv;
+using g2g::bench::split;
 
 namespace {
 
@@ -88,19 +89,6 @@ double median(std::vector<double> values)
 {
     std::fprintf(stderr, "bench-vulkan: %s\n", message.c_str());
     std::exit(1);
-}
-
-std::vector<std::string> split(const std::string &list)
-{
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        if (comma > start)
-            items.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
 }
 
 struct Size {
