@@ -30,12 +30,15 @@ Result<BufferRef> host_copy_of(GstBuffer *frame)
                              " frame under system-memory caps does not map to the host");
         GstMemory *host = gst_allocator_alloc(nullptr, source.size, nullptr);
         GstMapInfo target = GST_MAP_INFO_INIT;
-        if (host && gst_memory_map(host, &target, GST_MAP_WRITE)) {
+        // Whether it was written, kept apart from `target`: GStreamer 1.28 clears a GstMapInfo when
+        // it is unmapped.
+        const bool written = host && gst_memory_map(host, &target, GST_MAP_WRITE);
+        if (written) {
             std::memcpy(target.data, source.data, source.size);
             gst_memory_unmap(host, &target);
         }
         gst_memory_unmap(memory, &source);
-        if (!host || !target.data) {
+        if (!written) {
             if (host)
                 gst_memory_unref(host);
             return Error(ErrorCode::MapFailed, "cannot allocate " + std::to_string(source.size) +
