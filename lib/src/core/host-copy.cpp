@@ -13,6 +13,11 @@ namespace g2g::detail {
 
 Result<BufferRef> host_copy_of(GstBuffer *frame)
 {
+    // System memory, the common case on every frame g2gview reads, is answered without classifying
+    // the frame (a buffer that mixes it with another kind is refused by its reader).
+    GstMemory *first = gst_buffer_n_memory(frame) ? gst_buffer_peek_memory(frame, 0) : nullptr;
+    if (!first || gst_memory_is_type(first, GST_ALLOCATOR_SYSMEM))
+        return BufferRef{};
     Result<MemoryDomain> domain = MemoryDomain::from_buffer(frame);
     if (!domain || !domain_info(domain->kind()).maps_under_system_caps)
         return BufferRef{};
