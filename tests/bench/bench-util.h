@@ -135,9 +135,11 @@ inline std::string media_path(const std::string &file)
 }
 
 // Runs the gst-launch `description` to EOS and returns the seconds it took; `inspect` sees the
-// pipeline at EOS (to read an element's stats). A parse error or an error message ends the
-// benchmark: a figure of a failed run would be meaningless.
-inline double run_to_eos(const std::string &description, const std::function<void(GstBin *)> &inspect = {})
+// pipeline at EOS (to read an element's stats). A parse error, an error message or no EOS within
+// `limit` ends the benchmark, saying which: a figure of a failed run would be meaningless, and a
+// stalled peer (GStreamer 1.26's tee into three vulkandownloads on lavapipe) must not hang it.
+inline double run_to_eos(const std::string &description, const std::function<void(GstBin *)> &inspect = {},
+                         GstClockTime limit = 120 * GST_SECOND)
 {
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
@@ -149,8 +151,15 @@ inline double run_to_eos(const std::string &description, const std::function<voi
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
     GstMessage *message = gst_bus_timed_pop_filtered(
-        bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        bus, limit, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    if (!message) {
+        // A stalled pipeline may not stop either: say so and leave.
+        std::printf("%s: no EOS within %.0f s: the benchmark stops here\n", description.c_str(),
+                    double(limit) / GST_SECOND);
+        std::fflush(stdout);
+        std::_Exit(3);
+    }
     if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
         GError *failure = nullptr;
         gst_message_parse_error(message, &failure, nullptr);
