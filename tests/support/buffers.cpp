@@ -56,15 +56,14 @@ void g2g_test_mapped_allocator_init(MappedAllocator *allocator)
 
 namespace g2g::test {
 
-MemoryRef mapped_memory(const guint8 *bytes, gsize size, const char *mem_type)
+MemoryRef mapped_memory(const guint8 *bytes, gsize size, const char *mem_type, GstMemoryFlags flags)
 {
     Ref<GstAllocator> allocator = Ref<GstAllocator>::adopt(
         GST_ALLOCATOR(gst_object_ref_sink(g_object_new(g2g_test_mapped_allocator_get_type(), nullptr))));
     allocator->mem_type = mem_type;
     auto *memory = g_new0(MappedMemory, 1);
     memory->bytes = static_cast<guint8 *>(g_memdup2(bytes, size));
-    gst_memory_init(GST_MEMORY_CAST(memory), GST_MEMORY_FLAG_NO_SHARE, allocator.get(), nullptr, size, 0, 0,
-                    size);
+    gst_memory_init(GST_MEMORY_CAST(memory), flags, allocator.get(), nullptr, size, 0, 0, size);
     return MemoryRef::adopt(GST_MEMORY_CAST(memory));
 }
 

@@ -25,10 +25,13 @@ inline constexpr const char *kForeignMemoryType = "G2gTestForeignMemory";
 // mappable: memory of a platform g2g has never heard of.
 MemoryRef foreign_memory(gsize size, const char *mem_type = kForeignMemoryType);
 
-// A `size`-byte memory of type `mem_type` holding a copy of `bytes`, mapped to them as a device
-// memory that downloads itself when mapped is (GstCudaMemory: mem_type "gst.cuda.memory"); flagged
-// NO_SHARE, as device memory may be. With `bytes` nullptr it does not map (a lost device).
-MemoryRef mapped_memory(const guint8 *bytes, gsize size, const char *mem_type);
+// A `size`-byte memory of type `mem_type` (a string that outlives the memory) holding a copy of
+// `bytes`, mapped to them as a device memory that downloads itself when mapped is (GstCudaMemory:
+// mem_type "gst.cuda.memory"), or as any allocator registering `mem_type` would; `flags` as its
+// allocator or pool sets them (NO_SHARE by default, as device memory may be). With `bytes`
+// nullptr it does not map (a lost device).
+MemoryRef mapped_memory(const guint8 *bytes, gsize size, const char *mem_type,
+                        GstMemoryFlags flags = GST_MEMORY_FLAG_NO_SHARE);
 
 // A buffer of one foreign_memory(size).
 BufferRef foreign_memory_buffer(gsize size);

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "buffers.h"
 #include "handle-frames.h"
 
 #include <algorithm>
@@ -26,68 +27,26 @@ using g2g::detail::DomainInfo;
 using g2g::detail::HostRead;
 using K = g2g::MemoryDomainKind;
 
-// Memory of any type name: what a row's memory_types say GStreamer's (or g2g's) allocators
-// register. Mappable, so host rows can be read; flagged as asked.
-struct NamedMemory {
-    GstMemory parent;
-    guint8 bytes[64];
-};
-struct NamedAllocator {
-    GstAllocator parent;
-};
-struct NamedAllocatorClass {
-    GstAllocatorClass parent_class;
-};
-G_DEFINE_TYPE(NamedAllocator, named_allocator, GST_TYPE_ALLOCATOR)
-void named_allocator_class_init(NamedAllocatorClass *klass)
+// A one-memory frame of type `type` (what a row's memory_types say GStreamer's or g2g's allocators
+// register: literals, so `type.data()` is terminated and lives on), mappable so host rows can be
+// read, flagged as a pool would set it.
+g2g::BufferRef named_frame(std::string_view type, GstMemoryFlags flags = static_cast<GstMemoryFlags>(0))
 {
-    GST_ALLOCATOR_CLASS(klass)->free = [](GstAllocator *, GstMemory *memory) {
-        delete reinterpret_cast<NamedMemory *>(memory);
-    };
+    guint8 bytes[64] = {42};
+    g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
+    gst_buffer_append_memory(buffer.get(),
+                             g2g::test::mapped_memory(bytes, sizeof bytes, type.data(), flags).release());
+    return buffer;
 }
-void named_allocator_init(NamedAllocator *self)
-{
-    GstAllocator *allocator = GST_ALLOCATOR(self);
-    allocator->mem_map = [](GstMemory *memory, gsize, GstMapFlags) -> gpointer {
-        return reinterpret_cast<NamedMemory *>(memory)->bytes;
-    };
-    allocator->mem_unmap = [](GstMemory *) {};
-    GST_OBJECT_FLAG_SET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
-}
-
-class Named {
-public:
-    explicit Named(std::string_view type)
-        : allocator_(g2g::Ref<GstAllocator>::adopt(
-              GST_ALLOCATOR(gst_object_ref_sink(g_object_new(named_allocator_get_type(), nullptr)))))
-    {
-        allocator_->mem_type = type.data();
-    }
-
-    // A one-memory frame of this type; `flags` as a pool would set them.
-    g2g::BufferRef frame(GstMemoryFlags flags = static_cast<GstMemoryFlags>(0)) const
-    {
-        auto *memory = new NamedMemory{};
-        memory->bytes[0] = 42;
-        gst_memory_init(&memory->parent, flags, allocator_.get(), nullptr, sizeof memory->bytes, 0, 0,
-                        sizeof memory->bytes);
-        g2g::BufferRef buffer = g2g::BufferRef::adopt(gst_buffer_new());
-        gst_buffer_append_memory(buffer.get(), &memory->parent);
-        return buffer;
-    }
-
-private:
-    g2g::Ref<GstAllocator> allocator_;
-};
 
 // A frame of `row`'s kind: memory of its first type, or (a view row) the kind it views with a
 // tensor view on it.
 g2g::BufferRef frame_of(const DomainInfo &row, GstMemoryFlags flags = static_cast<GstMemoryFlags>(0))
 {
     if (!row.views)
-        return Named(row.memory_types[0]).frame(flags);
+        return named_frame(row.memory_types[0], flags);
     const DomainInfo &viewed = g2g::detail::domain_info(*row.views);
-    g2g::BufferRef buffer = Named(viewed.memory_types[0]).frame(flags);
+    g2g::BufferRef buffer = named_frame(viewed.memory_types[0], flags);
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, 8, 8);
     g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(buffer.get(), info);
@@ -127,7 +86,7 @@ TEST_P(EveryRow, ItsMemoryTypesClassifyAsItsKind)
     // A view row has no memory of its own: the bytes are its viewed kind's.
     EXPECT_EQ(row().memory_types.empty(), row().views.has_value());
     for (std::string_view type : row().memory_types) {
-        g2g::BufferRef frame = Named(type).frame();
+        g2g::BufferRef frame = named_frame(type);
         g2g::Result<K> kind = g2g::classify_memory(gst_buffer_peek_memory(frame.get(), 0));
         ASSERT_TRUE(kind.ok()) << type << ": " << kind.error().message();
         EXPECT_EQ(*kind, GetParam()) << type;
