@@ -15,7 +15,9 @@
 //     where a fenced download overlaps the next frames' copies); then Engine::download alone, in
 //     one thread, each frame read at once or 4 frames later; then (3c, alone as download-parts)
 //     where Engine::download's CPU time goes, part by part, and what a fence per submission cost
-//     before g2g's fence pool (gst_vulkan_fence_new and its unref) against a pooled fence.
+//     before g2g's fence pool (gst_vulkan_fence_new and its unref) against a pooled fence; then
+//     (3d, alone as copy-bound) the copy itself on the GPU, into each kind of memory, on each
+//     queue family.
 // Every figure is the median of its rounds; ours and the peer's alternate round by round.
 // With --csv DIR also writes vulkan-materialize.csv, vulkan-pipeline.csv, vulkan-download.csv and
 // vulkan-engine-download.csv there, which tests/bench/plot-vulkan.gp turns into
@@ -57,7 +59,8 @@ namespace {
 
 constexpr const char *kUsage =
     "Usage: bench-vulkan [--csv DIR] [options] [materialize] [pipeline] [download] [download-parts]\n"
-    "  (materialize, pipeline and download if none; download ends with download-parts)\n"
+    "                    [copy-bound]\n"
+    "  (materialize, pipeline and download if none; download ends with download-parts and copy-bound)\n"
     "  --device N          the Vulkan device of that index (0)\n"
     "  --size WxH          the materialize frames (3840x2160)\n"
     "  --sizes WxH,...     the pipeline and download frames (1920x1080,3840x2160)\n"
@@ -354,7 +357,9 @@ private:
 // queue, a batch's wall time from its first submission to the idle queue.
 class GpuClock {
 public:
-    GpuClock(const Vulkan &vk, bool gate) : queue_(vk.queue()), device_(vk.device->device)
+    // On `queue`, or on the engine's where null.
+    GpuClock(const Vulkan &vk, bool gate, GstVulkanQueue *queue = nullptr)
+        : queue_(queue ? queue : vk.queue()), device_(vk.device->device)
     {
         GError *error = nullptr;
         pool_ = gst_vulkan_queue_create_command_pool(queue_, &error);
@@ -1211,6 +1216,129 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
     fence_costs(vk, 200);
 }
 
+// 3d. The copy both downloads wait for, on the GPU alone: vkCmdCopyImageToBuffer of a whole frame
+// into a buffer of each kind of memory, timed by timestamps around batches (as section 1), on the
+// first queue of each queue family that copies. Read at once, a download is this copy plus fixed
+// costs, for g2g and vulkandownload alike: a faster copy is the only lead left there. A queue of
+// another family than the one vulkanupload made the images on reads them without a queue family
+// ownership transfer: their bytes are undefined there, their copy's time is not.
+struct CopyTarget {
+    const char *name;
+    VkMemoryPropertyFlags flags;
+};
+constexpr CopyTarget kCopyTargets[] = {
+    {"host-cached (g2g's staging)", VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT},
+    {"host-coherent (vulkandownload's)",
+     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT},
+    {"device-local (no bus)", VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT},
+};
+
+gboolean gather_queue(GstVulkanDevice *, GstVulkanQueue *queue, gpointer data)
+{
+    auto *queues = static_cast<std::vector<GstVulkanQueue *> *>(data);
+    const bool family_seen = std::any_of(queues->begin(), queues->end(),
+                                         [&](GstVulkanQueue *q) { return q->family == queue->family; });
+    if (!family_seen)
+        queues->push_back(GST_VULKAN_QUEUE(gst_object_ref(queue)));
+    return TRUE;
+}
+
+std::string family_text(const Vulkan &vk, guint32 family)
+{
+    const VkQueueFlags flags = vk.device->physical_device->queue_family_props[family].queueFlags;
+    std::string text = "family " + std::to_string(family) + " (";
+    const std::pair<VkQueueFlags, const char *> names[] = {{VK_QUEUE_GRAPHICS_BIT, "graphics"},
+                                                           {VK_QUEUE_COMPUTE_BIT, "compute"},
+                                                           {VK_QUEUE_TRANSFER_BIT, "transfer"}};
+    bool first = true;
+    for (const auto &[bit, name] : names)
+        if (flags & bit) {
+            text += std::string(first ? "" : "+") + name;
+            first = false;
+        }
+    return text + ")";
+}
+
+void copy_bound(Vulkan &vk, Frames &frames, const Options &options)
+{
+    std::vector<GstVulkanQueue *> queues;
+    gst_vulkan_device_foreach_queue(vk.device, gather_queue, &queues);
+    std::printf("\n3d. The copy a download waits for, on the GPU: vkCmdCopyImageToBuffer of the whole frame "
+                "into each memory, batches of %d, median of %d rounds; the device's queue families: ",
+                options.batch, options.rounds);
+    for (GstVulkanQueue *queue : queues)
+        std::printf("%s%s", family_text(vk, queue->family).c_str(), queue == queues.back() ? "\n" : ", ");
+    std::printf("%-6s %-6s %-36s %-34s %9s %9s\n", "format", "size", "queue", "into", "us/frame", "GB/s");
+    std::vector<std::string> errors;
+    for (GstVulkanQueue *queue : queues) {
+        const VkQueueFlags flags = vk.device->physical_device->queue_family_props[queue->family].queueFlags;
+        if (!(flags & (VK_QUEUE_TRANSFER_BIT | VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)))
+            continue; // a video queue
+        GpuClock clock(vk, true, queue);
+        for (const Size &size : options.sizes)
+            for (const std::string &format : options.formats) {
+                const Frame &frame = frames.get(format, size);
+                const GstVideoFormat video_format = GST_VIDEO_INFO_FORMAT(&frame.info);
+                for (const CopyTarget &target : kCopyTargets) {
+                    GstMemory *memory =
+                        gst_vulkan_buffer_memory_alloc(vk.device, GST_VIDEO_INFO_SIZE(&frame.info),
+                                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, target.flags);
+                    if (!memory) {
+                        errors.push_back(std::string(target.name) + ": no such memory on this device");
+                        continue;
+                    }
+                    const VkBuffer buffer = reinterpret_cast<GstVulkanBufferMemory *>(memory)->buffer;
+                    std::vector<double> seconds;
+                    bool ok = true;
+                    for (int round = 0; round < options.rounds && ok; ++round) {
+                        const GpuClock::Batch batch = clock.run(
+                            [&] {
+                                clock.submit(clock.record([&](VkCommandBuffer cmd) {
+                                    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&frame.info); ++p) {
+                                        const std::optional<g2g::vulkan::ImagePlane> plane =
+                                            g2g::vulkan::image_plane(frame.buffer, video_format, p);
+                                        if (!plane)
+                                            return;
+                                        VkPipelineStageFlags src_stages = 0;
+                                        const VkImageMemoryBarrier barrier = g2g::vulkan::image_barrier(
+                                            plane->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                            VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                            src_stages);
+                                        vkCmdPipelineBarrier(
+                                            cmd,
+                                            src_stages
+                                                ? src_stages
+                                                : VkPipelineStageFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1,
+                                            &barrier);
+                                        const VkBufferImageCopy region =
+                                            g2g::vulkan::plane_copy_region(frame.info, p, plane->aspect);
+                                        vkCmdCopyImageToBuffer(cmd, plane->image->image,
+                                                               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer,
+                                                               1, &region);
+                                    }
+                                }));
+                                return true;
+                            },
+                            options.batch);
+                        ok = batch.ok;
+                        seconds.push_back(batch.gpu);
+                    }
+                    gst_memory_unref(memory);
+                    const double per_frame = median(seconds);
+                    std::printf("%-6s %-6s %-36s %-34s %9.1f %9.1f\n", format.c_str(), size.name.c_str(),
+                                family_text(vk, queue->family).c_str(), target.name, per_frame * 1e6,
+                                double(GST_VIDEO_INFO_SIZE(&frame.info)) / per_frame * 1e-9);
+                }
+            }
+    }
+    for (GstVulkanQueue *queue : queues) {
+        queue_wait_idle(queue);
+        gst_object_unref(queue);
+    }
+    report_lines(errors, "n/a: ");
+}
+
 Options parse(int argc, char **argv)
 {
     Options options;
@@ -1250,7 +1378,8 @@ Options parse(int argc, char **argv)
         else if (arg == "--help" || arg == "-h") {
             std::printf("%s", kUsage);
             std::exit(0);
-        } else if (arg == "materialize" || arg == "pipeline" || arg == "download" || arg == "download-parts")
+        } else if (arg == "materialize" || arg == "pipeline" || arg == "download" ||
+                   arg == "download-parts" || arg == "copy-bound")
             options.modes.push_back(arg);
         else
             die("unknown argument " + arg + " (bench-vulkan --help)");
@@ -1290,8 +1419,11 @@ int main(int argc, char **argv)
                 download_against_vulkandownload(vk, frames, options);
                 engine_download(vk, frames, options);
                 engine_download_parts(vk, frames, options);
-            } else {
+                copy_bound(vk, frames, options);
+            } else if (mode == "download-parts") {
                 engine_download_parts(vk, frames, options);
+            } else {
+                copy_bound(vk, frames, options);
             }
             std::fflush(stdout);
         }
