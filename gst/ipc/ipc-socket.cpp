@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ipc-socket.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace g2g::ipc {
+
+namespace {
+
+Error failed(const std::string &what, int error)
+{
+    return Error(ErrorCode::InvalidArgument, what + ": " + std::strerror(error));
+}
+
+// Room for the most descriptors a message may carry, and one more to notice a peer sending more.
+constexpr std::size_t kFdRoom = kMaxMemories + 1;
+
+} // namespace
+
+UniqueFd &UniqueFd::operator=(UniqueFd &&other) noexcept
+{
+    if (this != &other) {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = other.release();
+    }
+    return *this;
+}
+
+UniqueFd::~UniqueFd()
+{
+    if (fd_ >= 0)
+        ::close(fd_);
+}
+
+int UniqueFd::release()
+{
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+}
+
+Result<void> send_message(int socket, MessageType type, std::span<const std::uint8_t> payload,
+                          std::span<const int> fds)
+{
+    if (fds.size() > kMaxMemories)
+        return Error(ErrorCode::InvalidArgument, "a message carries at most " + std::to_string(kMaxMemories) +
+                                                     " file descriptors, not " + std::to_string(fds.size()));
+    std::vector<std::uint8_t> header =
+        encode_header({static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(payload.size())});
+    iovec part{header.data(), header.size()};
+    msghdr message{};
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxMemories)] = {};
+    if (!fds.empty()) {
+        message.msg_control = control;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+        cmsghdr *rights = CMSG_FIRSTHDR(&message);
+        rights->cmsg_level = SOL_SOCKET;
+        rights->cmsg_type = SCM_RIGHTS;
+        rights->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+        std::memcpy(CMSG_DATA(rights), fds.data(), sizeof(int) * fds.size());
+    }
+    // The header goes whole in one sendmsg (8 bytes on a stream socket), with the descriptors.
+    ssize_t sent;
+    do
+        sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0)
+        return failed("cannot send a message header", errno);
+    if (static_cast<std::size_t>(sent) != header.size())
+        return Error(ErrorCode::InvalidArgument, "the socket took " + std::to_string(sent) +
+                                                     " of a header's " + std::to_string(header.size()) +
+                                                     " bytes");
+    std::size_t done = 0;
+    while (done < payload.size()) {
+        const ssize_t n = ::send(socket, payload.data() + done, payload.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return failed("cannot send a message payload", errno);
+        done += static_cast<std::size_t>(n);
+    }
+    return {};
+}
+
+Result<Message> receive_message(int socket)
+{
+    Message received;
+    std::uint8_t header[kHeaderSize];
+    std::size_t got = 0;
+    // The descriptors come with the header's first bytes; the rest of the header may follow.
+    while (got < kHeaderSize) {
+        iovec part{header + got, kHeaderSize - got};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kFdRoom)] = {};
+        msghdr message{};
+        message.msg_iov = &part;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return failed("cannot receive a message", errno);
+        for (cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                continue;
+            const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (std::size_t i = 0; i < count; ++i) {
+                int fd;
+                std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                received.fds.emplace_back(fd);
+            }
+        }
+        if (message.msg_flags & MSG_CTRUNC)
+            return Error(ErrorCode::InvalidArgument, "a message came with more file descriptors than " +
+                                                         std::to_string(kMaxMemories) + ": refused");
+        if (n == 0)
+            return Error(ErrorCode::InvalidArgument,
+                         got == 0 ? "the peer closed the connection"
+                                  : "the peer closed the connection inside a message header");
+        got += static_cast<std::size_t>(n);
+    }
+    Result<Header> decoded = decode_header(header);
+    if (!decoded)
+        return decoded.error();
+    received.header = *decoded;
+    received.payload.resize(received.header.payload_size);
+    std::size_t done = 0;
+    while (done < received.payload.size()) {
+        const ssize_t n = ::recv(socket, received.payload.data() + done, received.payload.size() - done, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return failed("cannot receive a message payload", errno);
+        if (n == 0)
+            return Error(ErrorCode::InvalidArgument, "the peer closed the connection after " +
+                                                         std::to_string(done) + " of a payload's " +
+                                                         std::to_string(received.payload.size()) + " bytes");
+        done += static_cast<std::size_t>(n);
+    }
+    return received;
+}
+
+Result<UniqueFd> connect_to(const std::string &path)
+{
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.empty() || path.size() >= sizeof address.sun_path)
+        return Error(ErrorCode::InvalidArgument, "socket path \"" + path + "\" is empty or longer than " +
+                                                     std::to_string(sizeof address.sun_path - 1) + " bytes");
+    std::memcpy(address.sun_path, path.c_str(), path.size());
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd)
+        return failed("cannot make a socket", errno);
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address) < 0)
+        return failed("cannot connect to " + path, errno);
+    return fd;
+}
+
+} // namespace g2g::ipc

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The wire of g2gipcsink and g2gipcsrc (issue 33): unixfd's messages, encoded and decoded, and what
+// a hostile or broken peer may send, each refused with its text before anything is built from it.
+// The oracle for the format is GStreamer's own unixfdsink (1.24 on): its CAPS and NEW_BUFFER
+// messages, read from its socket, decode here, and its GstVideoMeta record encodes back to the same
+// bytes.
+#include <gtest/gtest.h>
+
+#include <gst/gst.h>
+#include <gst/allocators/allocators.h>
+#include <gst/video/video.h>
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ipc-socket.h"
+#include "ipc-wire.h"
+
+using namespace g2g::ipc;
+
+namespace {
+
+NewBuffer sample_frame()
+{
+    NewBuffer frame;
+    frame.id = 42;
+    frame.pts = 1000;
+    frame.dts = UINT64_MAX;
+    frame.duration = 33;
+    frame.flags = GST_BUFFER_FLAG_DELTA_UNIT;
+    frame.kind = MemoryKind::DmaBuf;
+    frame.memories = {{4096, 0}, {2048, 4096}};
+    WireVideoMeta video;
+    video.format = GST_VIDEO_FORMAT_NV12;
+    video.width = 64;
+    video.height = 48;
+    video.n_planes = 2;
+    video.offset[1] = 4096;
+    video.stride[0] = video.stride[1] = 64;
+    frame.metas = {encode_video_meta(video), MetaRecord{"G2gTestMeta", 3, {1, 2, 3}}};
+    return frame;
+}
+
+std::string refusal(std::span<const std::uint8_t> payload, std::size_t fds)
+{
+    g2g::Result<NewBuffer> decoded = decode_new_buffer(payload, fds);
+    return decoded ? "accepted" : decoded.error().message();
+}
+
+// The payload's byte `at` onwards overwritten with `value`'s bytes.
+template <typename T>
+std::vector<std::uint8_t> patched(std::vector<std::uint8_t> bytes, std::size_t at, T value)
+{
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return bytes;
+}
+
+int memfd_of(std::size_t size)
+{
+    const int fd = memfd_create("test-ipc-wire", MFD_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(ftruncate(fd, off_t(size)), 0);
+    return fd;
+}
+
+} // namespace
+
+TEST(IpcWire, ANewBufferTravelsWhole)
+{
+    const NewBuffer frame = sample_frame();
+    const std::vector<std::uint8_t> payload = encode(frame);
+    // unixfd's layout: the fixed part, 16 bytes a memory, then each record: its 8-byte header, its
+    // name and NUL, its version byte, its payload (GstVideoMeta's: 36 + 16 a plane).
+    EXPECT_EQ(payload.size(), kNewBufferFixed + 2 * 16 + (8 + 12 + 2 + 68) + (8 + 11 + 2 + 3));
+    g2g::Result<NewBuffer> decoded = decode_new_buffer(payload, 2);
+    ASSERT_TRUE(decoded) << decoded.error().message();
+    EXPECT_EQ(decoded->id, 42u);
+    EXPECT_EQ(decoded->pts, 1000u);
+    EXPECT_EQ(decoded->dts, UINT64_MAX);
+    EXPECT_EQ(decoded->duration, 33u);
+    EXPECT_EQ(decoded->flags, std::uint32_t(GST_BUFFER_FLAG_DELTA_UNIT));
+    EXPECT_EQ(decoded->kind, MemoryKind::DmaBuf);
+    ASSERT_EQ(decoded->memories.size(), 2u);
+    EXPECT_EQ(decoded->memories[1].size, 2048u);
+    EXPECT_EQ(decoded->memories[1].offset, 4096u);
+    ASSERT_EQ(decoded->metas.size(), 2u);
+    EXPECT_EQ(decoded->metas[1].name, "G2gTestMeta");
+    EXPECT_EQ(decoded->metas[1].version, 3);
+    EXPECT_EQ(decoded->metas[1].payload, (std::vector<std::uint8_t>{1, 2, 3}));
+    g2g::Result<WireVideoMeta> video = decode_video_meta(decoded->metas[0]);
+    ASSERT_TRUE(video) << video.error().message();
+    EXPECT_EQ(video->format, GST_VIDEO_FORMAT_NV12);
+    EXPECT_EQ(video->n_planes, 2u);
+    EXPECT_EQ(video->offset[1], 4096u);
+    EXPECT_EQ(video->stride[1], 64);
+}
+
+TEST(IpcWire, AHostileNewBufferIsRefusedWithItsFault)
+{
+    const std::vector<std::uint8_t> good = encode(sample_frame());
+    // Offsets in the fixed part: kind at 52, n_memory at 53, n_meta at 54; the memories from 56.
+    EXPECT_EQ(refusal(std::span(good).first(40), 2),
+              "a NEW_BUFFER message of 40 bytes, shorter than its fixed 56");
+    EXPECT_EQ(refusal(good, 1), "NEW_BUFFER 42 came with 1 file descriptor for 2 memories");
+    EXPECT_EQ(refusal(good, 3), "NEW_BUFFER 42 came with 3 file descriptors for 2 memories");
+    EXPECT_EQ(refusal(patched(good, 52, std::uint8_t(7)), 2),
+              "NEW_BUFFER 42 has memory of type 7, neither fd (0) nor DMA-BUF (1)");
+    EXPECT_EQ(refusal(patched(good, 53, std::uint8_t(17)), 17),
+              "NEW_BUFFER 42 declares 17 memories, more than a buffer holds (16)");
+    EXPECT_EQ(refusal(std::span(good).first(kNewBufferFixed + 16), 2),
+              "NEW_BUFFER 42 declares 2 memories but its message ends after 1");
+    EXPECT_EQ(refusal(patched(good, 56 + 16 + 8, std::uint64_t(UINT64_MAX - 100)), 2),
+              "NEW_BUFFER 42's memory 1 ends past 2^64 (2048 bytes from 18446744073709551515)");
+    const std::size_t meta0 = kNewBufferFixed + 2 * 16;
+    EXPECT_EQ(refusal(patched(good, meta0, std::uint32_t(100000)), 2),
+              "NEW_BUFFER 42: meta record 0 says it is 100000 bytes, past the message's end (" +
+                  std::to_string(good.size() - meta0) + " bytes left)");
+    EXPECT_EQ(refusal(patched(good, meta0, std::uint32_t(10)), 2),
+              "NEW_BUFFER 42: meta record 0 says it is 10 bytes, fewer than its 22-byte header and name");
+    EXPECT_EQ(refusal(patched(good, meta0 + 8 + 12, std::uint8_t('x')), 2),
+              "NEW_BUFFER 42: meta record 0's name is not one NUL-terminated string of 12 bytes");
+    EXPECT_EQ(refusal(std::span(good).first(meta0 + 4), 2),
+              "NEW_BUFFER 42: meta record 0 is cut off inside its 8-byte header");
+    std::vector<std::uint8_t> longer = good;
+    longer.push_back(0);
+    EXPECT_EQ(refusal(longer, 2), "NEW_BUFFER 42 has 1 bytes after its last meta record");
+    // Every cut of a good message is refused, never read past.
+    for (std::size_t cut = 0; cut < good.size(); ++cut)
+        EXPECT_NE(refusal(std::span(good).first(cut), 2), "accepted") << "cut at " << cut;
+}
+
+TEST(IpcWire, OtherMessagesRefuseWhatTheyCannotBe)
+{
+    EXPECT_EQ(
+        decode_header(encode_header({0, kMaxPayload})).error().message(),
+        "a message of type 0 says its payload is 1048576 bytes, more than any message carries (1048575)");
+    EXPECT_EQ(decode_header(std::vector<std::uint8_t>(5)).error().message(),
+              "a message header of 5 bytes, not 8");
+    EXPECT_EQ(*decode_release(encode_release(7)), 7u);
+    EXPECT_EQ(decode_release(std::vector<std::uint8_t>(9)).error().message(),
+              "a RELEASE_BUFFER message of 9 bytes, not 8");
+    EXPECT_EQ(*decode_caps(encode_caps("video/x-raw")), "video/x-raw");
+    EXPECT_EQ(decode_caps(std::vector<std::uint8_t>{'a', 'b'}).error().message(),
+              "a CAPS message of 2 bytes without its closing NUL");
+    EXPECT_EQ(decode_caps(std::vector<std::uint8_t>{'a', 0, 'b', 0}).error().message(),
+              "a CAPS message with a NUL inside its text");
+    MetaRecord video = sample_frame().metas[0];
+    video.version = 1;
+    EXPECT_EQ(decode_video_meta(video).error().message(), "a GstVideoMeta record of version 1, not 0");
+    video.version = 0;
+    video.payload.pop_back();
+    EXPECT_EQ(decode_video_meta(video).error().message(),
+              "a GstVideoMeta record of 2 planes is 67 bytes, not 68");
+    video.payload[16] = 5;
+    EXPECT_EQ(decode_video_meta(video).error().message(), "a GstVideoMeta record of 5 planes (1 to 4)");
+}
+
+TEST(IpcSocket, AMessageAndItsDescriptorsCrossASocket)
+{
+    int pair[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    UniqueFd sender(pair[0]), receiver(pair[1]);
+    UniqueFd first(memfd_of(4096)), second(memfd_of(8192));
+    const std::vector<std::uint8_t> payload = encode(sample_frame());
+    const int fds[] = {first.get(), second.get()};
+    ASSERT_TRUE(send_message(sender.get(), MessageType::NewBuffer, payload, fds));
+    g2g::Result<Message> received = receive_message(receiver.get());
+    ASSERT_TRUE(received) << received.error().message();
+    EXPECT_EQ(received->header.type, std::uint32_t(MessageType::NewBuffer));
+    EXPECT_EQ(received->payload, payload);
+    ASSERT_EQ(received->fds.size(), 2u);
+    struct stat info {};
+    ASSERT_EQ(fstat(received->fds[1].get(), &info), 0);
+    EXPECT_EQ(info.st_size, 8192);
+    EXPECT_TRUE(decode_new_buffer(received->payload, received->fds.size()));
+    // Too many descriptors: refused by the sender, and by the receiver when a peer sends them anyway.
+    std::vector<int> many(17, first.get());
+    EXPECT_EQ(send_message(sender.get(), MessageType::NewBuffer, payload, many).error().message(),
+              "a message carries at most 16 file descriptors, not 17");
+    std::uint8_t header[8] = {};
+    iovec part{header, sizeof header};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 20)] = {};
+    msghdr raw{};
+    raw.msg_iov = &part;
+    raw.msg_iovlen = 1;
+    raw.msg_control = control;
+    raw.msg_controllen = CMSG_SPACE(sizeof(int) * 20);
+    cmsghdr *rights = CMSG_FIRSTHDR(&raw);
+    rights->cmsg_level = SOL_SOCKET;
+    rights->cmsg_type = SCM_RIGHTS;
+    rights->cmsg_len = CMSG_LEN(sizeof(int) * 20);
+    std::vector<int> twenty(20, first.get());
+    std::memcpy(CMSG_DATA(rights), twenty.data(), sizeof(int) * 20);
+    ASSERT_EQ(sendmsg(sender.get(), &raw, 0), 8);
+    EXPECT_EQ(receive_message(receiver.get()).error().message(),
+              "a message came with more file descriptors than 16: refused");
+    // A payload cut short by the peer's end, then the end itself.
+    const std::vector<std::uint8_t> whole = encode_header({0, 100});
+    ASSERT_EQ(write(sender.get(), whole.data(), whole.size()), 8);
+    ASSERT_EQ(write(sender.get(), payload.data(), 10), 10);
+    sender = UniqueFd();
+    EXPECT_EQ(receive_message(receiver.get()).error().message(),
+              "the peer closed the connection after 10 of a payload's 100 bytes");
+    EXPECT_EQ(receive_message(receiver.get()).error().message(), "the peer closed the connection");
+}
+
+// A frame of NV12 64x48 with padded rows (80 bytes) in a memfd, its GstVideoMeta saying so, its
+// bytes numbered from `seed`.
+constexpr std::uint32_t kPaddedStride = 80;
+constexpr std::size_t kPaddedSize = kPaddedStride * 48 * 3 / 2;
+
+GstBuffer *padded_fd_frame(GstAllocator *allocator, std::uint8_t seed)
+{
+    const int fd = memfd_of(kPaddedSize);
+    void *bytes = mmap(nullptr, kPaddedSize, PROT_WRITE, MAP_SHARED, fd, 0);
+    for (std::size_t i = 0; i < kPaddedSize; ++i)
+        static_cast<std::uint8_t *>(bytes)[i] = static_cast<std::uint8_t>(seed + i * 7);
+    munmap(bytes, kPaddedSize);
+    GstBuffer *buffer = gst_buffer_new();
+    gst_buffer_append_memory(buffer,
+                             gst_fd_allocator_alloc(allocator, fd, kPaddedSize, GST_FD_MEMORY_FLAG_NONE));
+    gsize offsets[GST_VIDEO_MAX_PLANES] = {0, kPaddedStride * 48};
+    gint strides[GST_VIDEO_MAX_PLANES] = {gint(kPaddedStride), gint(kPaddedStride)};
+    gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 64, 48, 2,
+                                   offsets, strides);
+    return buffer;
+}
+
+// GStreamer's unixfdsink (1.24 on) is the format's owner: what it sends decodes here.
+TEST(IpcWire, UnixfdsinksMessagesDecode)
+{
+    GstElementFactory *factory = gst_element_factory_find("unixfdsink");
+    if (!factory)
+        GTEST_SKIP() << "this GStreamer (" << gst_version_string()
+                     << ") has no unixfdsink (gst-plugins-bad 1.24 on): no peer to read";
+    gst_object_unref(factory);
+    const std::string path = "/tmp/g2g-test-ipc-wire-" + std::to_string(getpid());
+    unlink(path.c_str());
+    const std::string description =
+        "appsrc name=src format=time caps=video/x-raw,format=NV12,width=64,"
+        "height=48,framerate=30/1 ! unixfdsink wait-for-connection=true socket-path=" +
+        path;
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+    ASSERT_TRUE(pipeline) << (error ? error->message : "?");
+    if (error) {
+        // unixfdsink without wait-for-connection (1.24): it drops frames until a consumer connects,
+        // a race this test does not run.
+        g_error_free(error);
+        gst_object_unref(pipeline);
+        GTEST_SKIP() << "this unixfdsink has no wait-for-connection (GStreamer 1.24)";
+    }
+    // Stopped however the test ends (an ASSERT returns early), or the sink's thread outlives it.
+    const std::unique_ptr<GstElement, void (*)(GstElement *)> stop(pipeline, [](GstElement *p) {
+        gst_element_set_state(p, GST_STATE_NULL);
+        gst_object_unref(p);
+    });
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    GstAllocator *allocator = gst_fd_allocator_new();
+    for (std::uint8_t seed : {3, 9}) {
+        GstBuffer *frame = padded_fd_frame(allocator, seed);
+        GST_BUFFER_PTS(frame) = seed * GST_MSECOND;
+        GstFlowReturn pushed = GST_FLOW_ERROR;
+        g_signal_emit_by_name(src, "push-buffer", frame, &pushed);
+        gst_buffer_unref(frame);
+        ASSERT_EQ(pushed, GST_FLOW_OK);
+    }
+    GstFlowReturn ended = GST_FLOW_ERROR;
+    g_signal_emit_by_name(src, "end-of-stream", &ended);
+    gst_object_unref(src);
+    gst_object_unref(allocator);
+    g2g::Result<UniqueFd> connection = [&] {
+        g2g::Result<UniqueFd> attempt = connect_to(path);
+        for (int i = 0; i < 200 && !attempt; ++i) {
+            g_usleep(10000);
+            attempt = connect_to(path);
+        }
+        return attempt;
+    }();
+    ASSERT_TRUE(connection) << connection.error().message();
+    // On connecting, the sink's caps at once: "NULL" while it has none yet, then each caps it gets.
+    std::vector<std::string> caps;
+    g2g::Result<Message> message = receive_message(connection->get());
+    for (; message && message->header.type == std::uint32_t(MessageType::Caps);
+         message = receive_message(connection->get())) {
+        g2g::Result<std::string> text = decode_caps(message->payload);
+        ASSERT_TRUE(text) << text.error().message();
+        caps.push_back(*text);
+    }
+    ASSERT_FALSE(caps.empty());
+    EXPECT_NE(caps.back().find("format=(string)NV12"), std::string::npos) << caps.back();
+    for (std::uint8_t seed : {3, 9}) {
+        if (seed != 3)
+            message = receive_message(connection->get());
+        ASSERT_TRUE(message) << message.error().message();
+        ASSERT_EQ(message->header.type, std::uint32_t(MessageType::NewBuffer));
+        g2g::Result<NewBuffer> frame = decode_new_buffer(message->payload, message->fds.size());
+        ASSERT_TRUE(frame) << frame.error().message();
+        ASSERT_EQ(frame->memories.size(), 1u);
+        EXPECT_EQ(frame->kind, MemoryKind::Fd);
+        ASSERT_EQ(frame->memories[0].size, kPaddedSize);
+        // The frame's own bytes, in the memfd that crossed (no copy on the way).
+        const auto *bytes =
+            static_cast<const std::uint8_t *>(mmap(nullptr, frame->memories[0].offset + kPaddedSize,
+                                                   PROT_READ, MAP_SHARED, message->fds[0].get(), 0));
+        ASSERT_NE(bytes, MAP_FAILED);
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < kPaddedSize; ++i)
+            differ += bytes[frame->memories[0].offset + i] != static_cast<std::uint8_t>(seed + i * 7);
+        munmap(const_cast<std::uint8_t *>(bytes), frame->memories[0].offset + kPaddedSize);
+        EXPECT_EQ(differ, 0u);
+        // Its GstVideoMeta, as GStreamer serialized it: decoded here, and encoded back to the same bytes.
+        const MetaRecord *video_record = nullptr;
+        for (const MetaRecord &meta : frame->metas)
+            video_record = meta.name == kVideoMetaName ? &meta : video_record;
+        ASSERT_TRUE(video_record) << "no GstVideoMeta record among " << frame->metas.size() << " metas";
+        g2g::Result<WireVideoMeta> video = decode_video_meta(*video_record);
+        ASSERT_TRUE(video) << video.error().message();
+        EXPECT_EQ(video->format, GST_VIDEO_FORMAT_NV12);
+        EXPECT_EQ(video->width, 64u);
+        EXPECT_EQ(video->height, 48u);
+        EXPECT_EQ(video->n_planes, 2u);
+        EXPECT_EQ(video->offset[1], std::uint64_t(kPaddedStride) * 48);
+        EXPECT_EQ(video->stride[0], gint(kPaddedStride));
+        EXPECT_EQ(video->stride[1], gint(kPaddedStride));
+        EXPECT_EQ(encode_video_meta(*video).payload, video_record->payload);
+        ASSERT_TRUE(send_message(connection->get(), MessageType::ReleaseBuffer, encode_release(frame->id)));
+    }
+    g2g::Result<Message> eos = receive_message(connection->get());
+    ASSERT_TRUE(eos) << eos.error().message();
+    EXPECT_EQ(eos->header.type, std::uint32_t(MessageType::Eos));
+    unlink(path.c_str());
+}
