@@ -3,7 +3,7 @@
 # Writes the seed corpora (corpus/<target>/): each seed is a hand-chosen case, encoded the way
 # the target's FuzzInput (fuzz-input.h) reads its bytes, so that each seed starts the fuzzer at a
 # meaningful frame, chain or caps string and its mutations stay near it.
-#   tests/fuzz/make-seeds.py            (rewrites corpus/view, corpus/caps, corpus/properties, corpus/layout)
+#   tests/fuzz/make-seeds.py            (rewrites corpus/view, corpus/caps, corpus/properties, corpus/layout, corpus/ipc-wire)
 import os
 import sys
 
@@ -374,9 +374,40 @@ def layout_seeds():
                                                                           [(0, 0, None), (1, 150, None)]))
 
 
+def new_buffer(memories, metas=(), frame_id=42, kind=0):
+    """A NEW_BUFFER payload as unixfdsink writes it (host order: this x86-64's little-endian)."""
+    import struct
+    out = struct.pack("<6QIBBH", frame_id, 1000, 2**64 - 1, 33, 2**64 - 1, 2**64 - 1, 0, kind, len(memories), len(metas))
+    for size, offset in memories:
+        out += struct.pack("<QQ", size, offset)
+    for name, version, payload in metas:
+        out += struct.pack("<II", 8 + len(name) + 2 + len(payload), len(name)) + name + b"\0" + bytes([version]) + payload
+    return out
+
+
+def video_meta(width, height, offsets, strides):
+    import struct
+    n = len(offsets)
+    return (struct.pack("<iiIII", 0, 23, width, height, n) + struct.pack(f"<{n}Q", *offsets)
+            + struct.pack(f"<{n}i", *strides) + struct.pack("<4I", 0, 0, 0, 0) + struct.pack(f"<{n}I", *([0] * n)))
+
+
+def ipc_wire_seeds():
+    # The input: the descriptor count, then the payload (fuzz-ipc-wire.cpp).
+    nv12 = video_meta(64, 48, [0, 80 * 48], [80, 80])
+    write("ipc-wire", "nv12-one-memfd-video-meta", bytes([1]) + new_buffer([(80 * 72, 0)], [(b"GstVideoMeta", 0, nv12)]))
+    write("ipc-wire", "two-dmabufs-two-metas", bytes([2]) + new_buffer([(4096, 0), (2048, 4096)],
+                                                                     [(b"GstVideoMeta", 0, nv12), (b"G2gTestMeta", 3, b"abc")],
+                                                                     kind=1))
+    write("ipc-wire", "no-memory", bytes([0]) + new_buffer([]))
+    write("ipc-wire", "fd-count-short", bytes([0]) + new_buffer([(100, 0)]))
+    write("ipc-wire", "memory-end-wraps", bytes([1]) + new_buffer([(2048, 2**64 - 100)]))
+
+
 if __name__ == "__main__":
     view_seeds()
     caps_seeds()
     properties_seeds()
     layout_seeds()
+    ipc_wire_seeds()
     sys.exit(0)

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Fuzz target: what a peer may send g2gipcsrc or g2gipcsink (issue 33): a NEW_BUFFER payload and
+// the number of descriptors that came with it (the input's first byte, 0 to 20; the rest is the
+// payload), through the one decoder of gst/ipc/ipc-wire.
+//
+// Oracle: the payload is an exact-size allocation (AddressSanitizer reports a read past it), and
+//  - an accepted message has exactly one descriptor per memory, none of whose ends wraps past 2^64;
+//  - the decoder is strict, so what it accepts encodes back to the very bytes that came (a field
+//    read from the wrong place, or bytes skipped, would show there);
+//  - the same holds for each GstVideoMeta record it accepts.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fuzz-main.h"
+#include "ipc-wire.h"
+
+namespace {
+
+[[noreturn]] void fail(const std::string &what)
+{
+    std::fprintf(stderr, "fuzz-ipc-wire: %s\n", what.c_str());
+    std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    g2g::fuzz::init_gstreamer(argc, argv);
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    const g2g::fuzz::FatalWarnings fatal;
+    if (size == 0)
+        return 0;
+    const std::size_t fds = data[0] % 21;
+    // A copy of exactly the payload's size, so that a read past it is a read past an allocation.
+    const std::size_t length = size - 1;
+    std::unique_ptr<std::uint8_t[]> payload(new std::uint8_t[length ? length : 1]);
+    std::memcpy(payload.get(), data + 1, length);
+    const std::span<const std::uint8_t> bytes(payload.get(), length);
+
+    g2g::Result<g2g::ipc::NewBuffer> frame = g2g::ipc::decode_new_buffer(bytes, fds);
+    if (!frame) {
+        if (frame.error().message().empty())
+            fail("a refusal without a text");
+        return 0;
+    }
+    if (frame->memories.size() != fds)
+        fail("accepted " + std::to_string(frame->memories.size()) + " memories with " + std::to_string(fds) +
+             " descriptors");
+    for (const g2g::ipc::WireMemory &memory : frame->memories)
+        if (memory.offset > UINT64_MAX - memory.size)
+            fail("accepted a memory whose end wraps past 2^64");
+    if (g2g::ipc::encode(*frame) != std::vector<std::uint8_t>(bytes.begin(), bytes.end()))
+        fail("an accepted NEW_BUFFER does not encode back to the bytes that came");
+    for (const g2g::ipc::MetaRecord &record : frame->metas) {
+        if (record.name != g2g::ipc::kVideoMetaName)
+            continue;
+        g2g::Result<g2g::ipc::WireVideoMeta> video = g2g::ipc::decode_video_meta(record);
+        if (video && g2g::ipc::encode_video_meta(*video).payload != record.payload)
+            fail("an accepted GstVideoMeta record does not encode back to its bytes");
+    }
+    return 0;
+}
