@@ -239,8 +239,7 @@ TEST(IpcWire, UnixfdsinksMessagesDecode)
     GstElementFactory *factory = gst_element_factory_find("unixfdsink");
     if (!factory) {
         g_autofree gchar *version = gst_version_string();
-        GTEST_SKIP() << "this GStreamer (" << version
-                     << ") has no unixfdsink (gst-plugins-bad 1.24 on): no peer to read";
+        GTEST_SKIP() << "this " << version << " has no unixfdsink (gst-plugins-bad 1.24 on): no peer to read";
     }
     gst_object_unref(factory);
     const std::string path = "/tmp/g2g-test-ipc-wire-" + std::to_string(getpid());
