@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ipc-socket.h"
+#include "ipc-view.h"
 #include "ipc-wire.h"
 
 using namespace g2g::ipc;
@@ -339,4 +340,128 @@ TEST(IpcWire, UnixfdsinksMessagesDecode)
     ASSERT_TRUE(eos) << eos.error().message();
     EXPECT_EQ(eos->header.type, std::uint32_t(MessageType::Eos));
     unlink(path.c_str());
+}
+
+namespace {
+
+// A frame of `format` in system memory, its bytes numbered, with a GstVideoMeta of its layout.
+g2g::BufferRef numbered_frame(GstVideoInfo &info, GstVideoFormat format, guint width, guint height)
+{
+    gst_video_info_set_format(&info, format, width, height);
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (gsize i = 0; i < map.size; ++i)
+        map.data[i] = static_cast<guint8>(i * 13 + i / 251);
+    gst_buffer_unmap(buffer, &map);
+    gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, format, width, height,
+                                   GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
+    return g2g::BufferRef::adopt(buffer);
+}
+
+std::vector<std::uint8_t> dense_bytes(const g2g::FrameView &view, GstBuffer *frame)
+{
+    g2g::Result<g2g::BufferRef> dense = view.materialize(frame);
+    EXPECT_TRUE(dense) << dense.error().message();
+    if (!dense)
+        return {};
+    // The planes' rows without their padding (materialize leaves the padding as it found it).
+    GstVideoInfo info = view.info();
+    GstVideoFrame mapped;
+    std::vector<std::uint8_t> bytes;
+    if (!gst_video_frame_map(&mapped, &info, dense->get(), GST_MAP_READ))
+        return bytes;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&mapped); ++p) {
+        const auto *data = static_cast<const std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&mapped, p));
+        const gint row = GST_VIDEO_FRAME_COMP_WIDTH(&mapped, p) * GST_VIDEO_FRAME_COMP_PSTRIDE(&mapped, p);
+        for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&mapped, p); ++y)
+            bytes.insert(bytes.end(), data + y * GST_VIDEO_FRAME_PLANE_STRIDE(&mapped, p),
+                         data + y * GST_VIDEO_FRAME_PLANE_STRIDE(&mapped, p) + row);
+    }
+    gst_video_frame_unmap(&mapped);
+    return bytes;
+}
+
+} // namespace
+
+// Every orientation of videoflip, with and without a crop, crosses as a record and comes back as the
+// same view: the same pixels, and the same bytes materialized.
+TEST(IpcView, EveryOrientationAndCropCrossesAsTheSameView)
+{
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420}) {
+        GstVideoInfo info;
+        const g2g::BufferRef frame = numbered_frame(info, format, 64, 48);
+        for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; ++m) {
+            for (bool crop : {false, true}) {
+                const auto method = static_cast<GstVideoOrientationMethod>(m);
+                g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(frame.get(), info);
+                ASSERT_TRUE(view) << view.error().message();
+                if (crop) {
+                    ASSERT_TRUE(view->crop(6, 4, 40, 30));
+                }
+                view->orient(method);
+                if (crop) {
+                    ASSERT_TRUE(view->crop(2, 2, view->width() - 4, view->height() - 6));
+                }
+                const MetaRecord record = encode_view(*view);
+                g2g::Result<g2g::FrameView> back = decode_view(record, frame.get(), info);
+                const std::string which = std::string(gst_video_format_to_string(format)) + " method " +
+                                          std::to_string(m) + (crop ? " cropped" : "");
+                ASSERT_TRUE(back) << which << ": " << back.error().message();
+                EXPECT_EQ(back->pixels().origin, view->pixels().origin) << which;
+                EXPECT_EQ(back->pixels().col, view->pixels().col) << which;
+                EXPECT_EQ(back->pixels().row, view->pixels().row) << which;
+                EXPECT_EQ(back->width(), view->width()) << which;
+                EXPECT_EQ(dense_bytes(*back, frame.get()), dense_bytes(*view, frame.get())) << which;
+            }
+        }
+    }
+}
+
+TEST(IpcView, AViewThatIsNoCropAndOrientationIsRefused)
+{
+    GstVideoInfo info;
+    const g2g::BufferRef frame = numbered_frame(info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(frame.get(), info);
+    ASSERT_TRUE(view);
+    const MetaRecord good = encode_view(*view);
+    const auto with = [&](std::size_t at, std::int64_t value) {
+        MetaRecord record = good;
+        std::memcpy(record.payload.data() + at, &value, sizeof value);
+        return decode_view(record, frame.get(), info);
+    };
+    // Payload: format, width, height (u32); origin x, y; col x, y; row x, y (i64) from byte 12.
+    EXPECT_EQ(with(36, 1).error().message(),
+              "a G2gTensorView record whose steps are not a crop and an orientation "
+              "(a column step of (1, 1), a row step of (0, 1))");
+    EXPECT_EQ(with(52, 2).error().message(),
+              "a G2gTensorView record whose steps are not a crop and an orientation "
+              "(a column step of (1, 0), a row step of (0, 2))");
+    EXPECT_EQ(with(12, 30).error().message(),
+              "a G2gTensorView record of 64x48 pixels from (30, 0) reaching outside the 64x48 frame");
+    EXPECT_EQ(with(12, -1).error().message(),
+              "a G2gTensorView record starting at pixel (-1, 0), outside the 64x48 frame");
+    EXPECT_EQ(with(12, INT64_MAX).error().message(),
+              "a G2gTensorView record starting at pixel (9223372036854775807, 0), outside the 64x48 frame");
+    MetaRecord other = good;
+    other.version = 2;
+    EXPECT_EQ(decode_view(other, frame.get(), info).error().message(),
+              "a G2gTensorView record of version 2, not 1");
+    other = good;
+    other.payload.pop_back();
+    EXPECT_EQ(decode_view(other, frame.get(), info).error().message(),
+              "a G2gTensorView record of 59 bytes, not 60");
+    GstVideoInfo nv12;
+    gst_video_info_set_format(&nv12, GST_VIDEO_FORMAT_NV12, 64, 48);
+    EXPECT_EQ(decode_view(good, frame.get(), nv12).error().message(),
+              "a G2gTensorView record of format " + std::to_string(GST_VIDEO_FORMAT_RGBA) +
+                  " over a frame of NV12");
+    // A frame whose memory is shorter than its layout: FrameView's own refusal.
+    GstVideoInfo small_info;
+    const g2g::BufferRef small = numbered_frame(small_info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+    gst_buffer_resize(small.get(), 0, 1000);
+    g2g::Result<g2g::FrameView> outside = decode_view(good, small.get(), info);
+    ASSERT_FALSE(outside);
+    EXPECT_NE(outside.error().message().find("outside the 1000-byte"), std::string::npos)
+        << outside.error().message();
 }

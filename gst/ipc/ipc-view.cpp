@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ipc-view.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <string>
+
+namespace g2g::ipc {
+
+namespace {
+
+Error refused(const std::string &what)
+{
+    return Error(ErrorCode::InvalidArgument, "a G2gTensorView record " + what);
+}
+
+void put_le(std::vector<std::uint8_t> &out, std::uint64_t value, std::size_t bytes)
+{
+    for (std::size_t i = 0; i < bytes; ++i)
+        out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+}
+
+std::uint64_t get_le(const std::vector<std::uint8_t> &in, std::size_t at, std::size_t bytes)
+{
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < bytes; ++i)
+        value |= std::uint64_t(in[at + i]) << (8 * i);
+    return value;
+}
+
+// The record's payload: the view's format, width and height (u32), then its pixel grid's origin,
+// column step and row step (x, y as i64), little-endian.
+constexpr std::size_t kPayload = 3 * 4 + 6 * 8;
+
+constexpr std::array<GstVideoOrientationMethod, 8> kMethods = {
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL,
+};
+
+bool unit_axis_step(PixelStep step)
+{
+    return (step.x == 0) != (step.y == 0) && std::max(std::abs(step.x), std::abs(step.y)) == 1;
+}
+
+} // namespace
+
+MetaRecord encode_view(const FrameView &view)
+{
+    MetaRecord record{kViewRecordName, kViewRecordVersion, {}};
+    const Grid<PixelStep> &pixels = view.pixels();
+    put_le(record.payload, static_cast<std::uint32_t>(view.format()), 4);
+    put_le(record.payload, pixels.width, 4);
+    put_le(record.payload, pixels.height, 4);
+    for (std::int64_t v :
+         {pixels.origin.x, pixels.origin.y, pixels.col.x, pixels.col.y, pixels.row.x, pixels.row.y})
+        put_le(record.payload, static_cast<std::uint64_t>(v), 8);
+    return record;
+}
+
+Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info)
+{
+    if (record.version != kViewRecordVersion)
+        return refused("of version " + std::to_string(record.version) + ", not " +
+                       std::to_string(kViewRecordVersion));
+    if (record.payload.size() != kPayload)
+        return refused("of " + std::to_string(record.payload.size()) + " bytes, not " +
+                       std::to_string(kPayload));
+    const auto format = static_cast<GstVideoFormat>(get_le(record.payload, 0, 4));
+    Grid<PixelStep> wanted;
+    wanted.width = static_cast<std::uint32_t>(get_le(record.payload, 4, 4));
+    wanted.height = static_cast<std::uint32_t>(get_le(record.payload, 8, 4));
+    std::int64_t *fields[] = {&wanted.origin.x, &wanted.origin.y, &wanted.col.x,
+                              &wanted.col.y,    &wanted.row.x,    &wanted.row.y};
+    for (std::size_t i = 0; i < 6; ++i)
+        *fields[i] = static_cast<std::int64_t>(get_le(record.payload, 12 + 8 * i, 8));
+    if (format != GST_VIDEO_INFO_FORMAT(&source_info))
+        return refused("of format " + std::to_string(format) + " over a frame of " +
+                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&source_info)));
+    if (wanted.width == 0 || wanted.height == 0)
+        return refused("of " + std::to_string(wanted.width) + "x" + std::to_string(wanted.height) +
+                       " pixels");
+    if (!unit_axis_step(wanted.col) || !unit_axis_step(wanted.row) ||
+        (wanted.col.x == 0) == (wanted.row.x == 0))
+        return refused("whose steps are not a crop and an orientation (a column step of (" +
+                       std::to_string(wanted.col.x) + ", " + std::to_string(wanted.col.y) +
+                       "), a row step of (" + std::to_string(wanted.row.x) + ", " +
+                       std::to_string(wanted.row.y) + "))");
+    // The source rectangle the view covers: its corners' bounds (the steps are unit, so no
+    // product overflows once the origin is inside the frame's range).
+    const std::int64_t source_w = GST_VIDEO_INFO_WIDTH(&source_info),
+                       source_h = GST_VIDEO_INFO_HEIGHT(&source_info);
+    if (wanted.origin.x < 0 || wanted.origin.y < 0 || wanted.origin.x >= source_w ||
+        wanted.origin.y >= source_h)
+        return refused("starting at pixel (" + std::to_string(wanted.origin.x) + ", " +
+                       std::to_string(wanted.origin.y) + "), outside the " + std::to_string(source_w) + "x" +
+                       std::to_string(source_h) + " frame");
+    const PixelStep far = wanted.at(wanted.width - 1, wanted.height - 1);
+    const std::int64_t left = std::min(wanted.origin.x, far.x), top = std::min(wanted.origin.y, far.y);
+    const std::int64_t right = std::max(wanted.origin.x, far.x), bottom = std::max(wanted.origin.y, far.y);
+    if (left < 0 || top < 0 || right >= source_w || bottom >= source_h)
+        return refused("of " + std::to_string(wanted.width) + "x" + std::to_string(wanted.height) +
+                       " pixels from (" + std::to_string(wanted.origin.x) + ", " +
+                       std::to_string(wanted.origin.y) + ") reaching outside the " +
+                       std::to_string(source_w) + "x" + std::to_string(source_h) + " frame");
+    Result<FrameView> identity = FrameView::of_frame(frame, source_info);
+    if (!identity)
+        return identity.error();
+    Result<void> cropped = identity->crop(static_cast<std::uint32_t>(left), static_cast<std::uint32_t>(top),
+                                          static_cast<std::uint32_t>(right - left + 1),
+                                          static_cast<std::uint32_t>(bottom - top + 1));
+    if (!cropped)
+        return cropped.error();
+    for (GstVideoOrientationMethod method : kMethods) {
+        FrameView view = *identity;
+        view.orient(method);
+        const Grid<PixelStep> &got = view.pixels();
+        if (got.origin == wanted.origin && got.col == wanted.col && got.row == wanted.row &&
+            got.width == wanted.width && got.height == wanted.height) {
+            if (Result<void> inside = view.check_bounds(frame); !inside)
+                return inside.error();
+            return view;
+        }
+    }
+    return refused("whose grid no orientation of its rectangle makes");
+}
+
+} // namespace g2g::ipc

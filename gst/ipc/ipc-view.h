@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// A view across processes (issue 33): a frame's view travels as a meta record of g2g's own in
+// NEW_BUFFER's list (unixfdsrc skips a record whose name it does not know), beside the GstVideoMeta
+// record that lays out the memory it reads. The record holds which source pixel each view pixel
+// is (FrameView::pixels()); the consumer rebuilds the view with FrameView's own operations on the
+// frame it received (its identity view, a crop, an orientation), so a view that crossed passes
+// exactly the checks of one made in the consumer's process, the C API's layout check among them.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <g2g/error.h>
+#include <g2g/frame-view.h>
+
+#include "ipc-wire.h"
+
+namespace g2g::ipc {
+
+inline constexpr const char *kViewRecordName = "G2gTensorView";
+inline constexpr std::uint8_t kViewRecordVersion = 1;
+
+MetaRecord encode_view(const FrameView &view);
+
+// The view `record` describes over `frame` (memories as they arrived, laid out by their
+// GstVideoMeta; `source_info` the caps of the frame the view reads). Refused: another version or
+// length, steps that are not a crop and one of videoflip's orientations, a rectangle outside the
+// frame, and what FrameView refuses (a view outside the memory that came).
+Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info);
+
+} // namespace g2g::ipc
