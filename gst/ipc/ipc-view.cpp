@@ -59,6 +59,33 @@ MetaRecord encode_view(const FrameView &view)
     return record;
 }
 
+WireVideoMeta video_meta_of(const GstVideoInfo &layout)
+{
+    WireVideoMeta meta;
+    meta.format = GST_VIDEO_INFO_FORMAT(&layout);
+    meta.width = static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&layout));
+    meta.height = static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&layout));
+    meta.n_planes = GST_VIDEO_INFO_N_PLANES(&layout);
+    for (unsigned p = 0; p < meta.n_planes; ++p) {
+        meta.offset[p] = GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
+        meta.stride[p] = GST_VIDEO_INFO_PLANE_STRIDE(&layout, p);
+    }
+    return meta;
+}
+
+void add_video_meta(GstBuffer *frame, const WireVideoMeta &meta)
+{
+    gsize offsets[GST_VIDEO_MAX_PLANES] = {};
+    gint strides[GST_VIDEO_MAX_PLANES] = {};
+    for (unsigned p = 0; p < meta.n_planes && p < 4; ++p) {
+        offsets[p] = static_cast<gsize>(meta.offset[p]);
+        strides[p] = meta.stride[p];
+    }
+    gst_buffer_add_video_meta_full(frame, static_cast<GstVideoFrameFlags>(meta.flags),
+                                   static_cast<GstVideoFormat>(meta.format), meta.width, meta.height,
+                                   meta.n_planes, offsets, strides);
+}
+
 Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info)
 {
     if (record.version != kViewRecordVersion)
@@ -87,10 +114,13 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
                        std::to_string(wanted.col.x) + ", " + std::to_string(wanted.col.y) +
                        "), a row step of (" + std::to_string(wanted.row.x) + ", " +
                        std::to_string(wanted.row.y) + "))");
+    Result<FrameView> identity = FrameView::of_frame(frame, source_info);
+    if (!identity)
+        return identity.error();
     // The source rectangle the view covers: its corners' bounds (the steps are unit, so no
-    // product overflows once the origin is inside the frame's range).
-    const std::int64_t source_w = GST_VIDEO_INFO_WIDTH(&source_info),
-                       source_h = GST_VIDEO_INFO_HEIGHT(&source_info);
+    // product overflows once the origin is inside the frame: the memory's frame, as its
+    // GstVideoMeta gives it).
+    const std::int64_t source_w = identity->width(), source_h = identity->height();
     if (wanted.origin.x < 0 || wanted.origin.y < 0 || wanted.origin.x >= source_w ||
         wanted.origin.y >= source_h)
         return refused("starting at pixel (" + std::to_string(wanted.origin.x) + ", " +
@@ -104,9 +134,6 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
                        " pixels from (" + std::to_string(wanted.origin.x) + ", " +
                        std::to_string(wanted.origin.y) + ") reaching outside the " +
                        std::to_string(source_w) + "x" + std::to_string(source_h) + " frame");
-    Result<FrameView> identity = FrameView::of_frame(frame, source_info);
-    if (!identity)
-        return identity.error();
     Result<void> cropped = identity->crop(static_cast<std::uint32_t>(left), static_cast<std::uint32_t>(top),
                                           static_cast<std::uint32_t>(right - left + 1),
                                           static_cast<std::uint32_t>(bottom - top + 1));

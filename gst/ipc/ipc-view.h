@@ -21,6 +21,12 @@ inline constexpr std::uint8_t kViewRecordVersion = 1;
 
 MetaRecord encode_view(const FrameView &view);
 
+// The GstVideoMeta record of a frame laid out as `layout` (FrameView::source_layout(): the memory
+// a view reads), and that layout put back on a buffer of the memories that crossed, as the
+// GstVideoMeta decode_view's FrameView::of_frame reads.
+WireVideoMeta video_meta_of(const GstVideoInfo &layout);
+void add_video_meta(GstBuffer *frame, const WireVideoMeta &meta);
+
 // The view `record` describes over `frame` (memories as they arrived, laid out by their
 // GstVideoMeta; `source_info` the caps of the frame the view reads). Refused: another version or
 // length, steps that are not a crop and one of videoflip's orientations, a rectangle outside the

@@ -142,6 +142,12 @@ public:
     // pixels().at(x, y). What a consumer that samples the frame itself applies (a GPU reading a
     // texture handle, whose memory has no byte layout to stride through).
     const Grid<PixelStep> &pixels() const { return pixels_; }
+    // How the frame this view reads lies in its buffer: its format, width and height, and each
+    // plane's offset (from the buffer's start) and stride, as of_frame found them (the buffer's
+    // GstVideoMeta, or its caps, or the device memory's own). The same through every crop and
+    // orientation: with pixels(), what another process needs to make this view again over the
+    // same memory (gst/ipc/ipc-view).
+    const GstVideoInfo &source_layout() const { return source_layout_; }
 
     // False when some plane cannot be expressed with strides (packed 4:2:2 once a horizontal flip,
     // a rotation or an odd left crop touched it): such a view can only be materialized.
@@ -205,6 +211,7 @@ private:
     Result<BufferRef> dense_buffer(GstBuffer *source, const WorkerPool *workers) const;
 
     GstVideoInfo info_{};
+    GstVideoInfo source_layout_{};
     std::array<PlaneView, GST_VIDEO_MAX_PLANES> planes_{};
     unsigned n_planes_ = 0;
     bool strided_ = true;

@@ -135,6 +135,11 @@ Result<FrameView> FrameView::of_frame(GstBuffer *buffer, const GstVideoInfo &inf
                                  : std::pair<guint, guint>{GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c),
                                                            GST_VIDEO_FORMAT_INFO_H_SUB(finfo, c)};
     }
+    view.source_layout_ = layout;
+    for (unsigned p = 0; p < view.n_planes_; ++p) {
+        view.source_layout_.offset[p] = offsets[p];
+        view.source_layout_.stride[p] = strides[p];
+    }
     view.source_width_ = static_cast<std::uint32_t>(GST_VIDEO_INFO_WIDTH(&layout));
     view.source_height_ = static_cast<std::uint32_t>(GST_VIDEO_INFO_HEIGHT(&layout));
     view.pixels_ = {{0, 0}, {1, 0}, {0, 1}, view.source_width_, view.source_height_};

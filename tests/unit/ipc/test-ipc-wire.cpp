@@ -344,18 +344,24 @@ TEST(IpcWire, UnixfdsinksMessagesDecode)
 
 namespace {
 
-// A frame of `format` in system memory, its bytes numbered, with a GstVideoMeta of its layout.
+// A frame of `format` in system memory, its rows padded (strides that are not the caps' own), its
+// bytes numbered, with a GstVideoMeta of that layout; `info` gets the caps' (unpadded) info.
 g2g::BufferRef numbered_frame(GstVideoInfo &info, GstVideoFormat format, guint width, guint height)
 {
     gst_video_info_set_format(&info, format, width, height);
-    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstVideoInfo padded = info;
+    GstVideoAlignment align;
+    gst_video_alignment_reset(&align);
+    align.padding_right = 16;
+    gst_video_info_align(&padded, &align);
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&padded), nullptr);
     GstMapInfo map;
     gst_buffer_map(buffer, &map, GST_MAP_WRITE);
     for (gsize i = 0; i < map.size; ++i)
         map.data[i] = static_cast<guint8>(i * 13 + i / 251);
     gst_buffer_unmap(buffer, &map);
     gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, format, width, height,
-                                   GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
+                                   GST_VIDEO_INFO_N_PLANES(&padded), padded.offset, padded.stride);
     return g2g::BufferRef::adopt(buffer);
 }
 
@@ -403,8 +409,23 @@ TEST(IpcView, EveryOrientationAndCropCrossesAsTheSameView)
                 if (crop) {
                     ASSERT_TRUE(view->crop(2, 2, view->width() - 4, view->height() - 6));
                 }
+                // What crosses: the memory, its layout (the view's source layout) as a GstVideoMeta
+                // record, and the view record; what arrives: a buffer of that memory and nothing else.
+                const GstVideoMeta *memory_layout = gst_buffer_get_video_meta(frame.get());
+                for (guint p = 0; p < memory_layout->n_planes; ++p) {
+                    EXPECT_EQ(GST_VIDEO_INFO_PLANE_STRIDE(&view->source_layout(), p),
+                              memory_layout->stride[p]);
+                    EXPECT_EQ(GST_VIDEO_INFO_PLANE_OFFSET(&view->source_layout(), p),
+                              memory_layout->offset[p]);
+                }
+                const MetaRecord layout = encode_video_meta(video_meta_of(view->source_layout()));
                 const MetaRecord record = encode_view(*view);
-                g2g::Result<g2g::FrameView> back = decode_view(record, frame.get(), info);
+                g2g::BufferRef arrived = g2g::BufferRef::adopt(gst_buffer_new());
+                gst_buffer_append_memory(arrived.get(), gst_buffer_get_all_memory(frame.get()));
+                g2g::Result<WireVideoMeta> arrived_layout = decode_video_meta(layout);
+                ASSERT_TRUE(arrived_layout) << arrived_layout.error().message();
+                add_video_meta(arrived.get(), *arrived_layout);
+                g2g::Result<g2g::FrameView> back = decode_view(record, arrived.get(), info);
                 const std::string which = std::string(gst_video_format_to_string(format)) + " method " +
                                           std::to_string(m) + (crop ? " cropped" : "");
                 ASSERT_TRUE(back) << which << ": " << back.error().message();
@@ -412,7 +433,7 @@ TEST(IpcView, EveryOrientationAndCropCrossesAsTheSameView)
                 EXPECT_EQ(back->pixels().col, view->pixels().col) << which;
                 EXPECT_EQ(back->pixels().row, view->pixels().row) << which;
                 EXPECT_EQ(back->width(), view->width()) << which;
-                EXPECT_EQ(dense_bytes(*back, frame.get()), dense_bytes(*view, frame.get())) << which;
+                EXPECT_EQ(dense_bytes(*back, arrived.get()), dense_bytes(*view, frame.get())) << which;
             }
         }
     }
