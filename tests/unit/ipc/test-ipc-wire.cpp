@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <gst/gst.h>
+#include <g2g/frame-view.h>
+#include <g2g/tensor-view-meta.h>
+
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "ipc-frame.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
 #include "ipc-wire.h"
@@ -485,4 +489,165 @@ TEST(IpcView, AViewThatIsNoCropAndOrientationIsRefused)
     ASSERT_FALSE(outside);
     EXPECT_NE(outside.error().message().find("outside the 1000-byte"), std::string::npos)
         << outside.error().message();
+}
+
+namespace {
+
+// `frame`'s bytes copied into one memfd, as fd memory, with its GstVideoMeta and metas kept: a frame
+// as g2gipcsink's memfd pool would hold it.
+g2g::BufferRef in_memfd(GstBuffer *frame)
+{
+    const g2g::Ref<GstAllocator> allocator = g2g::Ref<GstAllocator>::adopt(gst_fd_allocator_new());
+    const gsize size = gst_buffer_get_size(frame);
+    const int fd = memfd_of(size);
+    void *bytes = mmap(nullptr, size, PROT_WRITE, MAP_SHARED, fd, 0);
+    gst_buffer_extract(frame, 0, bytes, size);
+    munmap(bytes, size);
+    GstBuffer *copy = gst_buffer_new();
+    gst_buffer_append_memory(copy,
+                             gst_fd_allocator_alloc(allocator.get(), fd, size, GST_FD_MEMORY_FLAG_NONE));
+    gst_buffer_copy_into(copy, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, size);
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(frame);
+    gsize offsets[GST_VIDEO_MAX_PLANES];
+    gint strides[GST_VIDEO_MAX_PLANES];
+    for (guint p = 0; p < meta->n_planes; ++p) {
+        offsets[p] = meta->offset[p];
+        strides[p] = meta->stride[p];
+    }
+    gst_buffer_add_video_meta_full(copy, meta->flags, meta->format, meta->width, meta->height, meta->n_planes,
+                                   offsets, strides);
+    return g2g::BufferRef::adopt(copy);
+}
+
+// The frame as the consumer makes it: described, sent over a socket with its descriptors,
+// received and built again.
+g2g::Result<g2g::BufferRef> crossed(GstBuffer *frame, const GstVideoInfo &info, bool view_caps)
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        return g2g::Error(g2g::ErrorCode::InvalidArgument, "no socket pair");
+    UniqueFd producer(pair[0]), consumer(pair[1]);
+    g2g::Result<OutgoingFrame> out = describe_frame(frame, 7);
+    if (!out)
+        return out.error();
+    if (g2g::Result<void> sent =
+            send_message(producer.get(), MessageType::NewBuffer, encode(out->message), out->fds);
+        !sent)
+        return sent.error();
+    g2g::Result<Message> in = receive_message(consumer.get());
+    if (!in)
+        return in.error();
+    g2g::Result<NewBuffer> message = decode_new_buffer(in->payload, in->fds.size());
+    if (!message)
+        return message.error();
+    return build_frame(*message, std::move(in->fds), info, view_caps);
+}
+
+} // namespace
+
+// A padded frame and views of it cross through a socket as descriptors and come out as the same
+// frame: the same bytes read, from the producer's own pages (a write there shows in the consumer).
+TEST(IpcFrame, FramesAndViewsCrossAsTheirMemory)
+{
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+        GstVideoInfo info;
+        const g2g::BufferRef source = numbered_frame(info, format, 64, 48);
+        const g2g::BufferRef frame = in_memfd(source.get());
+        GST_BUFFER_PTS(frame.get()) = 5 * GST_SECOND;
+        ASSERT_TRUE(gst_buffer_get_video_meta(frame.get()));
+        g2g::Result<g2g::BufferRef> dense = crossed(frame.get(), info, false);
+        ASSERT_TRUE(dense) << dense.error().message();
+        EXPECT_EQ(GST_BUFFER_PTS(dense->get()), 5 * GST_SECOND);
+        // The padded layout crossed with it (the caps' own would read other bytes).
+        const GstVideoMeta *layout = gst_buffer_get_video_meta(dense->get());
+        ASSERT_TRUE(layout);
+        EXPECT_EQ(layout->stride[0], gst_buffer_get_video_meta(frame.get())->stride[0]);
+        g2g::Result<g2g::FrameView> sent_view = g2g::FrameView::of_frame(frame.get(), info);
+        g2g::Result<g2g::FrameView> got_view = g2g::FrameView::of_frame(dense->get(), info);
+        ASSERT_TRUE(sent_view && got_view);
+        EXPECT_EQ(dense_bytes(*got_view, dense->get()), dense_bytes(*sent_view, frame.get()));
+        // The same pages: a byte the producer writes after sending is the consumer's to read.
+        GstMapInfo producer_map, consumer_map;
+        ASSERT_TRUE(gst_buffer_map(frame.get(), &producer_map, GST_MAP_WRITE));
+        producer_map.data[100] ^= 0xff;
+        const guint8 written = producer_map.data[100];
+        gst_buffer_unmap(frame.get(), &producer_map);
+        ASSERT_TRUE(gst_buffer_map(dense->get(), &consumer_map, GST_MAP_READ));
+        EXPECT_EQ(consumer_map.data[100], written);
+        gst_buffer_unmap(dense->get(), &consumer_map);
+        // The consumer's memory is read-only: it reads the producer's frame, never writes it (a
+        // writer gets a copy from gst_buffer_map).
+        GstMemory *memory = gst_buffer_peek_memory(dense->get(), 0);
+        EXPECT_TRUE(GST_MEMORY_IS_READONLY(memory));
+        GstMapInfo write_map;
+        EXPECT_FALSE(gst_memory_map(memory, &write_map, GST_MAP_WRITE));
+
+        // A view of it: the view record and its layout cross; the memory is the same.
+        g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(frame.get(), info);
+        ASSERT_TRUE(view);
+        ASSERT_TRUE(view->crop(4, 2, 40, 30));
+        view->orient(GST_VIDEO_ORIENTATION_90R);
+        g2g::BufferRef view_frame = g2g::BufferRef::adopt(gst_buffer_copy(frame.get()));
+        g2g::attach_tensor_view(view_frame.get(), *view);
+        g2g::Result<g2g::BufferRef> crossed_view = crossed(view_frame.get(), info, true);
+        ASSERT_TRUE(crossed_view) << crossed_view.error().message();
+        const g2g::FrameView *arrived = g2g::tensor_view_of(crossed_view->get());
+        ASSERT_TRUE(arrived);
+        EXPECT_EQ(arrived->width(), 30u);
+        EXPECT_EQ(dense_bytes(*arrived, crossed_view->get()), dense_bytes(*view, frame.get()));
+    }
+}
+
+TEST(IpcFrame, WhatCannotCrossOrDoesNotFitIsRefused)
+{
+    GstVideoInfo info;
+    const g2g::BufferRef source = numbered_frame(info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    // Memory that has no descriptor.
+    EXPECT_EQ(describe_frame(source.get(), 1).error().message(),
+              "memory 0 of the frame is SystemMemory, not fd memory: only memfd and DMA-BUF memory cross by "
+              "descriptor");
+    const g2g::BufferRef frame = in_memfd(source.get());
+    g2g::Result<OutgoingFrame> out = describe_frame(frame.get(), 9);
+    ASSERT_TRUE(out) << out.error().message();
+    ASSERT_EQ(out->message.metas.size(), 1u); // the layout record
+    const auto build = [&](NewBuffer message, std::size_t fd_size, bool view_caps = false) {
+        std::vector<UniqueFd> fds;
+        fds.emplace_back(memfd_of(fd_size));
+        return build_frame(message, std::move(fds), info, view_caps);
+    };
+    const std::size_t size = gst_buffer_get_size(frame.get());
+    ASSERT_TRUE(build(out->message, size));
+    // A memory past the end of its descriptor.
+    EXPECT_EQ(build(out->message, size - 1).error().message(),
+              "NEW_BUFFER 9 memory 0 (bytes 0.." + std::to_string(size) + ") lies past the end of its " +
+                  std::to_string(size - 1) + "-byte descriptor");
+    NewBuffer shifted = out->message;
+    shifted.memories[0].offset = 1000;
+    EXPECT_EQ(build(shifted, size).error().message(),
+              "NEW_BUFFER 9 memory 0 (bytes 1000.." + std::to_string(size + 1000) +
+                  ") lies past the end of its " + std::to_string(size) + "-byte descriptor");
+    // A layout whose chroma plane lies past the memory.
+    NewBuffer past = out->message;
+    WireVideoMeta layout = *decode_video_meta(past.metas[0]);
+    layout.offset[1] = size - 10;
+    past.metas[0] = encode_video_meta(layout);
+    g2g::Result<g2g::BufferRef> outside = build(past, size);
+    ASSERT_FALSE(outside);
+    // NV12 64x48 padded to 80-byte rows: 5760 bytes; the chroma plane's 24 rows of 64 bytes from 5750.
+    ASSERT_EQ(size, 5760u);
+    EXPECT_EQ(outside.error().message(),
+              "NEW_BUFFER 9 plane 1 (bytes 5750..7654) lies outside the 5760-byte buffer");
+    // A layout of another format than the stream's.
+    layout = *decode_video_meta(out->message.metas[0]);
+    layout.format = GST_VIDEO_FORMAT_RGBA;
+    NewBuffer other = out->message;
+    other.metas[0] = encode_video_meta(layout);
+    EXPECT_EQ(build(other, size).error().message(), "NEW_BUFFER 9 lays out RGBA in a stream of NV12");
+    // View caps, and no view.
+    EXPECT_EQ(build(out->message, size, true).error().message(),
+              "NEW_BUFFER 9 arrived in view caps (meta:G2gTensorView) without its view");
+    // Descriptors that do not match the memories.
+    EXPECT_EQ(build_frame(out->message, {}, info, false).error().message(),
+              "NEW_BUFFER 9 came with 0 descriptors for 1 memories");
 }

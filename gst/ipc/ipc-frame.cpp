@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ipc-frame.h"
+
+#include <gst/allocators/allocators.h>
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include <g2g/frame-view.h>
+#include <g2g/tensor-view-meta.h>
+
+#include "ipc-view.h"
+
+namespace g2g::ipc {
+
+namespace {
+
+Error refused(std::uint64_t id, const std::string &what)
+{
+    return Error(ErrorCode::InvalidArgument, "NEW_BUFFER " + std::to_string(id) + " " + what);
+}
+
+// The allocator whose memories wrap what arrived (fd memory, or DMA-BUF memory): made once and
+// registered, so GStreamer owns it (gst_deinit frees it, and the leaks tracer sees no stray one).
+Ref<GstAllocator> allocator_for(MemoryKind kind)
+{
+    static constexpr const char *kFd = "G2gIpcFdMemory", *kDmaBuf = "G2gIpcDmaBufMemory";
+    static std::once_flag registered;
+    std::call_once(registered, [] {
+        gst_allocator_register(kFd, gst_fd_allocator_new());
+        gst_allocator_register(kDmaBuf, gst_dmabuf_allocator_new());
+    });
+    return Ref<GstAllocator>::adopt(gst_allocator_find(kind == MemoryKind::DmaBuf ? kDmaBuf : kFd));
+}
+
+// Each plane of `frame` (its GstVideoMeta's layout, else `info`'s) ends inside the buffer, in
+// exact arithmetic: for the formats a FrameView does not describe.
+Result<void> planes_inside(GstBuffer *frame, const GstVideoInfo &info)
+{
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(frame);
+    GstVideoInfo layout = info;
+    if (meta)
+        gst_video_info_set_format(&layout, meta->format, meta->width, meta->height);
+    const std::uint64_t size = gst_buffer_get_size(frame);
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&layout); ++p) {
+        const std::uint64_t offset = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
+        const gint stride = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&layout, p);
+        guint c = 0; // the first component the plane holds
+        while (c + 1 < GST_VIDEO_INFO_N_COMPONENTS(&layout) &&
+               GST_VIDEO_FORMAT_INFO_PLANE(layout.finfo, c) != p)
+            ++c;
+        const std::uint64_t rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
+        std::uint64_t span = 0, end = 0;
+        if (stride < 0 || __builtin_mul_overflow(std::uint64_t(stride), rows, &span) ||
+            __builtin_add_overflow(offset, span, &end) || end > size)
+            return Error(ErrorCode::InvalidArgument,
+                         "plane " + std::to_string(p) + " (" + std::to_string(rows) + " rows of " +
+                             std::to_string(stride) + " bytes from " + std::to_string(offset) +
+                             ") lies outside the " + std::to_string(size) + "-byte frame");
+    }
+    return {};
+}
+
+} // namespace
+
+Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
+{
+    OutgoingFrame out;
+    NewBuffer &message = out.message;
+    message.id = id;
+    message.pts = GST_BUFFER_PTS(frame);
+    message.dts = GST_BUFFER_DTS(frame);
+    message.duration = GST_BUFFER_DURATION(frame);
+    message.offset = GST_BUFFER_OFFSET(frame);
+    message.offset_end = GST_BUFFER_OFFSET_END(frame);
+    message.flags = GST_BUFFER_FLAGS(frame);
+    const guint n = gst_buffer_n_memory(frame);
+    if (n > kMaxMemories)
+        return Error(ErrorCode::InvalidArgument, "a frame of " + std::to_string(n) +
+                                                     " memories: a message carries " +
+                                                     std::to_string(kMaxMemories));
+    std::size_t dmabufs = 0;
+    for (guint i = 0; i < n; ++i) {
+        GstMemory *memory = gst_buffer_peek_memory(frame, i);
+        if (!gst_is_fd_memory(memory))
+            return Error(ErrorCode::UnsupportedDomain,
+                         "memory " + std::to_string(i) + " of the frame is " +
+                             (memory->allocator ? memory->allocator->mem_type : "of no allocator") +
+                             ", not fd memory: only memfd and DMA-BUF memory cross by descriptor");
+        dmabufs += gst_is_dmabuf_memory(memory) ? 1 : 0;
+        out.fds.push_back(gst_fd_memory_get_fd(memory));
+        message.memories.push_back(
+            {static_cast<std::uint64_t>(memory->size), static_cast<std::uint64_t>(memory->offset)});
+    }
+    if (dmabufs != 0 && dmabufs != n)
+        return Error(ErrorCode::UnsupportedDomain,
+                     "the frame mixes DMA-BUF and other fd memory: a message carries one kind");
+    message.kind = dmabufs ? MemoryKind::DmaBuf : MemoryKind::Fd;
+    if (const FrameView *view = tensor_view_of(frame)) {
+        message.metas.push_back(encode_video_meta(video_meta_of(view->source_layout())));
+        message.metas.push_back(encode_view(*view));
+    } else if (const GstVideoMeta *meta = gst_buffer_get_video_meta(frame)) {
+        GstVideoInfo layout;
+        gst_video_info_set_format(&layout, meta->format, meta->width, meta->height);
+        for (guint p = 0; p < meta->n_planes; ++p) {
+            layout.offset[p] = meta->offset[p];
+            layout.stride[p] = meta->stride[p];
+        }
+        message.metas.push_back(encode_video_meta(video_meta_of(layout)));
+    }
+    return out;
+}
+
+Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
+                              bool view_caps)
+{
+    if (fds.size() != message.memories.size())
+        return refused(message.id, "came with " + std::to_string(fds.size()) + " descriptors for " +
+                                       std::to_string(message.memories.size()) + " memories");
+    BufferRef frame = BufferRef::adopt(gst_buffer_new());
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+        const WireMemory &memory = message.memories[i];
+        // The descriptor's size (lseek answers for memfds and DMA-BUFs alike, where fstat may not).
+        const off_t end = ::lseek(fds[i].get(), 0, SEEK_END);
+        if (end < 0)
+            return refused(message.id, "memory " + std::to_string(i) + ": its descriptor has no size (" +
+                                           std::strerror(errno) + ")");
+        if (memory.offset > static_cast<std::uint64_t>(end) ||
+            memory.size > static_cast<std::uint64_t>(end) - memory.offset)
+            return refused(message.id,
+                           "memory " + std::to_string(i) + " (bytes " + std::to_string(memory.offset) + ".." +
+                               std::to_string(memory.offset + memory.size) + ") lies past the end of its " +
+                               std::to_string(end) + "-byte descriptor");
+        GstMemory *wrapped =
+            gst_fd_allocator_alloc(allocator_for(message.kind).get(), fds[i].release(),
+                                   static_cast<gsize>(memory.offset + memory.size), GST_FD_MEMORY_FLAG_NONE);
+        if (!wrapped)
+            return refused(message.id, "memory " + std::to_string(i) + " cannot be wrapped");
+        gst_memory_resize(wrapped, static_cast<gssize>(memory.offset), static_cast<gsize>(memory.size));
+        GST_MINI_OBJECT_FLAG_SET(wrapped, GST_MEMORY_FLAG_READONLY);
+        gst_buffer_append_memory(frame.get(), wrapped);
+    }
+    GST_BUFFER_PTS(frame.get()) = message.pts;
+    GST_BUFFER_DTS(frame.get()) = message.dts;
+    GST_BUFFER_DURATION(frame.get()) = message.duration;
+    GST_BUFFER_OFFSET(frame.get()) = message.offset;
+    GST_BUFFER_OFFSET_END(frame.get()) = message.offset_end;
+    GST_BUFFER_FLAGS(frame.get()) = message.flags;
+
+    const MetaRecord *layout = nullptr;
+    const MetaRecord *view = nullptr;
+    for (const MetaRecord &record : message.metas) {
+        if (record.name == kVideoMetaName)
+            layout = &record;
+        else if (record.name == kViewRecordName)
+            view = &record;
+        // Other metas are skipped, as unixfdsrc skips those it does not know.
+    }
+    if (layout) {
+        Result<WireVideoMeta> decoded = decode_video_meta(*layout);
+        if (!decoded)
+            return refused(message.id, decoded.error().message());
+        if (decoded->format != GST_VIDEO_INFO_FORMAT(&info))
+            return refused(message.id,
+                           std::string("lays out ") +
+                               gst_video_format_to_string(static_cast<GstVideoFormat>(decoded->format)) +
+                               " in a stream of " + gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
+        add_video_meta(frame.get(), *decoded);
+    }
+    if (view_caps && !view)
+        return refused(message.id, "arrived in view caps (meta:G2gTensorView) without its view");
+    if (view) {
+        Result<FrameView> decoded = decode_view(*view, frame.get(), info);
+        if (!decoded)
+            return refused(message.id, decoded.error().message());
+        attach_tensor_view(frame.get(), std::move(*decoded));
+        return frame;
+    }
+    // The layout a reader will read: checked now, against the memories that came (FrameView's
+    // check where a view can describe the format, else each plane's extent).
+    if (FrameView::supports_format(GST_VIDEO_INFO_FORMAT(&info))) {
+        if (Result<FrameView> readable = FrameView::of_frame(frame.get(), info); !readable)
+            return refused(message.id, readable.error().message());
+    } else if (Result<void> inside = planes_inside(frame.get(), info); !inside) {
+        return refused(message.id, inside.error().message());
+    }
+    return frame;
+}
+
+} // namespace g2g::ipc

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// A frame of fd memory (System frames in memfds, DMA-BUFs) as it crosses a process boundary
+// (issue 33): what NEW_BUFFER says of it, and the frame the consumer makes again from that
+// message and the descriptors that came with it. The memory is never copied: the consumer's
+// frame maps the producer's pages. What a view reads crosses as its layout (a GstVideoMeta
+// record) and the view as g2g's record (ipc-view); both are checked, in the consumer, by the same
+// code as a frame made in its own process.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <g2g/error.h>
+#include <g2g/gst-ref.h>
+
+#include "ipc-socket.h"
+#include "ipc-wire.h"
+
+namespace g2g::ipc {
+
+// What crosses for a frame: its message, and its memories' descriptors in order (borrowed from
+// the frame's memories: valid while the frame lives).
+struct OutgoingFrame {
+    NewBuffer message;
+    std::vector<int> fds;
+};
+
+// The message of `frame` (caps `info`), id `id`. Its metas: the layout of the memory it reads
+// (the view's source layout, or the frame's GstVideoMeta; none where the caps' layout is the
+// memory's) and the view it carries. Refused: memory that is not fd memory (named, as the element
+// has to make it so), DMA-BUF memory beside other fd memory, more memories than a message carries.
+Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id);
+
+// The frame `message` describes, its memories wrapping `fds` (taken; each owned by its memory
+// once wrapped), read-only, laid out by the GstVideoMeta record where there is one, carrying the
+// view where there is one. `info`: the stream's caps; `view_caps`: they carry meta:G2gTensorView
+// (a frame without its view record is refused there). Refused before anything is read: a memory
+// past the end of its descriptor, a layout outside the memories (FrameView::of_frame's check), a
+// view record decode_view refuses.
+Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
+                              bool view_caps);
+
+} // namespace g2g::ipc
