@@ -136,11 +136,13 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
                            "memory " + std::to_string(i) + " (bytes " + std::to_string(memory.offset) + ".." +
                                std::to_string(memory.offset + memory.size) + ") lies past the end of its " +
                                std::to_string(end) + "-byte descriptor");
+        // The descriptor stays owned here until a memory has taken it.
         GstMemory *wrapped =
-            gst_fd_allocator_alloc(allocator_for(message.kind).get(), fds[i].release(),
+            gst_fd_allocator_alloc(allocator_for(message.kind).get(), fds[i].get(),
                                    static_cast<gsize>(memory.offset + memory.size), GST_FD_MEMORY_FLAG_NONE);
         if (!wrapped)
             return refused(message.id, "memory " + std::to_string(i) + " cannot be wrapped");
+        fds[i].release();
         gst_memory_resize(wrapped, static_cast<gssize>(memory.offset), static_cast<gsize>(memory.size));
         GST_MINI_OBJECT_FLAG_SET(wrapped, GST_MEMORY_FLAG_READONLY);
         gst_buffer_append_memory(frame.get(), wrapped);
@@ -174,6 +176,9 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
     }
     if (view_caps && !view)
         return refused(message.id, "arrived in view caps (meta:G2gTensorView) without its view");
+    // A view travels only in caps that say so: a reader of these caps would read the source's bytes.
+    if (view && !view_caps)
+        return refused(message.id, "carries a view in caps without meta:G2gTensorView");
     if (view) {
         Result<FrameView> decoded = decode_view(*view, frame.get(), info);
         if (!decoded)

@@ -592,6 +592,9 @@ TEST(IpcFrame, FramesAndViewsCrossAsTheirMemory)
         g2g::attach_tensor_view(view_frame.get(), *view);
         g2g::Result<g2g::BufferRef> crossed_view = crossed(view_frame.get(), info, true);
         ASSERT_TRUE(crossed_view) << crossed_view.error().message();
+        // The same frame in caps without the view feature: refused, never read as dense bytes.
+        EXPECT_EQ(crossed(view_frame.get(), info, false).error().message(),
+                  "NEW_BUFFER 7 carries a view in caps without meta:G2gTensorView");
         const g2g::FrameView *arrived = g2g::tensor_view_of(crossed_view->get());
         ASSERT_TRUE(arrived);
         EXPECT_EQ(arrived->width(), 30u);
