@@ -434,15 +434,28 @@ TEST(VulkanEngineMultiplanar, AnImageOfOtherPlanesThanTheCapsIsRefused)
     }
 }
 
-TEST(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
+// The downloads' frame: NV12 64x48 as vulkanupload made it (and as it was in system memory), and an
+// engine on its device.
+class VulkanEngineDownload : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!have_vulkan_device())
+            GTEST_SKIP() << "no Vulkan device on this machine";
+        frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
+        ASSERT_TRUE(frame.images && frame.system);
+        g2g::Result<std::shared_ptr<Engine>> made = Engine::for_device(device_of(frame.images.get()));
+        ASSERT_TRUE(made) << made.error().message();
+        engine = *made;
+    }
+
+    Uploaded frame;
+    std::shared_ptr<Engine> engine;
+};
+
+TEST_F(VulkanEngineDownload, HandsTheFrameOnAtOnceAndWaitsOnFirstMap)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device on this machine";
-    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
-    ASSERT_TRUE(frame.images && frame.system);
-    auto engine = Engine::for_device(device_of(frame.images.get()));
-    ASSERT_TRUE(engine);
-    g2g::Result<BufferRef> read = (*engine)->download(frame.images.get(), frame.info);
+    g2g::Result<BufferRef> read = engine->download(frame.images.get(), frame.info);
     ASSERT_TRUE(read) << read.error().message();
     GstMemory *memory = gst_buffer_peek_memory(read->get(), 0);
     EXPECT_TRUE(g2g::vulkan::is_fenced_memory(memory));
@@ -471,18 +484,12 @@ bool read_frame(GstBuffer *frame)
 // Nothing is made per frame once a stream runs: the fences come back to the engine's pool and the
 // staging buffers to its free list, whether a sink reads each frame at once, 4 frames later (behind
 // a queue) or never (a fakesink). Every frame holds the bytes of its own copy.
-TEST(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
+TEST_F(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device on this machine";
-    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
-    ASSERT_TRUE(frame.images && frame.system);
-    auto engine = Engine::for_device(device_of(frame.images.get()));
-    ASSERT_TRUE(engine);
     constexpr int kFrames = 200;
 
     for (int i = 0; i < kFrames; ++i) {
-        g2g::Result<BufferRef> read = (*engine)->download(frame.images.get(), frame.info);
+        g2g::Result<BufferRef> read = engine->download(frame.images.get(), frame.info);
         ASSERT_TRUE(read) << "frame " << i << ": " << read.error().message();
         if (i % 50 == 0)
             EXPECT_EQ(compare_frames(frame.info, read->get(), frame.info, frame.system.get()), "")
@@ -490,13 +497,13 @@ TEST(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
         else
             ASSERT_TRUE(read_frame(read->get())) << "frame " << i;
     }
-    const Engine::Created at_once = (*engine)->created();
+    const Engine::Created at_once = engine->created();
     EXPECT_LE(at_once.fences, 2u) << "frames read at once";
     EXPECT_EQ(at_once.staging_buffers, 1u) << "frames read at once";
 
     std::deque<BufferRef> queued;
     for (int i = 0; i < kFrames; ++i) {
-        g2g::Result<BufferRef> read = (*engine)->download(frame.images.get(), frame.info);
+        g2g::Result<BufferRef> read = engine->download(frame.images.get(), frame.info);
         ASSERT_TRUE(read) << "frame " << i << ": " << read.error().message();
         queued.push_back(std::move(*read));
         if (queued.size() <= 4)
@@ -509,19 +516,19 @@ TEST(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
         queued.pop_front();
     }
     queued.clear();
-    const Engine::Created behind_a_queue = (*engine)->created();
+    const Engine::Created behind_a_queue = engine->created();
     // Five frames out at once, a buffer back in the free list, a fence of a submission not collected.
     EXPECT_LE(behind_a_queue.fences, 8u) << "frames read 4 later";
     EXPECT_LE(behind_a_queue.staging_buffers, 6u) << "frames read 4 later";
 
     for (int i = 0; i < kFrames; ++i) {
-        g2g::Result<BufferRef> dropped = (*engine)->download(frame.images.get(), frame.info);
+        g2g::Result<BufferRef> dropped = engine->download(frame.images.get(), frame.info);
         ASSERT_TRUE(dropped) << "frame " << i << ": " << dropped.error().message();
     }
-    const Engine::Created unread = (*engine)->created();
+    const Engine::Created unread = engine->created();
     EXPECT_LE(unread.staging_buffers, g2g::vulkan::StagingPool::kMaxBuffers) << "frames dropped unread";
     EXPECT_LE(unread.fences, g2g::vulkan::StagingPool::kMaxBuffers + 2) << "frames dropped unread";
-    g2g::Result<BufferRef> last = (*engine)->download(frame.images.get(), frame.info);
+    g2g::Result<BufferRef> last = engine->download(frame.images.get(), frame.info);
     ASSERT_TRUE(last);
     EXPECT_EQ(compare_frames(frame.info, last->get(), frame.info, frame.system.get()), "");
 }
@@ -530,30 +537,22 @@ TEST(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
 // engine's pool) and its staging buffer (of the engine's free list): dropping the engine first, then
 // reading the frames and their shares, or dropping them unread, is safe and frees everything (the
 // leaks tracer's run checks the last part).
-TEST(VulkanEngineDownload, FramesOutliveTheirEngineAndItsFences)
+TEST_F(VulkanEngineDownload, FramesOutliveTheirEngineAndItsFences)
 {
-    if (!have_vulkan_device())
-        GTEST_SKIP() << "no Vulkan device on this machine";
-    Uploaded frame = upload(GST_VIDEO_FORMAT_NV12, 64, 48);
-    ASSERT_TRUE(frame.images && frame.system);
     std::vector<BufferRef> frames;
-    BufferRef part;
-    {
-        auto engine = Engine::for_device(device_of(frame.images.get()));
-        ASSERT_TRUE(engine);
-        for (int i = 0; i < 6; ++i) {
-            g2g::Result<BufferRef> read = (*engine)->download(frame.images.get(), frame.info);
-            ASSERT_TRUE(read) << read.error().message();
-            frames.push_back(std::move(*read));
-        }
-        // One read before the engine goes, one shared (as gst_buffer_copy_region shares it).
-        EXPECT_EQ(compare_frames(frame.info, frames[0].get(), frame.info, frame.system.get()), "");
-        part = BufferRef::adopt(gst_buffer_copy_region(frames[1].get(), GST_BUFFER_COPY_MEMORY, 64, 128));
-        ASSERT_TRUE(part);
-        const std::weak_ptr<Engine> watched = *engine;
-        engine->reset();
-        ASSERT_TRUE(watched.expired()) << "the frames hold no reference to their engine";
+    for (int i = 0; i < 6; ++i) {
+        g2g::Result<BufferRef> read = engine->download(frame.images.get(), frame.info);
+        ASSERT_TRUE(read) << read.error().message();
+        frames.push_back(std::move(*read));
     }
+    // One read before the engine goes, one shared (as gst_buffer_copy_region shares it).
+    EXPECT_EQ(compare_frames(frame.info, frames[0].get(), frame.info, frame.system.get()), "");
+    BufferRef part =
+        BufferRef::adopt(gst_buffer_copy_region(frames[1].get(), GST_BUFFER_COPY_MEMORY, 64, 128));
+    ASSERT_TRUE(part);
+    const std::weak_ptr<Engine> watched = engine;
+    engine.reset();
+    ASSERT_TRUE(watched.expired()) << "the frames hold no reference to their engine";
     // The frames read after their engine: each waits for its own fence.
     for (std::size_t i = 0; i < frames.size(); i += 2)
         EXPECT_EQ(compare_frames(frame.info, frames[i].get(), frame.info, frame.system.get()), "")
