@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ipc-view.h"
 
+#include "ipc-bytes.h"
+
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <string>
 
@@ -15,29 +16,9 @@ Error refused(const std::string &what)
     return Error(ErrorCode::InvalidArgument, "a G2gTensorView record " + what);
 }
 
-void put_le(std::vector<std::uint8_t> &out, std::uint64_t value, std::size_t bytes)
-{
-    for (std::size_t i = 0; i < bytes; ++i)
-        out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-}
-
-std::uint64_t get_le(const std::vector<std::uint8_t> &in, std::size_t at, std::size_t bytes)
-{
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < bytes; ++i)
-        value |= std::uint64_t(in[at + i]) << (8 * i);
-    return value;
-}
-
 // The record's payload: the view's format, width and height (u32), then its pixel grid's origin,
 // column step and row step (x, y as i64), little-endian.
 constexpr std::size_t kPayload = 3 * 4 + 6 * 8;
-
-constexpr std::array<GstVideoOrientationMethod, 8> kMethods = {
-    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
-    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
-    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL,
-};
 
 bool unit_axis_step(PixelStep step)
 {
@@ -50,12 +31,12 @@ MetaRecord encode_view(const FrameView &view)
 {
     MetaRecord record{kViewRecordName, kViewRecordVersion, {}};
     const Grid<PixelStep> &pixels = view.pixels();
-    put_le(record.payload, static_cast<std::uint32_t>(view.format()), 4);
-    put_le(record.payload, pixels.width, 4);
-    put_le(record.payload, pixels.height, 4);
+    put_le(record.payload, static_cast<std::uint32_t>(view.format()));
+    put_le(record.payload, pixels.width);
+    put_le(record.payload, pixels.height);
     for (std::int64_t v :
          {pixels.origin.x, pixels.origin.y, pixels.col.x, pixels.col.y, pixels.row.x, pixels.row.y})
-        put_le(record.payload, static_cast<std::uint64_t>(v), 8);
+        put_le(record.payload, v);
     return record;
 }
 
@@ -94,14 +75,16 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
     if (record.payload.size() != kPayload)
         return refused("of " + std::to_string(record.payload.size()) + " bytes, not " +
                        std::to_string(kPayload));
-    const auto format = static_cast<GstVideoFormat>(get_le(record.payload, 0, 4));
+    Reader reader(record.payload);
+    std::uint32_t format_value = 0;
     Grid<PixelStep> wanted;
-    wanted.width = static_cast<std::uint32_t>(get_le(record.payload, 4, 4));
-    wanted.height = static_cast<std::uint32_t>(get_le(record.payload, 8, 4));
-    std::int64_t *fields[] = {&wanted.origin.x, &wanted.origin.y, &wanted.col.x,
-                              &wanted.col.y,    &wanted.row.x,    &wanted.row.y};
-    for (std::size_t i = 0; i < 6; ++i)
-        *fields[i] = static_cast<std::int64_t>(get_le(record.payload, 12 + 8 * i, 8));
+    reader.le(format_value); // the length was checked: every read below is inside the payload
+    reader.le(wanted.width);
+    reader.le(wanted.height);
+    for (std::int64_t *field :
+         {&wanted.origin.x, &wanted.origin.y, &wanted.col.x, &wanted.col.y, &wanted.row.x, &wanted.row.y})
+        reader.le(*field);
+    const auto format = static_cast<GstVideoFormat>(format_value);
     if (format != GST_VIDEO_INFO_FORMAT(&source_info))
         return refused("of format " + std::to_string(format) + " over a frame of " +
                        gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&source_info)));
@@ -139,9 +122,9 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
                                           static_cast<std::uint32_t>(bottom - top + 1));
     if (!cropped)
         return cropped.error();
-    for (GstVideoOrientationMethod method : kMethods) {
+    for (int method = GST_VIDEO_ORIENTATION_IDENTITY; method <= GST_VIDEO_ORIENTATION_UR_LL; ++method) {
         FrameView view = *identity;
-        view.orient(method);
+        view.orient(static_cast<GstVideoOrientationMethod>(method));
         const Grid<PixelStep> &got = view.pixels();
         if (got.origin == wanted.origin && got.col == wanted.col && got.row == wanted.row &&
             got.width == wanted.width && got.height == wanted.height) {

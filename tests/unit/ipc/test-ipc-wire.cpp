@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "ipc-frame.h"
+#include "memfd-dmabuf.h"
+#include "reference-frames.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
 #include "ipc-wire.h"
@@ -65,14 +67,6 @@ std::vector<std::uint8_t> patched(std::vector<std::uint8_t> bytes, std::size_t a
 {
     std::memcpy(bytes.data() + at, &value, sizeof value);
     return bytes;
-}
-
-int memfd_of(std::size_t size)
-{
-    const int fd = memfd_create("test-ipc-wire", MFD_CLOEXEC);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(ftruncate(fd, off_t(size)), 0);
-    return fd;
 }
 
 } // namespace
@@ -172,7 +166,7 @@ TEST(IpcSocket, AMessageAndItsDescriptorsCrossASocket)
     int pair[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
     UniqueFd sender(pair[0]), receiver(pair[1]);
-    UniqueFd first(memfd_of(4096)), second(memfd_of(8192));
+    UniqueFd first(g2g::test::make_memfd(4096)), second(g2g::test::make_memfd(8192));
     const std::vector<std::uint8_t> payload = encode(sample_frame());
     const int fds[] = {first.get(), second.get()};
     ASSERT_TRUE(send_message(sender.get(), MessageType::NewBuffer, payload, fds));
@@ -223,7 +217,7 @@ constexpr std::size_t kPaddedSize = kPaddedStride * 48 * 3 / 2;
 
 GstBuffer *padded_fd_frame(GstAllocator *allocator, std::uint8_t seed)
 {
-    const int fd = memfd_of(kPaddedSize);
+    const int fd = g2g::test::make_memfd(kPaddedSize);
     void *bytes = mmap(nullptr, kPaddedSize, PROT_WRITE, MAP_SHARED, fd, 0);
     for (std::size_t i = 0; i < kPaddedSize; ++i)
         static_cast<std::uint8_t *>(bytes)[i] = static_cast<std::uint8_t>(seed + i * 7);
@@ -369,27 +363,16 @@ g2g::BufferRef numbered_frame(GstVideoInfo &info, GstVideoFormat format, guint w
     return g2g::BufferRef::adopt(buffer);
 }
 
-std::vector<std::uint8_t> dense_bytes(const g2g::FrameView &view, GstBuffer *frame)
+// "" when views `a` over `a_frame` and `b` over `b_frame` materialize to the same visible bytes;
+// else where they first differ.
+std::string materialized_difference(const g2g::FrameView &a, GstBuffer *a_frame, const g2g::FrameView &b,
+                                    GstBuffer *b_frame)
 {
-    g2g::Result<g2g::BufferRef> dense = view.materialize(frame);
-    EXPECT_TRUE(dense) << dense.error().message();
-    if (!dense)
-        return {};
-    // The planes' rows without their padding (materialize leaves the padding as it found it).
-    GstVideoInfo info = view.info();
-    GstVideoFrame mapped;
-    std::vector<std::uint8_t> bytes;
-    if (!gst_video_frame_map(&mapped, &info, dense->get(), GST_MAP_READ))
-        return bytes;
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&mapped); ++p) {
-        const auto *data = static_cast<const std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&mapped, p));
-        const gint row = GST_VIDEO_FRAME_COMP_WIDTH(&mapped, p) * GST_VIDEO_FRAME_COMP_PSTRIDE(&mapped, p);
-        for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&mapped, p); ++y)
-            bytes.insert(bytes.end(), data + y * GST_VIDEO_FRAME_PLANE_STRIDE(&mapped, p),
-                         data + y * GST_VIDEO_FRAME_PLANE_STRIDE(&mapped, p) + row);
-    }
-    gst_video_frame_unmap(&mapped);
-    return bytes;
+    g2g::Result<g2g::BufferRef> dense_a = a.materialize(a_frame), dense_b = b.materialize(b_frame);
+    if (!dense_a || !dense_b)
+        return "cannot materialize: " + (dense_a ? dense_b : dense_a).error().message();
+    return g2g::test::first_difference(g2g::test::dense_planes(a.info(), dense_a->get()),
+                                       g2g::test::dense_planes(b.info(), dense_b->get()));
 }
 
 } // namespace
@@ -437,7 +420,7 @@ TEST(IpcView, EveryOrientationAndCropCrossesAsTheSameView)
                 EXPECT_EQ(back->pixels().col, view->pixels().col) << which;
                 EXPECT_EQ(back->pixels().row, view->pixels().row) << which;
                 EXPECT_EQ(back->width(), view->width()) << which;
-                EXPECT_EQ(dense_bytes(*back, arrived.get()), dense_bytes(*view, frame.get())) << which;
+                EXPECT_EQ(materialized_difference(*back, arrived.get(), *view, frame.get()), "") << which;
             }
         }
     }
@@ -499,7 +482,7 @@ g2g::BufferRef in_memfd(GstBuffer *frame)
 {
     const g2g::Ref<GstAllocator> allocator = g2g::Ref<GstAllocator>::adopt(gst_fd_allocator_new());
     const gsize size = gst_buffer_get_size(frame);
-    const int fd = memfd_of(size);
+    const int fd = g2g::test::make_memfd(size);
     void *bytes = mmap(nullptr, size, PROT_WRITE, MAP_SHARED, fd, 0);
     gst_buffer_extract(frame, 0, bytes, size);
     munmap(bytes, size);
@@ -566,7 +549,7 @@ TEST(IpcFrame, FramesAndViewsCrossAsTheirMemory)
         g2g::Result<g2g::FrameView> sent_view = g2g::FrameView::of_frame(frame.get(), info);
         g2g::Result<g2g::FrameView> got_view = g2g::FrameView::of_frame(dense->get(), info);
         ASSERT_TRUE(sent_view && got_view);
-        EXPECT_EQ(dense_bytes(*got_view, dense->get()), dense_bytes(*sent_view, frame.get()));
+        EXPECT_EQ(materialized_difference(*got_view, dense->get(), *sent_view, frame.get()), "");
         // The same pages: a byte the producer writes after sending is the consumer's to read.
         GstMapInfo producer_map, consumer_map;
         ASSERT_TRUE(gst_buffer_map(frame.get(), &producer_map, GST_MAP_WRITE));
@@ -598,7 +581,7 @@ TEST(IpcFrame, FramesAndViewsCrossAsTheirMemory)
         const g2g::FrameView *arrived = g2g::tensor_view_of(crossed_view->get());
         ASSERT_TRUE(arrived);
         EXPECT_EQ(arrived->width(), 30u);
-        EXPECT_EQ(dense_bytes(*arrived, crossed_view->get()), dense_bytes(*view, frame.get()));
+        EXPECT_EQ(materialized_difference(*arrived, crossed_view->get(), *view, frame.get()), "");
     }
 }
 
@@ -616,7 +599,7 @@ TEST(IpcFrame, WhatCannotCrossOrDoesNotFitIsRefused)
     ASSERT_EQ(out->message.metas.size(), 1u); // the layout record
     const auto build = [&](NewBuffer message, std::size_t fd_size, bool view_caps = false) {
         std::vector<UniqueFd> fds;
-        fds.emplace_back(memfd_of(fd_size));
+        fds.emplace_back(g2g::test::make_memfd(fd_size));
         return build_frame(message, std::move(fds), info, view_caps);
     };
     const std::size_t size = gst_buffer_get_size(frame.get());
