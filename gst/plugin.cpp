@@ -6,6 +6,8 @@
 #include "g2g-docs-config.h"
 #include "g2gconvert.h"
 #include "g2gdmabufupload.h"
+#include "g2gipcsink.h"
+#include "g2gipcsrc.h"
 #include "g2gmaterialize.h"
 #include "g2gprobe.h"
 #include "g2gtee.h"
@@ -20,6 +22,8 @@ static gboolean plugin_init(GstPlugin *plugin)
     ok &= gst_element_register(plugin, "g2gtee", GST_RANK_NONE, G2G_TYPE_TEE);
     ok &= g2g_convert_register(plugin);
     ok &= g2g_dmabuf_upload_register(plugin);
+    ok &= gst_element_register(plugin, "g2gipcsink", GST_RANK_NONE, G2G_TYPE_IPC_SINK);
+    ok &= gst_element_register(plugin, "g2gipcsrc", GST_RANK_NONE, G2G_TYPE_IPC_SRC);
     return ok;
 }
 

@@ -29,6 +29,7 @@ G2G_DEFINE_REF_TRAITS(GstBus, gst_object_ref, gst_object_unref);
 G2G_DEFINE_REF_TRAITS(GstAllocator, gst_object_ref, gst_object_unref);
 G2G_DEFINE_REF_TRAITS(GstBufferPool, gst_object_ref, gst_object_unref);
 G2G_DEFINE_REF_TRAITS(GstObject, gst_object_ref, gst_object_unref);
+G2G_DEFINE_REF_TRAITS(GstClock, gst_object_ref, gst_object_unref);
 
 #undef G2G_DEFINE_REF_TRAITS
 

@@ -32,6 +32,10 @@
 // (g2gview's input, where 1.22's cudadownload passes GstCudaMemory through).
 #include "../../src/core/host-copy.h"
 
+// System memory another process maps: detail::memfd_allocator, is_memfd_memory (g2gipcsink's
+// offer upstream and its copies of frames that are not fd memory).
+#include "../../src/core/memfd-allocator.h"
+
 // The view backends: detail::ViewBackend, cpu_view_backend, view_backend, view_backend_of,
 // view_domains, format_list (g2gview's caps and dense output, g2gconvert's formats).
 #include "../../src/view/view-backend.h"

@@ -12,15 +12,11 @@
 
 #include "g2g-config.h"
 #include "pipeline.h"
+#include "processes.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <sys/wait.h>
 
 using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
@@ -32,66 +28,6 @@ std::string source(int frames)
 {
     return "videotestsrc num-buffers=" + std::to_string(frames) +
            " pattern=ball ! video/x-raw,format=NV12,width=64,height=48";
-}
-
-// A folder of this test's own, removed with it.
-class Scratch {
-public:
-    Scratch()
-    {
-        char pattern[] = "/tmp/g2g-unixfd-XXXXXX";
-        dir_ = g_mkdtemp(pattern) ? pattern : "";
-    }
-    ~Scratch()
-    {
-        if (!dir_.empty())
-            std::system(("rm -rf '" + dir_ + "'").c_str());
-    }
-    std::string path(const char *name) const { return dir_ + "/" + name; }
-
-private:
-    std::string dir_;
-};
-
-// The receiving process: waits for the socket, then runs `gst-launch-1.0 unixfdsrc ! <chain> !
-// filesink` writing every frame it gets to `out`; its stderr goes to `log`.
-struct Receiver {
-    GPid pid = 0;
-    bool started = false;
-
-    Receiver(const std::string &socket, const std::string &chain, const std::string &out,
-             const std::string &log, const std::string &registry)
-    {
-        const std::string script = "i=0; while [ ! -S '" + socket +
-                                   "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
-                                   "GST_REGISTRY='" +
-                                   registry + "' exec timeout 60 gst-launch-1.0 -q unixfdsrc socket-path='" +
-                                   socket + "' ! " + chain + " ! filesink location='" + out + "' > '" + log +
-                                   "' 2>&1";
-        gchar *argv[] = {const_cast<gchar *>("sh"), const_cast<gchar *>("-c"),
-                         const_cast<gchar *>(script.c_str()), nullptr};
-        started = g_spawn_async(nullptr, argv, nullptr,
-                                static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD),
-                                nullptr, nullptr, &pid, nullptr);
-    }
-    // Its exit status (-1 when it did not start or did not exit normally).
-    int wait()
-    {
-        if (!started)
-            return -1;
-        int status = 0;
-        waitpid(pid, &status, 0);
-        g_spawn_close_pid(pid);
-        started = false;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-    ~Receiver() { wait(); }
-};
-
-std::string read_file(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // The bytes of every frame `run` received, one after the other (dense frames: rows of 64 and 48
@@ -142,18 +78,22 @@ struct Crossing {
 
 Crossing cross(const std::string &sender_chain, const std::string &receiver_chain, int frames = 6)
 {
-    Scratch scratch;
+    g2g::test::Scratch scratch("g2g-unixfd");
     Crossing result;
-    Receiver receiver(scratch.path("socket"), receiver_chain, scratch.path("frames"), scratch.path("log"),
-                      scratch.path("registry.bin"));
-    EXPECT_TRUE(receiver.started);
+    // The receiving process: waits for the socket, then writes every frame it gets to a file.
+    g2g::test::ChildProcess receiver(g2g::test::launch_when_socket(
+        scratch.path("socket"),
+        "unixfdsrc socket-path='" + scratch.path("socket") + "' ! " + receiver_chain + " ! filesink location='" +
+            scratch.path("frames") + "'",
+        scratch.path("registry.bin"), scratch.path("log")));
+    EXPECT_TRUE(receiver.started());
     result.sender =
         run_pipeline(source(frames) + " ! " + sender_chain +
                          " ! unixfdsink wait-for-connection=true socket-path=" + scratch.path("socket"),
                      {}, 60 * GST_SECOND);
     result.receiver_status = receiver.wait();
-    result.received = read_file(scratch.path("frames"));
-    result.receiver_log = read_file(scratch.path("log"));
+    result.received = g2g::test::read_file(scratch.path("frames"));
+    result.receiver_log = g2g::test::read_file(scratch.path("log"));
     return result;
 }
 

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "core/log-private.h"
+#include "core/memfd-allocator.h"
 #include "dmabuf-allocator.h"
 #include "dmabuf-memory.h"
 
@@ -58,26 +59,12 @@ const Source &source()
     return detected;
 }
 
-// A memfd of `size` bytes whose size is sealed: what is mapped stays backed.
-int sealed_memfd(gsize size)
-{
-    const int fd = memfd_create("g2g-dmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0)
-        return -1;
-    if (ftruncate(fd, static_cast<off_t>(size)) != 0 ||
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 // udmabuf turns pages of a memfd into a DMA-BUF; it wants whole pages and a memfd that cannot shrink.
 int udmabuf_fd(int device, gsize size)
 {
     const gsize page = static_cast<gsize>(sysconf(_SC_PAGESIZE));
     const gsize rounded = (size + page - 1) / page * page;
-    const int memfd = sealed_memfd(rounded);
+    const int memfd = g2g::detail::sealed_memfd(rounded, "g2g-udmabuf");
     if (memfd < 0)
         return -1;
     udmabuf_create create{};
@@ -111,7 +98,7 @@ int allocate_fd(gsize size)
     case Backend::Memfd:
         break;
     }
-    return sealed_memfd(size);
+    return g2g::detail::sealed_memfd(size, "g2g-dmabuf");
 }
 
 GstMemoryMapFunction fd_map = nullptr;

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// g2gipcsrc: frames of another process's g2gipcsink (or unixfdsink), their memory mapped from the
+// producer's descriptors, never copied. At start it connects to `socket-path` and says which caps
+// its downstream takes (g2g's HELLO: a downstream that takes ANY takes dense system frames); the
+// producer answers with the caps of the route it chose (a view where downstream reads views,
+// DMA-BUFs where it asks for memory:DMABuf) or why none fits, which this element posts as its
+// error. It is a live source: a frame is timestamped as its producer had it, in a segment whose
+// running time is the producer's clock time of it, so a consumer synchronises with its producer;
+// the producer's segment, flushes and EOS come through. A frame goes back to the producer when
+// the last of its memories is freed here. A producer that goes away ends the stream with an
+// error naming the socket.
+//
+//   gst-launch-1.0 g2gipcsrc socket-path=/tmp/cam ! g2gmaterialize ! autovideosink
+//
+// Settings: socket-path, under the object lock. State: the connection (made at start, shared with
+// the frames that are out, which release through it), the caps and the segment the producer sent
+// (streaming thread).
+#include "g2gipcsrc.h"
+
+#include <g2g-internal/plugin-interface.h>
+#include <g2g/dmabuf.h>
+#include <g2g/gst-ref.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <gst/video/video.h>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/element-docs.h"
+#include "common/element-error.h"
+#include "common/settings-slot.h"
+#include "ipc-clock.h"
+#include "ipc-control.h"
+#include "ipc-frame.h"
+#include "ipc-socket.h"
+
+GST_DEBUG_CATEGORY_STATIC(g2g_ipc_src_debug);
+#define GST_CAT_DEFAULT g2g_ipc_src_debug
+
+namespace {
+
+enum { PROP_0, PROP_SOCKET_PATH };
+
+struct SrcSettings {
+    std::string socket_path;
+};
+
+// The socket to the producer, shared by the element and every frame that is out: a frame's
+// RELEASE goes from whichever thread frees its last memory.
+struct Connection {
+    std::mutex mutex; // a leaf: guards the socket's writes and its closing
+    g2g::ipc::UniqueFd socket;
+
+    void release(std::uint64_t id)
+    {
+        std::lock_guard lock(mutex);
+        if (socket)
+            g2g::ipc::send_message(socket.get(), g2g::ipc::MessageType::ReleaseBuffer, g2g::ipc::encode_release(id));
+    }
+    void close()
+    {
+        std::lock_guard lock(mutex);
+        socket = g2g::ipc::UniqueFd();
+    }
+};
+
+// One frame that is out: its RELEASE is sent when the last of its memories goes.
+struct OutFrame {
+    std::shared_ptr<Connection> connection;
+    std::uint64_t id = 0;
+    std::atomic<guint> memories = 0;
+};
+
+void memory_gone(gpointer data, GstMiniObject *)
+{
+    auto *frame = static_cast<OutFrame *>(data);
+    if (--frame->memories == 0) {
+        frame->connection->release(frame->id);
+        delete frame;
+    }
+}
+
+struct SrcState {
+    std::shared_ptr<Connection> connection;
+    int socket = -1; // connection's, read by the streaming thread alone
+    g2g::ipc::UniqueFd wake; // an eventfd: unlock() ends a wait for the producer
+    std::string path;
+    GstVideoInfo info{};
+    bool have_info = false;
+    bool view_caps = false;
+    bool g2g_producer = false; // it sent a SEGMENT: frames carry their own times
+    GstSegment segment{};      // the producer's
+    bool segment_pending = false;
+};
+
+struct SrcPrivate {
+    g2g::element::SettingsSlot<SrcSettings> settings;
+    SrcState state;
+};
+
+std::string caps_text(const GstCaps *caps)
+{
+    gchar *text = gst_caps_to_string(caps);
+    std::string out = text;
+    g_free(text);
+    return out;
+}
+
+} // namespace
+
+struct _G2gIpcSrc {
+    GstPushSrc parent;
+    SrcPrivate *priv;
+};
+
+G_DEFINE_TYPE(G2gIpcSrc, g2g_ipc_src, GST_TYPE_PUSH_SRC)
+
+namespace {
+
+GstFlowReturn fail(G2gIpcSrc *self, GQuark domain, gint code, const std::string &what)
+{
+    return g2g::element::post_error(GST_ELEMENT(self), domain, code,
+                                    std::string(GST_OBJECT_NAME(self)) + ": the producer at " +
+                                        self->priv->state.path + " " + what);
+}
+
+// What downstream takes, as the HELLO says it: its caps, ANY as dense system frames.
+std::string downstream_caps(G2gIpcSrc *self)
+{
+    GstPad *pad = GST_BASE_SRC_PAD(self);
+    g2g::CapsRef template_caps = g2g::CapsRef::adopt(gst_pad_get_pad_template_caps(pad));
+    g2g::CapsRef peer = g2g::CapsRef::adopt(gst_pad_peer_query_caps(pad, nullptr));
+    if (!peer || gst_caps_is_any(peer.get()))
+        return "video/x-raw";
+    g2g::CapsRef both = g2g::CapsRef::adopt(gst_caps_intersect(peer.get(), template_caps.get()));
+    if (gst_caps_is_empty(both.get()))
+        return "video/x-raw";
+    return caps_text(both.get());
+}
+
+} // namespace
+
+static gboolean g2g_ipc_src_start(GstBaseSrc *base)
+{
+    G2gIpcSrc *self = G2G_IPC_SRC(base);
+    SrcState &state = self->priv->state;
+    const SrcSettings settings = self->priv->settings.snapshot(self);
+    state = SrcState();
+    state.path = settings.socket_path;
+    if (settings.socket_path.empty()) {
+        g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                                 std::string(GST_OBJECT_NAME(self)) + ": socket-path is not set");
+        return FALSE;
+    }
+    g2g::Result<g2g::ipc::UniqueFd> socket = g2g::ipc::connect_to(settings.socket_path);
+    if (!socket) {
+        g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+                                 std::string(GST_OBJECT_NAME(self)) + ": no producer: " + socket.error().message());
+        return FALSE;
+    }
+    const std::vector<std::uint8_t> hello = g2g::ipc::encode_caps(downstream_caps(self));
+    if (g2g::Result<void> said = g2g::ipc::send_message(
+            socket->get(), g2g::ipc::message_type(g2g::ipc::ControlType::Hello), hello);
+        !said) {
+        fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE, "cannot be written to: " + said.error().message());
+        return FALSE;
+    }
+    state.socket = socket->get();
+    state.connection = std::make_shared<Connection>();
+    state.connection->socket = std::move(*socket);
+    state.wake = g2g::ipc::UniqueFd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    gst_segment_init(&state.segment, GST_FORMAT_TIME);
+    return TRUE;
+}
+
+static gboolean g2g_ipc_src_stop(GstBaseSrc *base)
+{
+    SrcState &state = G2G_IPC_SRC(base)->priv->state;
+    // Frames still out keep the connection; closed, their releases go nowhere and the producer,
+    // seeing the socket close, lets go of all of them at once.
+    if (state.connection)
+        state.connection->close();
+    state.connection.reset();
+    state.socket = -1;
+    state.wake = g2g::ipc::UniqueFd();
+    return TRUE;
+}
+
+// The caps are the producer's (its CAPS message, set in create): basesrc's own guess from
+// downstream's caps, before any came, would be a caps event of no frame.
+static gboolean g2g_ipc_src_negotiate(GstBaseSrc *)
+{
+    return TRUE;
+}
+
+static gboolean g2g_ipc_src_unlock(GstBaseSrc *base)
+{
+    SrcState &state = G2G_IPC_SRC(base)->priv->state;
+    const std::uint64_t one = 1;
+    if (state.wake)
+        [[maybe_unused]] ssize_t n = ::write(state.wake.get(), &one, sizeof one);
+    return TRUE;
+}
+
+static gboolean g2g_ipc_src_unlock_stop(GstBaseSrc *base)
+{
+    SrcState &state = G2G_IPC_SRC(base)->priv->state;
+    std::uint64_t count;
+    if (state.wake)
+        [[maybe_unused]] ssize_t n = ::read(state.wake.get(), &count, sizeof count);
+    return TRUE;
+}
+
+namespace {
+
+GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payload)
+{
+    SrcState &state = self->priv->state;
+    g2g::Result<std::string> text = g2g::ipc::decode_caps(payload);
+    if (!text)
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent caps that do not read: " + text.error().message());
+    if (*text == "NULL")
+        return GST_FLOW_OK; // unixfdsink before its stream's caps
+    g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(text->c_str()));
+    const g2g::CapsRef plain = caps ? g2g::dmabuf::caps_from_dma_drm(caps.get()) : g2g::CapsRef();
+    GstVideoInfo info;
+    if (!caps || !gst_caps_is_fixed(caps.get()) || !plain || !gst_video_info_from_caps(&info, plain.get()))
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent caps of no fixed video frame: " + *text);
+    if (!gst_base_src_set_caps(GST_BASE_SRC(self), caps.get()))
+        return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                    "sent " + *text + ", which downstream does not take");
+    const GstCapsFeatures *features = gst_caps_get_features(caps.get(), 0);
+    state.view_caps = features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+    state.info = info;
+    state.have_info = true;
+    return GST_FLOW_OK;
+}
+
+// The producer's times of a frame, in a segment whose running time is this pipeline's of the same
+// clock instant.
+void stamp(G2gIpcSrc *self, GstBuffer *frame, const g2g::ipc::NewBuffer &message)
+{
+    SrcState &state = self->priv->state;
+    g2g::Ref<GstClock> clock = g2g::Ref<GstClock>::adopt(gst_element_get_clock(GST_ELEMENT(self)));
+    const GstClockTimeDiff offset = g2g::ipc::clock_offset(clock.get());
+    const GstClockTime base_time = gst_element_get_base_time(GST_ELEMENT(self));
+    const GstClockTime here = g2g::ipc::from_wire(message.pts, base_time, offset);
+    std::optional<g2g::ipc::StreamTimes> times;
+    for (const g2g::ipc::MetaRecord &record : message.metas)
+        if (record.name == g2g::ipc::kTimesRecordName)
+            if (g2g::Result<g2g::ipc::StreamTimes> decoded = g2g::ipc::decode_times(record))
+                times = *decoded;
+    if (!state.g2g_producer || !times) {
+        // unixfdsink's frames: the wire's clock times are the timestamps, in this source's segment.
+        GST_BUFFER_PTS(frame) = here;
+        GST_BUFFER_DTS(frame) = g2g::ipc::from_wire(message.dts, base_time, offset);
+        return;
+    }
+    GST_BUFFER_PTS(frame) = times->pts;
+    GST_BUFFER_DTS(frame) = times->dts;
+    if (state.segment_pending && GST_CLOCK_TIME_IS_VALID(here) && GST_CLOCK_TIME_IS_VALID(times->pts)) {
+        GstSegment segment = state.segment;
+        const guint64 there = gst_segment_to_running_time(&segment, GST_FORMAT_TIME, times->pts);
+        if (GST_CLOCK_TIME_IS_VALID(there) &&
+            gst_segment_offset_running_time(&segment, GST_FORMAT_TIME,
+                                            static_cast<gint64>(here) - static_cast<gint64>(there)))
+            gst_base_src_new_segment(GST_BASE_SRC(self), &segment);
+        else
+            gst_base_src_new_segment(GST_BASE_SRC(self), &state.segment);
+        state.segment_pending = false;
+    }
+}
+
+GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer **out)
+{
+    SrcState &state = self->priv->state;
+    g2g::Result<g2g::ipc::NewBuffer> decoded = g2g::ipc::decode_new_buffer(message.payload, message.fds.size());
+    if (!decoded)
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent a frame that does not read: " +
+                                                                         decoded.error().message());
+    if (!state.have_info) {
+        state.connection->release(decoded->id);
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame before its caps");
+    }
+    g2g::Result<g2g::BufferRef> frame =
+        g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
+    if (!frame) {
+        state.connection->release(decoded->id);
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame refused here: " +
+                                                                         frame.error().message());
+    }
+    GstBuffer *buffer = frame->get();
+    const guint n = gst_buffer_n_memory(buffer);
+    if (n == 0) {
+        state.connection->release(decoded->id);
+    } else {
+        auto *out_frame = new OutFrame{state.connection, decoded->id, {}};
+        out_frame->memories = n;
+        for (guint i = 0; i < n; ++i)
+            gst_mini_object_weak_ref(GST_MINI_OBJECT(gst_buffer_peek_memory(buffer, i)), memory_gone, out_frame);
+    }
+    stamp(self, buffer, *decoded);
+    *out = frame->release();
+    return GST_FLOW_OK;
+}
+
+} // namespace
+
+static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
+{
+    G2gIpcSrc *self = G2G_IPC_SRC(push);
+    SrcState &state = self->priv->state;
+    for (;;) {
+        pollfd polled[2] = {{state.socket, POLLIN, 0}, {state.wake.get(), POLLIN, 0}};
+        if (::poll(polled, 2, -1) < 0 && errno != EINTR)
+            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "cannot be waited for");
+        if (polled[1].revents)
+            return GST_FLOW_FLUSHING;
+        if (!polled[0].revents)
+            continue;
+        g2g::Result<g2g::ipc::Message> message = g2g::ipc::receive_message(state.socket);
+        if (!message)
+            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "went away: " + message.error().message());
+        const std::uint32_t type = message->header.type;
+        switch (type) {
+        case static_cast<std::uint32_t>(g2g::ipc::MessageType::NewBuffer):
+            return take_frame(self, *message, out);
+        case static_cast<std::uint32_t>(g2g::ipc::MessageType::Caps):
+            if (GstFlowReturn taken = take_caps(self, message->payload); taken != GST_FLOW_OK)
+                return taken;
+            break;
+        case static_cast<std::uint32_t>(g2g::ipc::MessageType::Eos):
+            return GST_FLOW_EOS;
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::Refused): {
+            g2g::Result<std::string> why = g2g::ipc::decode_caps(message->payload);
+            return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+                        "has no frames this consumer takes: " + (why ? *why : why.error().message()));
+        }
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::Segment): {
+            g2g::Result<GstSegment> segment = g2g::ipc::decode_segment(message->payload);
+            if (!segment)
+                return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                            "sent a segment that does not read: " + segment.error().message());
+            state.segment = *segment;
+            state.segment_pending = true;
+            state.g2g_producer = true;
+            break;
+        }
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::FlushStart):
+            gst_pad_push_event(GST_BASE_SRC_PAD(self), gst_event_new_flush_start());
+            break;
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::FlushStop): {
+            const bool reset = message->payload.size() == 1 && message->payload[0] != 0;
+            gst_pad_push_event(GST_BASE_SRC_PAD(self), gst_event_new_flush_stop(reset));
+            break;
+        }
+        case static_cast<std::uint32_t>(g2g::ipc::MessageType::ReleaseBuffer):
+            return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent a consumer's message (RELEASE)");
+        default:
+            break; // a type of a later producer: skipped, as unixfdsrc does
+        }
+    }
+}
+
+static void g2g_ipc_src_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+    G2gIpcSrc *self = G2G_IPC_SRC(object);
+    self->priv->settings.update(self, [&](SrcSettings &settings) {
+        if (id == PROP_SOCKET_PATH)
+            settings.socket_path = g_value_get_string(value) ? g_value_get_string(value) : "";
+        else
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    });
+}
+
+static void g2g_ipc_src_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+    G2gIpcSrc *self = G2G_IPC_SRC(object);
+    if (id == PROP_SOCKET_PATH)
+        g_value_set_string(value, self->priv->settings.snapshot(self).socket_path.c_str());
+    else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+static void g2g_ipc_src_finalize(GObject *object)
+{
+    delete G2G_IPC_SRC(object)->priv;
+    G_OBJECT_CLASS(g2g_ipc_src_parent_class)->finalize(object);
+}
+
+static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+    GstBaseSrcClass *base_class = GST_BASE_SRC_CLASS(klass);
+    object_class->set_property = g2g_ipc_src_set_property;
+    object_class->get_property = g2g_ipc_src_get_property;
+    object_class->finalize = g2g_ipc_src_finalize;
+    g_object_class_install_property(
+        object_class, PROP_SOCKET_PATH,
+        g_param_spec_string("socket-path", "Socket path", "The unix socket of the producer (g2gipcsink, unixfdsink)",
+                            nullptr,
+                            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                     GST_PARAM_MUTABLE_READY)));
+    g2g::element::set_metadata(element_class, "g2gipcsrc", "g2g IPC source", "Source/Video",
+                               "Frames of another process's g2gipcsink, its memory mapped, never copied");
+    GstCaps *caps = gst_caps_from_string("video/x-raw(ANY)");
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    base_class->start = g2g_ipc_src_start;
+    base_class->stop = g2g_ipc_src_stop;
+    base_class->negotiate = g2g_ipc_src_negotiate;
+    base_class->unlock = g2g_ipc_src_unlock;
+    base_class->unlock_stop = g2g_ipc_src_unlock_stop;
+    GST_PUSH_SRC_CLASS(klass)->create = g2g_ipc_src_create;
+    GST_DEBUG_CATEGORY_INIT(g2g_ipc_src_debug, "g2gipcsrc", 0, "g2g IPC source");
+}
+
+static void g2g_ipc_src_init(G2gIpcSrc *self)
+{
+    self->priv = new SrcPrivate();
+    gst_base_src_set_live(GST_BASE_SRC(self), TRUE);
+    gst_base_src_set_format(GST_BASE_SRC(self), GST_FORMAT_TIME);
+    // GstVideoMeta's record is read by name: the meta must be known in this process.
+    gst_video_meta_get_info();
+}

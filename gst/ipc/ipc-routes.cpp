@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ipc-routes.h"
+
+#include <g2g-internal/plugin-interface.h>
+#include <g2g/dmabuf.h>
+#include <g2g/frame-view.h>
+#include <g2g/memory-domain-kind.h>
+#include <g2g/tensor-view-meta.h>
+
+#include <gst/allocators/allocators.h>
+
+#include <cstring>
+
+#include "tee-caps.h"
+
+namespace g2g::ipc {
+
+namespace {
+
+using K = MemoryDomainKind;
+
+std::string caps_text(const GstCaps *caps)
+{
+    gchar *text = caps ? gst_caps_to_string(caps) : g_strdup("(none)");
+    std::string out = text;
+    g_free(text);
+    return out;
+}
+
+// The fixed caps of `candidate` a consumer of `accepts` takes; null where it takes none.
+CapsRef fixed_for(const GstCaps *candidate, const GstCaps *accepts)
+{
+    if (!candidate || gst_caps_is_empty(candidate))
+        return {};
+    CapsRef both = CapsRef::adopt(gst_caps_intersect_full(const_cast<GstCaps *>(candidate),
+                                                          const_cast<GstCaps *>(accepts), GST_CAPS_INTERSECT_FIRST));
+    if (gst_caps_is_empty(both.get()))
+        return {};
+    return CapsRef::adopt(gst_caps_fixate(both.release()));
+}
+
+bool all_fd_memory(GstBuffer *frame)
+{
+    const guint n = gst_buffer_n_memory(frame);
+    for (guint i = 0; i < n; ++i)
+        if (!gst_is_fd_memory(gst_buffer_peek_memory(frame, i)))
+            return false;
+    return n > 0;
+}
+
+std::string pair_name(K from, K to)
+{
+    return std::string(name(from)) + "-to-" + std::string(name(to));
+}
+
+Ref<GstBufferPool> active_pool(GstBufferPool *pool, const GstCaps *caps, guint size, GstAllocator *allocator)
+{
+    Ref<GstBufferPool> made = Ref<GstBufferPool>::adopt(pool);
+    GstStructure *config = gst_buffer_pool_get_config(made.get());
+    gst_buffer_pool_config_set_params(config, const_cast<GstCaps *>(caps), size, 0, 0);
+    if (allocator)
+        gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
+    if (caps)
+        gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(made.get(), config) || !gst_buffer_pool_set_active(made.get(), TRUE))
+        return {};
+    return made;
+}
+
+} // namespace
+
+const char *route_name(RouteId route)
+{
+    switch (route) {
+    case kRouteDirect:
+        return "direct";
+    case kRouteDense:
+        return "dense";
+    case kRouteDmaBuf:
+        return "dmabuf";
+    default:
+        return "none";
+    }
+}
+
+RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const std::string &sink)
+{
+    RouteDecision decision;
+    if (!stream)
+        return decision; // no stream yet: decided at its caps
+    const std::optional<K> domain = detail::domain_of(stream);
+    const bool view = domain == K::SystemView;
+    const bool dmabuf = domain == K::DmaBuf;
+    // The routes in the order a consumer is given them: the stream as it is first (no work), then
+    // system memory (read in place or one materialize), then a copy into a DMA-BUF.
+    CapsRef dense = dmabuf ? dmabuf::caps_from_dma_drm(stream) : CapsRef::adopt(gst_caps_copy(stream));
+    dense = tee::in_domain(dense.get(), K::System);
+    if (!accepts) {
+        // unixfdsrc: the stream as unixfdsink sends it; a view, which it cannot read, dense.
+        decision.route = view ? kRouteDense : kRouteDirect;
+        decision.caps = view ? CapsRef::adopt(gst_caps_fixate(dense.release())) : CapsRef::adopt(gst_caps_copy(stream));
+        return decision;
+    }
+    if (CapsRef caps = fixed_for(stream, accepts)) {
+        decision.route = kRouteDirect;
+        decision.caps = CapsRef::adopt(gst_caps_copy(stream)); // the stream's own, as its frames say
+        return decision;
+    }
+    if ((view || dmabuf)) {
+        if (CapsRef caps = fixed_for(dense.get(), accepts)) {
+            decision.route = kRouteDense;
+            decision.caps = std::move(caps);
+            return decision;
+        }
+    }
+    if (!dmabuf) {
+        const CapsRef plain = tee::in_domain(stream, K::System);
+        const CapsRef as_dmabuf = tee::in_domain(plain.get(), K::DmaBuf);
+        if (CapsRef caps = fixed_for(as_dmabuf.get(), accepts)) {
+            decision.route = kRouteDmaBuf;
+            decision.caps = std::move(caps);
+            return decision;
+        }
+    }
+    decision.refusal = sink + " sends " + caps_text(stream) + " as it is, in system memory" +
+                       (dmabuf ? "" : " or in DMA-BUFs") + "; the consumer takes " + caps_text(accepts) +
+                       ": none of these";
+    return decision;
+}
+
+Result<void> RouteForms::set_stream(const GstCaps *caps)
+{
+    stop();
+    const CapsRef plain = dmabuf::caps_from_dma_drm(caps);
+    if (!gst_video_info_from_caps(&info_, plain.get()))
+        return Error(ErrorCode::InvalidArgument, "caps of no video layout: " + caps_text(caps));
+    stream_ = CapsRef::adopt(gst_caps_copy(caps));
+    stream_dmabuf_ = detail::domain_of(caps) == K::DmaBuf;
+    return {};
+}
+
+void RouteForms::stop()
+{
+    for (Ref<GstBufferPool> *pool : {&copies_, &dense_, &dmabufs_}) {
+        if (*pool)
+            gst_buffer_pool_set_active(pool->get(), FALSE);
+        pool->reset();
+    }
+}
+
+MemoryKind RouteForms::kind(RouteId route) const
+{
+    return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf : MemoryKind::Fd;
+}
+
+Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::string &sink)
+{
+    switch (route) {
+    case kRouteDirect:
+        if (all_fd_memory(frame))
+            return BufferRef::adopt(gst_buffer_ref(frame));
+        return copy_to_memfd(frame);
+    case kRouteDense:
+        if (stream_dmabuf_)
+            return BufferRef::adopt(gst_buffer_ref(frame)); // read in place: the DMA-BUF as fd memory
+        return dense(frame);
+    case kRouteDmaBuf:
+        return to_dmabuf(frame, sink);
+    default:
+        return Error(ErrorCode::InvalidArgument, sink + " has no route " + std::to_string(route));
+    }
+}
+
+// Bytes that cross by descriptor: the frame's bytes once into a memfd of the pool, at the same
+// offsets, so its GstVideoMeta and its view say the same of the copy.
+Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
+{
+    const gsize size = gst_buffer_get_size(frame);
+    if (!copies_ || copies_size_ != size) {
+        if (copies_)
+            gst_buffer_pool_set_active(copies_.get(), FALSE);
+        copies_ = active_pool(gst_buffer_pool_new(), nullptr, static_cast<guint>(size), detail::memfd_allocator());
+        copies_size_ = size;
+    }
+    GstBuffer *copy = nullptr;
+    if (!copies_ || gst_buffer_pool_acquire_buffer(copies_.get(), &copy, nullptr) != GST_FLOW_OK)
+        return Error(ErrorCode::InvalidArgument, "no memfd of " + std::to_string(size) + " bytes to copy a frame into");
+    BufferRef out = BufferRef::adopt(copy);
+    GstMapInfo map;
+    if (!gst_buffer_map(copy, &map, GST_MAP_WRITE))
+        return Error(ErrorCode::InvalidArgument, "a memfd of the pool does not map");
+    const gsize got = gst_buffer_extract(frame, 0, map.data, size);
+    gst_buffer_unmap(copy, &map);
+    if (got != size)
+        return Error(ErrorCode::InvalidArgument, "the frame's memory does not map: it cannot be copied into a memfd");
+    gst_buffer_copy_into(copy, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    if (const GstVideoMeta *meta = gst_buffer_get_video_meta(frame))
+        gst_buffer_add_video_meta_full(copy, meta->flags, meta->format, meta->width, meta->height, meta->n_planes,
+                                       const_cast<gsize *>(meta->offset), const_cast<gint *>(meta->stride));
+    if (const FrameView *view = tensor_view_of(frame))
+        attach_tensor_view(copy, *view);
+    ++counters_.copies;
+    counters_.bytes_copied += size;
+    return out;
+}
+
+// A view, materialized once into a memfd frame of the dense caps' default layout.
+Result<BufferRef> RouteForms::dense(GstBuffer *frame)
+{
+    const FrameView *view = tensor_view_of(frame);
+    if (!view)
+        return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+    GstVideoInfo layout = view->info();
+    if (!dense_) {
+        CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&layout));
+        dense_ = active_pool(gst_video_buffer_pool_new(), caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)),
+                             detail::memfd_allocator());
+    }
+    GstBuffer *out = nullptr;
+    if (!dense_ || gst_buffer_pool_acquire_buffer(dense_.get(), &out, nullptr) != GST_FLOW_OK)
+        return Error(ErrorCode::InvalidArgument, "no memfd frame to materialize a view into");
+    BufferRef dense = BufferRef::adopt(out);
+    if (Result<void> written = view->materialize_to(frame, out, layout); !written)
+        return written.error();
+    gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    const std::string pair = pair_name(K::SystemView, K::System);
+    ++counters_.conversions[pair];
+    counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&layout);
+    return dense;
+}
+
+Result<BufferRef> RouteForms::to_dmabuf(GstBuffer *frame, const std::string &sink)
+{
+    const FrameView *view = tensor_view_of(frame);
+    GstVideoInfo layout = view ? view->info() : info_;
+    if (!dmabufs_) {
+        CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&layout));
+        dmabufs_ = Ref<GstBufferPool>::adopt(dmabuf::pool_new(caps.get()));
+        if (dmabufs_) {
+            GstStructure *config = gst_buffer_pool_get_config(dmabufs_.get());
+            gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)), 0, 0);
+            if (!gst_buffer_pool_set_config(dmabufs_.get(), config) || !gst_buffer_pool_set_active(dmabufs_.get(), TRUE))
+                dmabufs_.reset();
+        }
+    }
+    Result<BufferRef> exported = dmabuf::export_frame(frame, info_, dmabufs_.get(), sink);
+    if (!exported)
+        return exported;
+    const std::string pair = pair_name(view ? K::SystemView : K::System, K::DmaBuf);
+    ++counters_.conversions[pair];
+    counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&layout);
+    return exported;
+}
+
+} // namespace g2g::ipc

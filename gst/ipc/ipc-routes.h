@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What each consumer of g2gipcsink takes, and the form of each frame for it. A consumer's route
+// is decided from the stream's caps and the caps it said it takes (choose_route, pure); each frame
+// is made once per route in use (RouteForms) and shared with every consumer of that route, as
+// g2gtee feeds its branches:
+//   direct  the stream as it is: its memory by descriptor (a System frame not yet in fd memory is
+//           copied once into a memfd of a pool); a view crosses as its view
+//   dense   system memory without a view: a view materialized once into a memfd of a pool, a
+//           DMA-BUF frame read in place (its descriptor, as fd memory)
+//   dmabuf  memory:DMABuf: a System frame or a view copied once into a DMA-BUF of g2g's pool
+// A consumer that said nothing (unixfdsrc) takes the stream as unixfdsink would send it, its view
+// dense. Device domains (CUDA, Vulkan) are not carried yet: their caps are not in the pad's.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <g2g/error.h>
+#include <g2g/gst-ref.h>
+
+#include "ipc-server.h"
+
+namespace g2g::ipc {
+
+enum Route : RouteId { kRouteDirect = 0, kRouteDense = 1, kRouteDmaBuf = 2 };
+const char *route_name(RouteId route); // "direct", "dense", "dmabuf"
+
+// The route of a consumer that takes `accepts` (null: one that said nothing), for a stream of
+// fixed caps `stream` (null: none yet, so no route and no refusal). `sink` names the element in
+// a refusal.
+RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const std::string &sink);
+
+// What making the frames of each route cost, since the stream began.
+struct FormCounters {
+    std::uint64_t copies = 0, bytes_copied = 0; // System frames copied into memfds (direct)
+    std::map<std::string, std::uint64_t> conversions, bytes_converted; // by pair, "SystemView-to-System"
+};
+
+class RouteForms {
+public:
+    // The stream's caps (fixed). Resets the pools.
+    Result<void> set_stream(const GstCaps *caps);
+    // `frame` in the form of `route`; refused with the reason (named by `sink`).
+    Result<BufferRef> form(RouteId route, GstBuffer *frame, const std::string &sink);
+    // The memory kind NEW_BUFFER says for `route`'s frames: DmaBuf in memory:DMABuf caps alone.
+    MemoryKind kind(RouteId route) const;
+    const FormCounters &counters() const { return counters_; }
+    void stop(); // lets go of the pools
+
+private:
+    Result<BufferRef> copy_to_memfd(GstBuffer *frame);
+    Result<BufferRef> dense(GstBuffer *frame);
+    Result<BufferRef> to_dmabuf(GstBuffer *frame, const std::string &sink);
+
+    CapsRef stream_;
+    GstVideoInfo info_{};
+    bool stream_dmabuf_ = false;
+    Ref<GstBufferPool> copies_, dense_, dmabufs_;
+    gsize copies_size_ = 0;
+    FormCounters counters_;
+};
+
+} // namespace g2g::ipc

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "processes.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace g2g::test {
+
+Scratch::Scratch(const char *prefix)
+{
+    std::string pattern = std::string("/tmp/") + prefix + "-XXXXXX";
+    dir_ = g_mkdtemp(pattern.data()) ? pattern : "";
+}
+
+Scratch::~Scratch()
+{
+    if (!dir_.empty())
+        std::system(("rm -rf '" + dir_ + "'").c_str());
+}
+
+namespace {
+
+void own_process_group(gpointer)
+{
+    setpgid(0, 0);
+}
+
+} // namespace
+
+ChildProcess::ChildProcess(const std::string &script)
+{
+    gchar *argv[] = {const_cast<gchar *>("sh"), const_cast<gchar *>("-c"), const_cast<gchar *>(script.c_str()),
+                     nullptr};
+    started_ = g_spawn_async(nullptr, argv, nullptr,
+                             static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD),
+                             own_process_group, nullptr, &pid_, nullptr);
+}
+
+ChildProcess::~ChildProcess()
+{
+    if (started_)
+        kill();
+}
+
+int ChildProcess::wait()
+{
+    if (!started_)
+        return -1;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    g_spawn_close_pid(pid_);
+    started_ = false;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void ChildProcess::kill()
+{
+    if (!started_)
+        return;
+    ::kill(-pid_, SIGKILL);
+    wait();
+}
+
+std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log)
+{
+    return "GST_REGISTRY='" + registry + "' exec timeout 60 gst-launch-1.0 -q " + pipeline + " > '" + log +
+           "' 2>&1";
+}
+
+std::string launch_when_socket(const std::string &socket, const std::string &pipeline, const std::string &registry,
+                               const std::string &log)
+{
+    return "i=0; while [ ! -S '" + socket + "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+           launch(pipeline, registry, log);
+}
+
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+} // namespace g2g::test
