@@ -47,10 +47,13 @@ GST_DEBUG_CATEGORY_STATIC(g2g_ipc_src_debug);
 
 namespace {
 
-enum { PROP_0, PROP_SOCKET_PATH };
+enum { PROP_0, PROP_SOCKET_PATH, PROP_CONNECTION_TIMEOUT };
+
+constexpr gulong kConnectRetryUs = 50000;
 
 struct SrcSettings {
     std::string socket_path;
+    guint connection_timeout = 5; // seconds
 };
 
 // The socket to the producer, shared by the element and every frame that is out: a frame's
@@ -160,10 +163,18 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
                                  std::string(GST_OBJECT_NAME(self)) + ": socket-path is not set");
         return FALSE;
     }
+    // A consumer may start before its producer: it tries again until connection-timeout.
+    const gint64 until = g_get_monotonic_time() + gint64(settings.connection_timeout) * G_USEC_PER_SEC;
     g2g::Result<g2g::ipc::UniqueFd> socket = g2g::ipc::connect_to(settings.socket_path);
+    while (!socket && g_get_monotonic_time() < until) {
+        g_usleep(kConnectRetryUs);
+        socket = g2g::ipc::connect_to(settings.socket_path);
+    }
     if (!socket) {
         g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-                                 std::string(GST_OBJECT_NAME(self)) + ": no producer: " + socket.error().message());
+                                 std::string(GST_OBJECT_NAME(self)) + ": no producer within connection-timeout (" +
+                                     std::to_string(settings.connection_timeout) + " s): " +
+                                     socket.error().message());
         return FALSE;
     }
     const std::vector<std::uint8_t> hello = g2g::ipc::encode_caps(downstream_caps(self));
@@ -376,6 +387,8 @@ static void g2g_ipc_src_set_property(GObject *object, guint id, const GValue *va
     self->priv->settings.update(self, [&](SrcSettings &settings) {
         if (id == PROP_SOCKET_PATH)
             settings.socket_path = g_value_get_string(value) ? g_value_get_string(value) : "";
+        else if (id == PROP_CONNECTION_TIMEOUT)
+            settings.connection_timeout = g_value_get_uint(value);
         else
             G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     });
@@ -384,8 +397,11 @@ static void g2g_ipc_src_set_property(GObject *object, guint id, const GValue *va
 static void g2g_ipc_src_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
 {
     G2gIpcSrc *self = G2G_IPC_SRC(object);
+    const SrcSettings settings = self->priv->settings.snapshot(self);
     if (id == PROP_SOCKET_PATH)
-        g_value_set_string(value, self->priv->settings.snapshot(self).socket_path.c_str());
+        g_value_set_string(value, settings.socket_path.c_str());
+    else if (id == PROP_CONNECTION_TIMEOUT)
+        g_value_set_uint(value, settings.connection_timeout);
     else
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -410,6 +426,13 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
                             nullptr,
                             static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                      GST_PARAM_MUTABLE_READY)));
+    g_object_class_install_property(
+        object_class, PROP_CONNECTION_TIMEOUT,
+        g_param_spec_uint("connection-timeout", "Connection timeout",
+                          "Seconds to keep trying to connect at start while no producer listens (0: fail at once)",
+                          0, 3600, 5,
+                          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                   GST_PARAM_MUTABLE_READY)));
     g2g::element::set_metadata(element_class, "g2gipcsrc", "g2g IPC source", "Source/Video",
                                "Frames of another process's g2gipcsink, its memory mapped, never copied");
     GstCaps *caps = gst_caps_from_string("video/x-raw(ANY)");
