@@ -12,8 +12,11 @@
 #include "pipeline.h"
 #include "processes.h"
 
+#include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -125,4 +128,186 @@ TEST(IpcProcesses, ThreeConsumersEachInItsDomainEqualVideoflip)
     EXPECT_EQ(stat_of(stats, "conversions.SystemView-to-System"), guint64(frames));
     EXPECT_EQ(stat_of(stats, "conversions.SystemView-to-DmaBuf"), guint64(frames));
     gst_structure_free(stats);
+}
+
+namespace {
+
+// A producer process: `<chain> ! g2gipcsink socket-path=<socket> <sink options>`, its output in
+// producer.log.
+std::unique_ptr<ChildProcess> producer_process(const Scratch &scratch, const std::string &chain,
+                                               const std::string &sink_options = "")
+{
+    return std::make_unique<ChildProcess>(g2g::test::launch(
+        chain + " ! g2gipcsink socket-path='" + scratch.path("socket") + "' " + sink_options, scratch.path("registry.bin"),
+        scratch.path("producer.log")));
+}
+
+} // namespace
+
+// A producer killed with SIGKILL ends its consumer with an error naming the socket, at once (the
+// socket closes with the process): never a hang.
+TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)
+{
+    Scratch scratch("g2g-ipc");
+    auto producer = producer_process(scratch, source(-1, "is-live=true"));
+    ASSERT_TRUE(producer->started());
+    gint64 killed_at = 0;
+    int seen = 0;
+    const PipelineRun consumer = run_pipeline(
+        "g2gipcsrc socket-path=" + scratch.path("socket") + " ! identity name=tap ! appsink name=sink sync=false",
+        [&](GstBuffer *) {
+            if (++seen == 5) {
+                killed_at = g_get_monotonic_time();
+                producer->kill();
+            }
+        },
+        20 * GST_SECOND);
+    const gint64 ended_at = g_get_monotonic_time();
+    ASSERT_GT(killed_at, 0) << consumer.error << g2g::test::read_file(scratch.path("producer.log"));
+    EXPECT_EQ(consumer.error, "g2gipcsrc0: the producer at " + scratch.path("socket") +
+                                  " went away: the peer closed the connection");
+    EXPECT_LT(ended_at - killed_at, G_USEC_PER_SEC) << "from the kill to the consumer's end";
+}
+
+// A consumer whose caps no route reaches is told why, by the producer, and ends with that error;
+// the producer goes on for the others.
+TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
+{
+    Scratch scratch("g2g-ipc");
+    Consumer refused(scratch, "refused", "video/x-raw,format=RGBA");
+    Consumer dense(scratch, "dense", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    // Live, 2 s: the refused consumer connects while it plays.
+    const PipelineRun producer = run_pipeline(
+        source(60, "is-live=true") + " ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 60 * GST_SECOND, [&](GstBin *bin) {
+            GstElement *sink = gst_bin_get_by_name(bin, "ipc");
+            g_object_get(sink, "stats", &stats, nullptr);
+            gst_object_unref(sink);
+        });
+    EXPECT_EQ(producer.error, "");
+    EXPECT_NE(refused.wait(), 0);
+    EXPECT_NE(refused.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
+                                  " has no frames this consumer takes: ipc sends video/x-raw, format=(string)NV12"),
+              std::string::npos)
+        << refused.said();
+    EXPECT_NE(refused.said().find("the consumer takes video/x-raw, format=(string)RGBA"), std::string::npos)
+        << refused.said();
+    EXPECT_EQ(dense.wait(), 0) << dense.said();
+    ASSERT_NE(stats, nullptr);
+    EXPECT_GE(stat_of(stats, "refused"), 1u);
+    gst_structure_free(stats);
+}
+
+// A consumer gets each frame with its producer's own timestamps, offsets and duration, in caps the
+// producer sent, the frame's GstVideoMeta with it.
+TEST(IpcProcesses, FramesKeepTheirProducersTimestamps)
+{
+    Scratch scratch("g2g-ipc");
+    // The appsink keeps every frame: max-queued lets it hold all ten.
+    auto producer = producer_process(scratch, source(10), "min-consumers=1 sync=false queue-full=wait max-queued=16");
+    ASSERT_TRUE(producer->started());
+    const PipelineRun consumer = run_pipeline(
+        "g2gipcsrc socket-path=" + scratch.path("socket") + " ! appsink name=sink sync=false", {}, 20 * GST_SECOND);
+    EXPECT_EQ(consumer.error, "");
+    ASSERT_EQ(consumer.buffers.size(), 10u) << g2g::test::read_file(scratch.path("producer.log"));
+    for (std::size_t i = 0; i < consumer.buffers.size(); ++i) {
+        GstBuffer *frame = consumer.buffers[i].get();
+        EXPECT_EQ(GST_BUFFER_PTS(frame), gst_util_uint64_scale(i, GST_SECOND, 30)) << i;
+        EXPECT_EQ(GST_BUFFER_OFFSET(frame), i) << i;
+        EXPECT_EQ(GST_BUFFER_DURATION(frame),
+                  gst_util_uint64_scale(i + 1, GST_SECOND, 30) - gst_util_uint64_scale(i, GST_SECOND, 30))
+            << i;
+    }
+    EXPECT_EQ(producer->wait(), 0);
+}
+
+// Consumers killed with SIGKILL and started again while 1000 frames flow: the others are not
+// stalled, what the killed ones held goes back, and the producer's frame memory stays bounded
+// (its memfds do not grow with the kills) and is all let go of at the end.
+TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
+{
+    Scratch scratch("g2g-ipc");
+    const int fds_before = g2g::test::open_frame_fd_count();
+    Consumer steady(scratch, "steady", "g2gprobe require=system");
+    std::atomic<bool> flowing = true;
+    std::atomic<int> kills = 0;
+    std::vector<int> fd_samples;
+    std::vector<guint> held_samples;
+    std::mutex sink_lock; // the producer's sink while its pipeline plays
+    GstElement *sink = nullptr;
+    std::thread churn([&] {
+        // Waits for the stream, then starts and kills a consumer every 60 ms.
+        while (flowing && !g_file_test(scratch.path("socket").c_str(), G_FILE_TEST_EXISTS))
+            g_usleep(10000);
+        for (int round = 0; flowing; ++round) {
+            ChildProcess victim(g2g::test::launch("g2gipcsrc socket-path=" + scratch.path("socket") +
+                                                       " ! fakesink sync=false",
+                                                   scratch.path("registry.bin"), scratch.path("victim.log")));
+            g_usleep(40000);
+            victim.kill();
+            ++kills;
+            g_usleep(20000);
+            fd_samples.push_back(g2g::test::open_frame_fd_count());
+            GstStructure *stats = nullptr;
+            {
+                std::lock_guard lock(sink_lock);
+                if (sink)
+                    g_object_get(sink, "stats", &stats, nullptr);
+            }
+            if (stats) {
+                guint held = 0;
+                gst_structure_get_uint(stats, "frames-held", &held);
+                held_samples.push_back(held);
+                gst_structure_free(stats);
+            }
+        }
+    });
+    GstStructure *stats = nullptr;
+    const PipelineRun producer = run_pipeline(
+        "videotestsrc is-live=true num-buffers=1000 pattern=ball ! "
+        "video/x-raw,format=NV12,width=64,height=48,framerate=400/1 ! g2gipcsink name=ipc max-queued=4 sync=false "
+        "min-consumers=1 socket-path=" + scratch.path("socket"),
+        {}, 60 * GST_SECOND,
+        [&](GstBin *) {
+            std::lock_guard lock(sink_lock);
+            g_object_get(sink, "stats", &stats, nullptr);
+            gst_object_unref(sink);
+            sink = nullptr;
+        },
+        [&](GstBin *bin) {
+            std::lock_guard lock(sink_lock);
+            sink = gst_bin_get_by_name(bin, "ipc");
+        });
+    flowing = false;
+    churn.join();
+    EXPECT_EQ(producer.error, "");
+    EXPECT_EQ(steady.wait(), 0) << steady.said();
+    ASSERT_NE(stats, nullptr);
+    EXPECT_EQ(stat_of(stats, "frames"), 1000u);
+    EXPECT_GE(kills.load(), 5) << "the stream lasts 2.5 s";
+    // Every consumer that joined (some were killed before they could) has left, but the steady one
+    // and perhaps one killed as the stream ended. The producer was never stalled (it rendered its
+    // 1000 frames, with drop); the steady consumer took most of them (a loaded 2-core machine may
+    // drop some of its frames while it holds max-queued, which is what drop is for).
+    EXPECT_GE(stat_of(stats, "joined"), 5u);
+    EXPECT_GE(stat_of(stats, "left") + 2, stat_of(stats, "joined"));
+    EXPECT_GE(stat_of(stats, "shares"), 500u);
+    gst_structure_free(stats);
+    // At most what two consumers may hold (max-queued each), whenever it was looked at.
+    for (guint held : held_samples)
+        EXPECT_LE(held, 8u);
+    // The producer's memfds: its pool's frames, as many as two consumers hold and the pipeline has
+    // in flight, never one more per kill (the last samples no more than the first half's most),
+    // and none once it stopped.
+    ASSERT_GE(fd_samples.size(), 10u);
+    const int first_half = *std::max_element(fd_samples.begin(), fd_samples.begin() + fd_samples.size() / 2);
+    for (std::size_t i = 0; i < fd_samples.size(); ++i) {
+        EXPECT_LE(fd_samples[i] - fds_before, 16) << "sample " << i;
+        if (i >= fd_samples.size() - 5) {
+            EXPECT_LE(fd_samples[i], first_half) << "sample " << i;
+        }
+    }
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), fds_before);
 }
