@@ -42,16 +42,25 @@ namespace {
 
 using g2g::ipc::QueueFull;
 
-enum { PROP_0, PROP_SOCKET_PATH, PROP_MAX_QUEUED, PROP_QUEUE_FULL, PROP_MIN_CONSUMERS, PROP_CONSUMERS, PROP_STATS };
+enum {
+    PROP_0,
+    PROP_SOCKET_PATH,
+    PROP_MAX_QUEUED,
+    PROP_QUEUE_FULL,
+    PROP_MIN_CONSUMERS,
+    PROP_CONSUMERS,
+    PROP_STATS
+};
 
 GType queue_full_get_type()
 {
     static GType type = [] {
-        static const GEnumValue values[] = {
-            {static_cast<gint>(QueueFull::Drop), "Drop the frames of a consumer that holds max-queued", "drop"},
-            {static_cast<gint>(QueueFull::Wait), "Wait until the consumer releases one (it slows every consumer)",
-             "wait"},
-            {0, nullptr, nullptr}};
+        static const GEnumValue values[] = {{static_cast<gint>(QueueFull::Drop),
+                                             "Drop the frames of a consumer that holds max-queued", "drop"},
+                                            {static_cast<gint>(QueueFull::Wait),
+                                             "Wait until the consumer releases one (it slows every consumer)",
+                                             "wait"},
+                                            {0, nullptr, nullptr}};
         return g_enum_register_static("G2gIpcQueueFull", values);
     }();
     return type;
@@ -88,7 +97,8 @@ GstCaps *template_caps()
     std::string text = raw + "; " + raw + "(" GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY ", " +
                        G2G_CAPS_FEATURE_META_TENSOR_VIEW + ")";
     g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(text.c_str()));
-    g2g::CapsRef dmabuf = g2g::CapsRef::adopt(gst_caps_from_string("video/x-raw(" GST_CAPS_FEATURE_MEMORY_DMABUF ")"));
+    g2g::CapsRef dmabuf =
+        g2g::CapsRef::adopt(gst_caps_from_string("video/x-raw(" GST_CAPS_FEATURE_MEMORY_DMABUF ")"));
     g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf.get());
     return gst_caps_merge(caps.release(), both.release());
 }
@@ -121,12 +131,12 @@ GstStructure *stats_of(G2gIpcSink *self, const char *name)
     for (const auto &[pair, n] : forms.bytes_converted)
         converted += n;
     GstStructure *stats = gst_structure_new(
-        name, "frames", G_TYPE_UINT64, state.frames, "consumers", G_TYPE_UINT, consumers, "joined", G_TYPE_UINT64,
-        counters.joined, "left", G_TYPE_UINT64, counters.left, "refused", G_TYPE_UINT64, counters.refused, "shares",
-        G_TYPE_UINT64, counters.sent, "dropped", G_TYPE_UINT64, counters.dropped, "released", G_TYPE_UINT64,
-        counters.released, "frames-held", G_TYPE_UINT, held, "copies", G_TYPE_UINT64, forms.copies, "bytes-copied",
-        G_TYPE_UINT64, forms.bytes_copied, "conversions", G_TYPE_UINT64, conversions, "bytes-converted",
-        G_TYPE_UINT64, converted, nullptr);
+        name, "frames", G_TYPE_UINT64, state.frames, "consumers", G_TYPE_UINT, consumers, "joined",
+        G_TYPE_UINT64, counters.joined, "left", G_TYPE_UINT64, counters.left, "refused", G_TYPE_UINT64,
+        counters.refused, "shares", G_TYPE_UINT64, counters.sent, "dropped", G_TYPE_UINT64, counters.dropped,
+        "released", G_TYPE_UINT64, counters.released, "frames-held", G_TYPE_UINT, held, "copies",
+        G_TYPE_UINT64, forms.copies, "bytes-copied", G_TYPE_UINT64, forms.bytes_copied, "conversions",
+        G_TYPE_UINT64, conversions, "bytes-converted", G_TYPE_UINT64, converted, nullptr);
     for (const auto &[pair, n] : forms.conversions)
         gst_structure_set(stats, ("conversions." + pair).c_str(), G_TYPE_UINT64, n, nullptr);
     return stats;
@@ -149,7 +159,8 @@ static gboolean g2g_ipc_sink_start(GstBaseSink *sink)
         std::lock_guard lock(stream->mutex);
         return g2g::ipc::choose_route(stream->caps.get(), accepts, name);
     };
-    g2g::Result<std::unique_ptr<g2g::ipc::Server>> server = g2g::ipc::Server::listen(settings.socket_path, chooser);
+    g2g::Result<std::unique_ptr<g2g::ipc::Server>> server =
+        g2g::ipc::Server::listen(settings.socket_path, chooser);
     if (!server) {
         g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
                                  name + ": " + server.error().message());
@@ -209,7 +220,8 @@ static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *, GstQuery *query)
         gst_buffer_pool_config_set_allocator(config, g2g::detail::memfd_allocator(), nullptr);
         gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
         if (gst_buffer_pool_set_config(pool.get(), config))
-            gst_query_add_allocation_pool(query, pool.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
+            gst_query_add_allocation_pool(query, pool.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)),
+                                          0, 0);
     }
     return TRUE;
 }
@@ -239,8 +251,9 @@ static gboolean g2g_ipc_sink_event(GstBaseSink *sink, GstEvent *event)
         }
         case GST_EVENT_EOS:
             server->send_all(g2g::ipc::MessageType::Eos, {}, false);
-            gst_element_post_message(GST_ELEMENT(self),
-                                     gst_message_new_element(GST_OBJECT(self), stats_of(self, "g2gipcsink-stats")));
+            gst_element_post_message(
+                GST_ELEMENT(self),
+                gst_message_new_element(GST_OBJECT(self), stats_of(self, "g2gipcsink-stats")));
             break;
         default:
             break;
@@ -361,7 +374,8 @@ static void g2g_ipc_sink_get_property(GObject *object, guint id, GValue *value, 
         g_value_set_uint(value, settings.min_consumers);
         break;
     case PROP_CONSUMERS:
-        g_value_set_uint(value, self->priv->state.server ? static_cast<guint>(self->priv->state.server->consumers()) : 0);
+        g_value_set_uint(
+            value, self->priv->state.server ? static_cast<guint>(self->priv->state.server->consumers()) : 0);
         break;
     case PROP_STATS:
         g_value_take_boxed(value, stats_of(self, "g2gipcsink-stats"));
@@ -385,7 +399,8 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
     object_class->set_property = g2g_ipc_sink_set_property;
     object_class->get_property = g2g_ipc_sink_get_property;
     object_class->finalize = g2g_ipc_sink_finalize;
-    const auto rw = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+    const auto rw =
+        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
     const auto rw_playing =
         static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
     const auto ro = static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -402,32 +417,34 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
                           1024, 8, rw_playing));
     g_object_class_install_property(
         object_class, PROP_QUEUE_FULL,
-        g_param_spec_enum("queue-full", "Queue full",
-                          "What a consumer holding max-queued frames gets: its new frames dropped (the others go "
-                          "on), or the producer waits for it",
-                          queue_full_get_type(), static_cast<gint>(QueueFull::Drop), rw_playing));
+        g_param_spec_enum(
+            "queue-full", "Queue full",
+            "What a consumer holding max-queued frames gets: its new frames dropped (the others go "
+            "on), or the producer waits for it",
+            queue_full_get_type(), static_cast<gint>(QueueFull::Drop), rw_playing));
     g_object_class_install_property(
         object_class, PROP_MIN_CONSUMERS,
         g_param_spec_uint("min-consumers", "Min consumers",
-                          "Frames wait until this many consumers have joined (0: frames go on without any)", 0,
-                          G_MAXUINT, 0, rw_playing));
-    g_object_class_install_property(
-        object_class, PROP_CONSUMERS,
-        g_param_spec_uint("consumers", "Consumers", "Consumers connected now, each with its route", 0, G_MAXUINT,
-                          0, ro));
+                          "Frames wait until this many consumers have joined (0: frames go on without any)",
+                          0, G_MAXUINT, 0, rw_playing));
+    g_object_class_install_property(object_class, PROP_CONSUMERS,
+                                    g_param_spec_uint("consumers", "Consumers",
+                                                      "Consumers connected now, each with its route", 0,
+                                                      G_MAXUINT, 0, ro));
     g_object_class_install_property(
         object_class, PROP_STATS,
-        g_param_spec_boxed("stats", "Statistics",
-                           "frames, consumers, joined, left, refused, shares (frames sent, one per consumer), "
-                           "dropped, released, frames-held, copies and bytes-copied (frames copied into memfds), "
-                           "conversions and bytes-converted (one per route's frame), conversions.<pair>",
-                           GST_TYPE_STRUCTURE, ro));
+        g_param_spec_boxed(
+            "stats", "Statistics",
+            "frames, consumers, joined, left, refused, shares (frames sent, one per consumer), "
+            "dropped, released, frames-held, copies and bytes-copied (frames copied into memfds), "
+            "conversions and bytes-converted (one per route's frame), conversions.<pair>",
+            GST_TYPE_STRUCTURE, ro));
 
     g2g::element::set_metadata(element_class, "g2gipcsink", "g2g IPC sink", "Sink/Video",
                                "Serves frames to other processes, each in its own domain, by descriptor");
     const g2g::CapsRef caps = g2g::CapsRef::adopt(template_caps());
-    gst_element_class_add_pad_template(element_class,
-                                       gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps.get()));
+    gst_element_class_add_pad_template(
+        element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps.get()));
     gst_type_mark_as_plugin_api(queue_full_get_type(), static_cast<GstPluginAPIFlags>(0));
 
     sink_class->start = g2g_ipc_sink_start;

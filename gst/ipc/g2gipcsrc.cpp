@@ -66,7 +66,8 @@ struct Connection {
     {
         std::lock_guard lock(mutex);
         if (socket)
-            g2g::ipc::send_message(socket.get(), g2g::ipc::MessageType::ReleaseBuffer, g2g::ipc::encode_release(id));
+            g2g::ipc::send_message(socket.get(), g2g::ipc::MessageType::ReleaseBuffer,
+                                   g2g::ipc::encode_release(id));
     }
     void close()
     {
@@ -93,7 +94,7 @@ void memory_gone(gpointer data, GstMiniObject *)
 
 struct SrcState {
     std::shared_ptr<Connection> connection;
-    int socket = -1; // connection's, read by the streaming thread alone
+    int socket = -1;         // connection's, read by the streaming thread alone
     g2g::ipc::UniqueFd wake; // an eventfd: unlock() ends a wait for the producer
     std::string path;
     GstVideoInfo info{};
@@ -171,17 +172,18 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
         socket = g2g::ipc::connect_to(settings.socket_path);
     }
     if (!socket) {
-        g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-                                 std::string(GST_OBJECT_NAME(self)) + ": no producer within connection-timeout (" +
-                                     std::to_string(settings.connection_timeout) + " s): " +
-                                     socket.error().message());
+        g2g::element::post_error(
+            GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+            std::string(GST_OBJECT_NAME(self)) + ": no producer within connection-timeout (" +
+                std::to_string(settings.connection_timeout) + " s): " + socket.error().message());
         return FALSE;
     }
     const std::vector<std::uint8_t> hello = g2g::ipc::encode_caps(downstream_caps(self));
     if (g2g::Result<void> said = g2g::ipc::send_message(
             socket->get(), g2g::ipc::message_type(g2g::ipc::ControlType::Hello), hello);
         !said) {
-        fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE, "cannot be written to: " + said.error().message());
+        fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+             "cannot be written to: " + said.error().message());
         return FALSE;
     }
     state.socket = socket->get();
@@ -216,8 +218,8 @@ static gboolean g2g_ipc_src_unlock(GstBaseSrc *base)
 {
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     const std::uint64_t one = 1;
-    if (state.wake)
-        [[maybe_unused]] ssize_t n = ::write(state.wake.get(), &one, sizeof one);
+    if (state.wake) [[maybe_unused]]
+        ssize_t n = ::write(state.wake.get(), &one, sizeof one);
     return TRUE;
 }
 
@@ -225,8 +227,8 @@ static gboolean g2g_ipc_src_unlock_stop(GstBaseSrc *base)
 {
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     std::uint64_t count;
-    if (state.wake)
-        [[maybe_unused]] ssize_t n = ::read(state.wake.get(), &count, sizeof count);
+    if (state.wake) [[maybe_unused]]
+        ssize_t n = ::read(state.wake.get(), &count, sizeof count);
     return TRUE;
 }
 
@@ -237,14 +239,16 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
     SrcState &state = self->priv->state;
     g2g::Result<std::string> text = g2g::ipc::decode_caps(payload);
     if (!text)
-        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent caps that do not read: " + text.error().message());
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "sent caps that do not read: " + text.error().message());
     if (*text == "NULL")
         return GST_FLOW_OK; // unixfdsink before its stream's caps
     g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(text->c_str()));
     const g2g::CapsRef plain = caps ? g2g::dmabuf::caps_from_dma_drm(caps.get()) : g2g::CapsRef();
     GstVideoInfo info;
     if (!caps || !gst_caps_is_fixed(caps.get()) || !plain || !gst_video_info_from_caps(&info, plain.get()))
-        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent caps of no fixed video frame: " + *text);
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                    "sent caps of no fixed video frame: " + *text);
     if (!gst_base_src_set_caps(GST_BASE_SRC(self), caps.get()))
         return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                     "sent " + *text + ", which downstream does not take");
@@ -293,10 +297,11 @@ void stamp(G2gIpcSrc *self, GstBuffer *frame, const g2g::ipc::NewBuffer &message
 GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer **out)
 {
     SrcState &state = self->priv->state;
-    g2g::Result<g2g::ipc::NewBuffer> decoded = g2g::ipc::decode_new_buffer(message.payload, message.fds.size());
+    g2g::Result<g2g::ipc::NewBuffer> decoded =
+        g2g::ipc::decode_new_buffer(message.payload, message.fds.size());
     if (!decoded)
-        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent a frame that does not read: " +
-                                                                         decoded.error().message());
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "sent a frame that does not read: " + decoded.error().message());
     if (!state.have_info) {
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame before its caps");
@@ -305,8 +310,8 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
         g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
     if (!frame) {
         state.connection->release(decoded->id);
-        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame refused here: " +
-                                                                         frame.error().message());
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                    "sent a frame refused here: " + frame.error().message());
     }
     GstBuffer *buffer = frame->get();
     const guint n = gst_buffer_n_memory(buffer);
@@ -316,7 +321,8 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
         auto *out_frame = new OutFrame{state.connection, decoded->id, {}};
         out_frame->memories = n;
         for (guint i = 0; i < n; ++i)
-            gst_mini_object_weak_ref(GST_MINI_OBJECT(gst_buffer_peek_memory(buffer, i)), memory_gone, out_frame);
+            gst_mini_object_weak_ref(GST_MINI_OBJECT(gst_buffer_peek_memory(buffer, i)), memory_gone,
+                                     out_frame);
     }
     stamp(self, buffer, *decoded);
     *out = frame->release();
@@ -339,7 +345,8 @@ static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
             continue;
         g2g::Result<g2g::ipc::Message> message = g2g::ipc::receive_message(state.socket);
         if (!message)
-            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "went away: " + message.error().message());
+            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+                        "went away: " + message.error().message());
         const std::uint32_t type = message->header.type;
         switch (type) {
         case static_cast<std::uint32_t>(g2g::ipc::MessageType::NewBuffer):
@@ -374,7 +381,8 @@ static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
             break;
         }
         case static_cast<std::uint32_t>(g2g::ipc::MessageType::ReleaseBuffer):
-            return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE, "sent a consumer's message (RELEASE)");
+            return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                        "sent a consumer's message (RELEASE)");
         default:
             break; // a type of a later producer: skipped, as unixfdsrc does
         }
@@ -422,21 +430,21 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
     object_class->finalize = g2g_ipc_src_finalize;
     g_object_class_install_property(
         object_class, PROP_SOCKET_PATH,
-        g_param_spec_string("socket-path", "Socket path", "The unix socket of the producer (g2gipcsink, unixfdsink)",
-                            nullptr,
-                            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                                     GST_PARAM_MUTABLE_READY)));
+        g_param_spec_string(
+            "socket-path", "Socket path", "The unix socket of the producer (g2gipcsink, unixfdsink)", nullptr,
+            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
     g_object_class_install_property(
         object_class, PROP_CONNECTION_TIMEOUT,
-        g_param_spec_uint("connection-timeout", "Connection timeout",
-                          "Seconds to keep trying to connect at start while no producer listens (0: fail at once)",
-                          0, 3600, 5,
-                          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                                   GST_PARAM_MUTABLE_READY)));
+        g_param_spec_uint(
+            "connection-timeout", "Connection timeout",
+            "Seconds to keep trying to connect at start while no producer listens (0: fail at once)", 0, 3600,
+            5,
+            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
     g2g::element::set_metadata(element_class, "g2gipcsrc", "g2g IPC source", "Source/Video",
                                "Frames of another process's g2gipcsink, its memory mapped, never copied");
     GstCaps *caps = gst_caps_from_string("video/x-raw(ANY)");
-    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class,
+                                       gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
     base_class->start = g2g_ipc_src_start;
     base_class->stop = g2g_ipc_src_stop;

@@ -20,7 +20,8 @@ GstClockTimeDiff clock_offset(GstClock *clock)
 {
     if (!clock || is_monotonic_system_clock(clock))
         return 0;
-    return GST_CLOCK_DIFF(static_cast<GstClockTime>(g_get_monotonic_time()) * 1000, gst_clock_get_time(clock));
+    return GST_CLOCK_DIFF(static_cast<GstClockTime>(g_get_monotonic_time()) * 1000,
+                          gst_clock_get_time(clock));
 }
 
 std::uint64_t to_wire(const GstSegment &segment, GstClockTime timestamp, GstClockTime base_time,

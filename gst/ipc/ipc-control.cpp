@@ -77,9 +77,9 @@ MetaRecord encode_times(const StreamTimes &times)
 Result<StreamTimes> decode_times(const MetaRecord &record)
 {
     if (record.version != 0 || record.payload.size() != kTimesSize)
-        return refused(std::string(kTimesRecordName) + " record of version " + std::to_string(record.version) +
-                       " and " + std::to_string(record.payload.size()) + " bytes, not version 0 of " +
-                       std::to_string(kTimesSize));
+        return refused(std::string(kTimesRecordName) + " record of version " +
+                       std::to_string(record.version) + " and " + std::to_string(record.payload.size()) +
+                       " bytes, not version 0 of " + std::to_string(kTimesSize));
     Reader reader(record.payload);
     StreamTimes times;
     reader.le(times.pts);

@@ -32,8 +32,8 @@ CapsRef fixed_for(const GstCaps *candidate, const GstCaps *accepts)
 {
     if (!candidate || gst_caps_is_empty(candidate))
         return {};
-    CapsRef both = CapsRef::adopt(gst_caps_intersect_full(const_cast<GstCaps *>(candidate),
-                                                          const_cast<GstCaps *>(accepts), GST_CAPS_INTERSECT_FIRST));
+    CapsRef both = CapsRef::adopt(gst_caps_intersect_full(
+        const_cast<GstCaps *>(candidate), const_cast<GstCaps *>(accepts), GST_CAPS_INTERSECT_FIRST));
     if (gst_caps_is_empty(both.get()))
         return {};
     return CapsRef::adopt(gst_caps_fixate(both.release()));
@@ -98,7 +98,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
     if (!accepts) {
         // unixfdsrc: the stream as unixfdsink sends it; a view, which it cannot read, dense.
         decision.route = view ? kRouteDense : kRouteDirect;
-        decision.caps = view ? CapsRef::adopt(gst_caps_fixate(dense.release())) : CapsRef::adopt(gst_caps_copy(stream));
+        decision.caps =
+            view ? CapsRef::adopt(gst_caps_fixate(dense.release())) : CapsRef::adopt(gst_caps_copy(stream));
         return decision;
     }
     if (CapsRef caps = fixed_for(stream, accepts)) {
@@ -150,7 +151,8 @@ void RouteForms::stop()
 
 MemoryKind RouteForms::kind(RouteId route) const
 {
-    return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf : MemoryKind::Fd;
+    return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf
+                                                                              : MemoryKind::Fd;
 }
 
 Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::string &sink)
@@ -179,12 +181,14 @@ Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
     if (!copies_ || copies_size_ != size) {
         if (copies_)
             gst_buffer_pool_set_active(copies_.get(), FALSE);
-        copies_ = active_pool(gst_buffer_pool_new(), nullptr, static_cast<guint>(size), detail::memfd_allocator());
+        copies_ =
+            active_pool(gst_buffer_pool_new(), nullptr, static_cast<guint>(size), detail::memfd_allocator());
         copies_size_ = size;
     }
     GstBuffer *copy = nullptr;
     if (!copies_ || gst_buffer_pool_acquire_buffer(copies_.get(), &copy, nullptr) != GST_FLOW_OK)
-        return Error(ErrorCode::InvalidArgument, "no memfd of " + std::to_string(size) + " bytes to copy a frame into");
+        return Error(ErrorCode::InvalidArgument,
+                     "no memfd of " + std::to_string(size) + " bytes to copy a frame into");
     BufferRef out = BufferRef::adopt(copy);
     GstMapInfo map;
     if (!gst_buffer_map(copy, &map, GST_MAP_WRITE))
@@ -192,11 +196,14 @@ Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
     const gsize got = gst_buffer_extract(frame, 0, map.data, size);
     gst_buffer_unmap(copy, &map);
     if (got != size)
-        return Error(ErrorCode::InvalidArgument, "the frame's memory does not map: it cannot be copied into a memfd");
-    gst_buffer_copy_into(copy, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+        return Error(ErrorCode::InvalidArgument,
+                     "the frame's memory does not map: it cannot be copied into a memfd");
+    gst_buffer_copy_into(copy, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, -1);
     if (const GstVideoMeta *meta = gst_buffer_get_video_meta(frame))
-        gst_buffer_add_video_meta_full(copy, meta->flags, meta->format, meta->width, meta->height, meta->n_planes,
-                                       const_cast<gsize *>(meta->offset), const_cast<gint *>(meta->stride));
+        gst_buffer_add_video_meta_full(copy, meta->flags, meta->format, meta->width, meta->height,
+                                       meta->n_planes, const_cast<gsize *>(meta->offset),
+                                       const_cast<gint *>(meta->stride));
     if (const FrameView *view = tensor_view_of(frame))
         attach_tensor_view(copy, *view);
     ++counters_.copies;
@@ -213,8 +220,8 @@ Result<BufferRef> RouteForms::dense(GstBuffer *frame)
     GstVideoInfo layout = view->info();
     if (!dense_) {
         CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&layout));
-        dense_ = active_pool(gst_video_buffer_pool_new(), caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)),
-                             detail::memfd_allocator());
+        dense_ = active_pool(gst_video_buffer_pool_new(), caps.get(),
+                             static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)), detail::memfd_allocator());
     }
     GstBuffer *out = nullptr;
     if (!dense_ || gst_buffer_pool_acquire_buffer(dense_.get(), &out, nullptr) != GST_FLOW_OK)
@@ -222,7 +229,8 @@ Result<BufferRef> RouteForms::dense(GstBuffer *frame)
     BufferRef dense = BufferRef::adopt(out);
     if (Result<void> written = view->materialize_to(frame, out, layout); !written)
         return written.error();
-    gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, -1);
     const std::string pair = pair_name(K::SystemView, K::System);
     ++counters_.conversions[pair];
     counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&layout);
@@ -238,8 +246,10 @@ Result<BufferRef> RouteForms::to_dmabuf(GstBuffer *frame, const std::string &sin
         dmabufs_ = Ref<GstBufferPool>::adopt(dmabuf::pool_new(caps.get()));
         if (dmabufs_) {
             GstStructure *config = gst_buffer_pool_get_config(dmabufs_.get());
-            gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)), 0, 0);
-            if (!gst_buffer_pool_set_config(dmabufs_.get(), config) || !gst_buffer_pool_set_active(dmabufs_.get(), TRUE))
+            gst_buffer_pool_config_set_params(config, caps.get(),
+                                              static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)), 0, 0);
+            if (!gst_buffer_pool_set_config(dmabufs_.get(), config) ||
+                !gst_buffer_pool_set_active(dmabufs_.get(), TRUE))
                 dmabufs_.reset();
         }
     }

@@ -65,7 +65,9 @@ struct Server::Consumer {
 Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteChooser chooser)
 {
     static std::once_flag category;
-    std::call_once(category, [] { GST_DEBUG_CATEGORY_INIT(ipc_server_debug, "g2gipcserver", 0, "g2gipcsink's socket"); });
+    std::call_once(category, [] {
+        GST_DEBUG_CATEGORY_INIT(ipc_server_debug, "g2gipcserver", 0, "g2gipcsink's socket");
+    });
     Result<sockaddr_un> address = address_of(path);
     if (!address)
         return address.error();
@@ -236,8 +238,9 @@ void Server::read_from(Consumer &consumer)
         Result<std::string> text = decode_caps(message->payload);
         GstCaps *accepts = text ? gst_caps_from_string(text->c_str()) : nullptr;
         if (!accepts || consumer.said_hello) {
-            drop(consumer.number, !text ? text.error().message()
-                                        : consumer.said_hello ? "said HELLO twice" : "HELLO of no caps: " + *text);
+            drop(consumer.number, !text                 ? text.error().message()
+                                  : consumer.said_hello ? "said HELLO twice"
+                                                        : "HELLO of no caps: " + *text);
             if (accepts)
                 gst_caps_unref(accepts);
             return;
@@ -250,7 +253,8 @@ void Server::read_from(Consumer &consumer)
     }
     case static_cast<std::uint32_t>(MessageType::NewBuffer):
     case static_cast<std::uint32_t>(MessageType::Caps):
-        drop(consumer.number, "sent a producer's message (type " + std::to_string(message->header.type) + ")");
+        drop(consumer.number,
+             "sent a producer's message (type " + std::to_string(message->header.type) + ")");
         return;
     default:
         // As unixfdsink: a type this producer does not know is skipped (a later consumer's).

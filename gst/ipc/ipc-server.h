@@ -44,7 +44,7 @@ using RouteId = int;
 // The decision for one consumer: its route and the caps that say it, or why it has none.
 struct RouteDecision {
     RouteId route = -1;
-    CapsRef caps;       // sent to the consumer before its first frame of the route
+    CapsRef caps;        // sent to the consumer before its first frame of the route
     std::string refusal; // set where route < 0: sent to the consumer (REFUSED), which is let go
 };
 
@@ -96,8 +96,8 @@ public:
     void resume();
 
     ServerCounters counters();
-    std::size_t consumers();      // with a route
-    std::size_t frames_held();    // frames some consumer holds
+    std::size_t consumers();   // with a route
+    std::size_t frames_held(); // frames some consumer holds
 
     // How long a consumer has to say HELLO before it is taken for unixfdsrc.
     static constexpr int kGraceMs = 200;

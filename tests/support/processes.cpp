@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "processes.h"
 
+#include <gst/gst.h>
+
+#include "pipeline.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,8 +38,8 @@ void own_process_group(gpointer)
 
 ChildProcess::ChildProcess(const std::string &script)
 {
-    gchar *argv[] = {const_cast<gchar *>("sh"), const_cast<gchar *>("-c"), const_cast<gchar *>(script.c_str()),
-                     nullptr};
+    gchar *argv[] = {const_cast<gchar *>("sh"), const_cast<gchar *>("-c"),
+                     const_cast<gchar *>(script.c_str()), nullptr};
     started_ = g_spawn_async(nullptr, argv, nullptr,
                              static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD),
                              own_process_group, nullptr, &pid_, nullptr);
@@ -72,11 +76,25 @@ std::string launch(const std::string &pipeline, const std::string &registry, con
            "' 2>&1";
 }
 
-std::string launch_when_socket(const std::string &socket, const std::string &pipeline, const std::string &registry,
-                               const std::string &log)
+std::string launch_when_socket(const std::string &socket, const std::string &pipeline,
+                               const std::string &registry, const std::string &log)
 {
     return "i=0; while [ ! -S '" + socket + "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
            launch(pipeline, registry, log);
+}
+
+std::string unixfd_peers_missing()
+{
+    if (!have_element("unixfdsink") || !have_element("unixfdsrc"))
+        return gstreamer_version() + " has no unixfdsink / unixfdsrc (they came in 1.24)";
+    GstElement *sink = gst_element_factory_make("unixfdsink", nullptr);
+    const bool waits = g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "wait-for-connection");
+    gst_object_unref(gst_object_ref_sink(sink));
+    if (!waits)
+        return gstreamer_version() +
+               "'s unixfdsink has no wait-for-connection (1.26 added it): it drops the frames it gets before "
+               "the receiver connects, so no run can be compared frame by frame";
+    return {};
 }
 
 std::string read_file(const std::string &path)

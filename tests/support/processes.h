@@ -44,11 +44,16 @@ private:
 
 // A script that waits (up to 10 s) for the socket file `socket`, then runs gst-launch-1.0 -q
 // `pipeline` with the registry `registry`, its stdout and stderr to `log`, for at most 60 s.
-std::string launch_when_socket(const std::string &socket, const std::string &pipeline, const std::string &registry,
-                               const std::string &log);
+std::string launch_when_socket(const std::string &socket, const std::string &pipeline,
+                               const std::string &registry, const std::string &log);
 
 // A script that runs gst-launch-1.0 -q `pipeline` likewise, at once.
 std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log);
+
+// Why GStreamer's unixfdsink and unixfdsrc cannot be peers of a test that compares frame by frame
+// ("" when they can): 1.22 has none (they came in 1.24), and 1.24's unixfdsink cannot wait for
+// its receiver (wait-for-connection came in 1.26), so it drops the frames before it connects.
+std::string unixfd_peers_missing();
 
 // The whole file at `path` ("" when none).
 std::string read_file(const std::string &path);

@@ -28,7 +28,8 @@ int sealed_memfd(gsize size, const char *name)
     const int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -1;
-    if (ftruncate(fd, static_cast<off_t>(size)) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
+    if (ftruncate(fd, static_cast<off_t>(size)) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
         const int saved = errno;
         close(fd);
         errno = saved;
@@ -81,4 +82,6 @@ static void g2g_memfd_allocator_class_init(G2gMemfdAllocatorClass *klass)
     GST_ALLOCATOR_CLASS(klass)->alloc = g2g::detail::allocate;
 }
 
-static void g2g_memfd_allocator_init(G2gMemfdAllocator *) {}
+static void g2g_memfd_allocator_init(G2gMemfdAllocator *)
+{
+}

@@ -45,26 +45,9 @@ std::string bytes_of(const PipelineRun &run)
     return all;
 }
 
-// Why unixfd cannot be compared frame by frame here ("" if it can): 1.22 has no unixfd plugin, and
-// 1.24's unixfdsink has no wait-for-connection (1.26 added it), so it drops the frames it gets before
-// the receiver connects.
-std::string unixfd_missing()
-{
-    if (!g2g::test::have_element("unixfdsink") || !g2g::test::have_element("unixfdsrc"))
-        return g2g::test::gstreamer_version() + " has no unixfdsink / unixfdsrc (they came in 1.24)";
-    GstElement *sink = gst_element_factory_make("unixfdsink", nullptr);
-    const bool waits = g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "wait-for-connection");
-    gst_object_unref(gst_object_ref_sink(sink));
-    if (!waits)
-        return g2g::test::gstreamer_version() +
-               "'s unixfdsink has no wait-for-connection (1.26 added it): it drops the frames it gets "
-               "before the receiver connects, so no run can be compared frame by frame";
-    return {};
-}
-
 #define SKIP_WITHOUT_UNIXFD()                                                                                \
     do {                                                                                                     \
-        if (const std::string why = unixfd_missing(); !why.empty())                                          \
+        if (const std::string why = g2g::test::unixfd_peers_missing(); !why.empty())                         \
             GTEST_SKIP() << why;                                                                             \
     } while (false)
 
@@ -83,8 +66,8 @@ Crossing cross(const std::string &sender_chain, const std::string &receiver_chai
     // The receiving process: waits for the socket, then writes every frame it gets to a file.
     g2g::test::ChildProcess receiver(g2g::test::launch_when_socket(
         scratch.path("socket"),
-        "unixfdsrc socket-path='" + scratch.path("socket") + "' ! " + receiver_chain + " ! filesink location='" +
-            scratch.path("frames") + "'",
+        "unixfdsrc socket-path='" + scratch.path("socket") + "' ! " + receiver_chain +
+            " ! filesink location='" + scratch.path("frames") + "'",
         scratch.path("registry.bin"), scratch.path("log")));
     EXPECT_TRUE(receiver.started());
     result.sender =

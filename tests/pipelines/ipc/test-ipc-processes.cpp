@@ -62,9 +62,11 @@ struct Consumer {
         : out(scratch.path(name)), log(scratch.path(name + ".log"))
     {
         const std::string socket = scratch.path("socket");
-        process = std::make_unique<ChildProcess>(g2g::test::launch_when_socket(
-            socket, "g2gipcsrc socket-path='" + socket + "' ! " + chain + " ! filesink buffer-mode=unbuffered location='" + out + "'",
-            scratch.path("registry.bin"), log));
+        process = std::make_unique<ChildProcess>(
+            g2g::test::launch_when_socket(socket,
+                                          "g2gipcsrc socket-path='" + socket + "' ! " + chain +
+                                              " ! filesink buffer-mode=unbuffered location='" + out + "'",
+                                          scratch.path("registry.bin"), log));
     }
     int wait() { return process->wait(); }
     std::string received() const { return g2g::test::read_file(out); }
@@ -101,8 +103,10 @@ TEST(IpcProcesses, ThreeConsumersEachInItsDomainEqualVideoflip)
     Consumer dmabuf(scratch, "dmabuf", "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf");
     GstStructure *stats = nullptr;
     const PipelineRun producer = run_pipeline(
-        source(frames) + " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
-                         "sync=false socket-path=" + scratch.path("socket"),
+        source(frames) +
+            " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
+            "sync=false socket-path=" +
+            scratch.path("socket"),
         {}, 60 * GST_SECOND, [&](GstBin *bin) {
             GstElement *sink = gst_bin_get_by_name(bin, "ipc");
             g_object_get(sink, "stats", &stats, nullptr);
@@ -113,7 +117,8 @@ TEST(IpcProcesses, ThreeConsumersEachInItsDomainEqualVideoflip)
     EXPECT_EQ(view.wait(), 0) << view.said();
     EXPECT_EQ(dmabuf.wait(), 0) << dmabuf.said();
 
-    const PipelineRun peer = run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
+    const PipelineRun peer =
+        run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
     ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
     const std::string expected = bytes_of(peer.buffers);
     EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes";
@@ -138,8 +143,8 @@ std::unique_ptr<ChildProcess> producer_process(const Scratch &scratch, const std
                                                const std::string &sink_options = "")
 {
     return std::make_unique<ChildProcess>(g2g::test::launch(
-        chain + " ! g2gipcsink socket-path='" + scratch.path("socket") + "' " + sink_options, scratch.path("registry.bin"),
-        scratch.path("producer.log")));
+        chain + " ! g2gipcsink socket-path='" + scratch.path("socket") + "' " + sink_options,
+        scratch.path("registry.bin"), scratch.path("producer.log")));
 }
 
 } // namespace
@@ -154,7 +159,8 @@ TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)
     gint64 killed_at = 0;
     int seen = 0;
     const PipelineRun consumer = run_pipeline(
-        "g2gipcsrc socket-path=" + scratch.path("socket") + " ! identity name=tap ! appsink name=sink sync=false",
+        "g2gipcsrc socket-path=" + scratch.path("socket") +
+            " ! identity name=tap ! appsink name=sink sync=false",
         [&](GstBuffer *) {
             if (++seen == 5) {
                 killed_at = g_get_monotonic_time();
@@ -178,19 +184,21 @@ TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
     Consumer dense(scratch, "dense", "g2gprobe require=system");
     GstStructure *stats = nullptr;
     // Live, 2 s: the refused consumer connects while it plays.
-    const PipelineRun producer = run_pipeline(
-        source(60, "is-live=true") + " ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
-            scratch.path("socket"),
-        {}, 60 * GST_SECOND, [&](GstBin *bin) {
-            GstElement *sink = gst_bin_get_by_name(bin, "ipc");
-            g_object_get(sink, "stats", &stats, nullptr);
-            gst_object_unref(sink);
-        });
+    const PipelineRun producer =
+        run_pipeline(source(60, "is-live=true") +
+                         " ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
+                         scratch.path("socket"),
+                     {}, 60 * GST_SECOND, [&](GstBin *bin) {
+                         GstElement *sink = gst_bin_get_by_name(bin, "ipc");
+                         g_object_get(sink, "stats", &stats, nullptr);
+                         gst_object_unref(sink);
+                     });
     EXPECT_EQ(producer.error, "");
     EXPECT_NE(refused.wait(), 0);
-    EXPECT_NE(refused.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
-                                  " has no frames this consumer takes: ipc sends video/x-raw, format=(string)NV12"),
-              std::string::npos)
+    EXPECT_NE(
+        refused.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
+                            " has no frames this consumer takes: ipc sends video/x-raw, format=(string)NV12"),
+        std::string::npos)
         << refused.said();
     EXPECT_NE(refused.said().find("the consumer takes video/x-raw, format=(string)RGBA"), std::string::npos)
         << refused.said();
@@ -206,10 +214,12 @@ TEST(IpcProcesses, FramesKeepTheirProducersTimestamps)
 {
     Scratch scratch("g2g-ipc");
     // The appsink keeps every frame: max-queued lets it hold all ten.
-    auto producer = producer_process(scratch, source(10), "min-consumers=1 sync=false queue-full=wait max-queued=16");
+    auto producer =
+        producer_process(scratch, source(10), "min-consumers=1 sync=false queue-full=wait max-queued=16");
     ASSERT_TRUE(producer->started());
-    const PipelineRun consumer = run_pipeline(
-        "g2gipcsrc socket-path=" + scratch.path("socket") + " ! appsink name=sink sync=false", {}, 20 * GST_SECOND);
+    const PipelineRun consumer =
+        run_pipeline("g2gipcsrc socket-path=" + scratch.path("socket") + " ! appsink name=sink sync=false",
+                     {}, 20 * GST_SECOND);
     EXPECT_EQ(consumer.error, "");
     ASSERT_EQ(consumer.buffers.size(), 10u) << g2g::test::read_file(scratch.path("producer.log"));
     for (std::size_t i = 0; i < consumer.buffers.size(); ++i) {
@@ -241,10 +251,10 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
         // Waits for the stream, then starts and kills a consumer every 60 ms.
         while (flowing && !g_file_test(scratch.path("socket").c_str(), G_FILE_TEST_EXISTS))
             g_usleep(10000);
-        for (int round = 0; flowing; ++round) {
+        while (flowing) {
             ChildProcess victim(g2g::test::launch("g2gipcsrc socket-path=" + scratch.path("socket") +
-                                                       " ! fakesink sync=false",
-                                                   scratch.path("registry.bin"), scratch.path("victim.log")));
+                                                      " ! fakesink sync=false",
+                                                  scratch.path("registry.bin"), scratch.path("victim.log")));
             g_usleep(40000);
             victim.kill();
             ++kills;
@@ -267,8 +277,10 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
     GstStructure *stats = nullptr;
     const PipelineRun producer = run_pipeline(
         "videotestsrc is-live=true num-buffers=1000 pattern=ball ! "
-        "video/x-raw,format=NV12,width=64,height=48,framerate=400/1 ! g2gipcsink name=ipc max-queued=4 sync=false "
-        "min-consumers=1 socket-path=" + scratch.path("socket"),
+        "video/x-raw,format=NV12,width=64,height=48,framerate=400/1 ! g2gipcsink name=ipc max-queued=4 "
+        "sync=false "
+        "min-consumers=1 socket-path=" +
+            scratch.path("socket"),
         {}, 60 * GST_SECOND,
         [&](GstBin *) {
             std::lock_guard lock(sink_lock);
@@ -310,4 +322,52 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
         }
     }
     EXPECT_EQ(g2g::test::open_frame_fd_count(), fds_before);
+}
+
+// GStreamer's unixfdsrc reads g2gipcsink: it says no HELLO, so it takes the stream as unixfdsink
+// would send it, a view dense; its frames equal videoflip's.
+TEST(IpcProcesses, UnixfdsrcReadsG2gipcsink)
+{
+    if (const std::string why = g2g::test::unixfd_peers_missing(); !why.empty())
+        GTEST_SKIP() << why;
+    Scratch scratch("g2g-ipc");
+    const std::string socket = scratch.path("socket");
+    ChildProcess plain(g2g::test::launch_when_socket(
+        socket,
+        "unixfdsrc socket-path=" + socket +
+            " ! g2gprobe require=system ! filesink buffer-mode=unbuffered location=" + scratch.path("plain"),
+        scratch.path("registry.bin"), scratch.path("plain.log")));
+    const PipelineRun producer = run_pipeline(source(20) +
+                                                  " ! g2gview video-direction=90r ! g2gipcsink "
+                                                  "min-consumers=1 queue-full=wait sync=false socket-path=" +
+                                                  socket,
+                                              {}, 60 * GST_SECOND);
+    EXPECT_EQ(producer.error, "");
+    EXPECT_EQ(plain.wait(), 0) << g2g::test::read_file(scratch.path("plain.log"));
+    const PipelineRun peer =
+        run_pipeline(source(20) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
+    EXPECT_TRUE(g2g::test::read_file(scratch.path("plain")) == bytes_of(peer.buffers))
+        << g2g::test::read_file(scratch.path("plain")).size() << " bytes";
+}
+
+// g2gipcsrc reads GStreamer's unixfdsink: the HELLO it sends is a type unixfdsink skips, its
+// releases are unixfd's; the frames are unixfdsink's memfds, mapped.
+TEST(IpcProcesses, G2gipcsrcReadsUnixfdsink)
+{
+    if (const std::string why = g2g::test::unixfd_peers_missing(); !why.empty())
+        GTEST_SKIP() << why;
+    Scratch scratch("g2g-ipc");
+    const std::string socket = scratch.path("socket");
+    auto producer = std::make_unique<ChildProcess>(g2g::test::launch(
+        source(20) + " ! unixfdsink wait-for-connection=true sync=false socket-path=" + socket,
+        scratch.path("registry.bin"), scratch.path("producer.log")));
+    const PipelineRun consumer = run_pipeline("g2gipcsrc socket-path=" + socket +
+                                                  " ! g2gprobe require=system ! "
+                                                  "appsink name=sink sync=false",
+                                              {}, 30 * GST_SECOND);
+    EXPECT_EQ(consumer.error, "");
+    EXPECT_EQ(producer->wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
+    const PipelineRun peer = run_pipeline(source(20) + " ! appsink name=sink sync=false");
+    ASSERT_EQ(consumer.buffers.size(), 20u);
+    EXPECT_TRUE(bytes_of(consumer.buffers) == bytes_of(peer.buffers));
 }
