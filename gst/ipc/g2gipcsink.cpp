@@ -25,6 +25,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/element-docs.h"
@@ -209,11 +210,13 @@ static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *, GstQuery *query)
     gst_query_parse_allocation(query, &caps, &need_pool);
     gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
     GstVideoInfo info;
-    if (!caps || g2g::detail::domain_of(caps) != g2g::MemoryDomainKind::System ||
-        !gst_video_info_from_caps(&info, caps))
+    const std::optional<g2g::MemoryDomainKind> domain = caps ? g2g::detail::domain_of(caps) : std::nullopt;
+    if (domain != g2g::MemoryDomainKind::System && domain != g2g::MemoryDomainKind::SystemView)
         return TRUE;
+    // A view's memory is its source's: the allocator reaches the element that writes it (g2gview
+    // passes it on).
     gst_query_add_allocation_param(query, g2g::detail::memfd_allocator(), nullptr);
-    if (need_pool) {
+    if (need_pool && domain == g2g::MemoryDomainKind::System && gst_video_info_from_caps(&info, caps)) {
         g2g::Ref<GstBufferPool> pool = g2g::Ref<GstBufferPool>::adopt(gst_video_buffer_pool_new());
         GstStructure *config = gst_buffer_pool_get_config(pool.get());
         gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);

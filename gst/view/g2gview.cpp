@@ -583,6 +583,59 @@ static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *d
     // Any stride and offset upstream likes, and crops as meta: a view reads them in place.
     gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
     gst_query_add_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+    // Views and crop metas hand downstream the input's own memory: the memory downstream asked for
+    // (g2gipcsink's memfds, g2gdmabufupload's DMA-BUFs) is upstream's to write, so that the frames
+    // reach it with no copy. Its pools are for the output's caps, not the input's: only its
+    // allocators are passed on.
+    const ViewState &state = G2G_VIEW(trans)->priv->state;
+    const bool hands_on_input =
+        state.plan && (state.plan->mode == OutputMode::View || state.plan->mode == OutputMode::CropMeta);
+    if (!hands_on_input)
+        return TRUE;
+    // Before this element's first frame it has not asked downstream yet: asked now, in its caps.
+    g2g::Ref<GstQuery> asked;
+    if (!decide_query) {
+        g2g::CapsRef out_caps =
+            g2g::CapsRef::adopt(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+        if (!out_caps)
+            return TRUE;
+        asked = g2g::Ref<GstQuery>::adopt(gst_query_new_allocation(out_caps.get(), FALSE));
+        if (!gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(trans), asked.get()))
+            return TRUE;
+        decide_query = asked.get();
+    }
+    const guint n_params = gst_query_get_n_allocation_params(decide_query);
+    for (guint i = 0; i < n_params; ++i) {
+        GstAllocator *allocator = nullptr;
+        GstAllocationParams params;
+        gst_query_parse_nth_allocation_param(decide_query, i, &allocator, &params);
+        gst_query_add_allocation_param(query, allocator, &params);
+        if (allocator)
+            gst_object_unref(allocator);
+    }
+    // A pool of the input's frames in downstream's first allocator, for producers that take a pool
+    // and not an allocator (videotestsrc).
+    GstCaps *in_caps = nullptr;
+    gboolean need_pool = FALSE;
+    gst_query_parse_allocation(query, &in_caps, &need_pool);
+    GstVideoInfo in_info;
+    if (!need_pool || n_params == 0 || !in_caps || !gst_video_info_from_caps(&in_info, in_caps))
+        return TRUE;
+    GstAllocator *allocator = nullptr;
+    GstAllocationParams params;
+    gst_query_parse_nth_allocation_param(decide_query, 0, &allocator, &params);
+    if (!allocator)
+        return TRUE;
+    g2g::Ref<GstAllocator> owned = g2g::Ref<GstAllocator>::adopt(allocator);
+    g2g::Ref<GstBufferPool> pool = g2g::Ref<GstBufferPool>::adopt(gst_video_buffer_pool_new());
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, in_caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&in_info)), 0,
+                                      0);
+    gst_buffer_pool_config_set_allocator(config, allocator, &params);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (gst_buffer_pool_set_config(pool.get(), config))
+        gst_query_add_allocation_pool(query, pool.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&in_info)), 0,
+                                      0);
     return TRUE;
 }
 
