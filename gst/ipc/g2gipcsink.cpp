@@ -160,8 +160,13 @@ static gboolean g2g_ipc_sink_start(GstBaseSink *sink)
         std::lock_guard lock(stream->mutex);
         return g2g::ipc::choose_route(stream->caps.get(), accepts, name);
     };
+    // A consumer let go of for what it did is the producer's warning (its pid says which).
+    GstElement *element = GST_ELEMENT(self);
+    auto report = [element, name](const std::string &what) {
+        g2g::element::post_warning(element, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, name + ": " + what);
+    };
     g2g::Result<std::unique_ptr<g2g::ipc::Server>> server =
-        g2g::ipc::Server::listen(settings.socket_path, chooser);
+        g2g::ipc::Server::listen(settings.socket_path, chooser, report);
     if (!server) {
         g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
                                  name + ": " + server.error().message());

@@ -62,7 +62,8 @@ struct Server::Consumer {
     std::set<std::uint64_t> held;
 };
 
-Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteChooser chooser)
+Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteChooser chooser,
+                                               MisbehaviourReport report)
 {
     static std::once_flag category;
     std::call_once(category, [] {
@@ -88,16 +89,17 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
     }
     if (::listen(listener.get(), 16) < 0)
         return failed("cannot listen at " + path, errno);
-    std::unique_ptr<Server> server(new Server(path, std::move(listener), std::move(chooser)));
+    std::unique_ptr<Server> server(
+        new Server(path, std::move(listener), std::move(chooser), std::move(report)));
     if (!server->wake_)
         return failed("cannot make an eventfd", errno);
     server->thread_ = std::thread([s = server.get()] { s->run(); });
     return server;
 }
 
-Server::Server(std::string path, UniqueFd listener, RouteChooser chooser)
+Server::Server(std::string path, UniqueFd listener, RouteChooser chooser, MisbehaviourReport report)
     : path_(std::move(path)), listener_(std::move(listener)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      chooser_(std::move(chooser))
+      chooser_(std::move(chooser)), report_(std::move(report))
 {
 }
 
@@ -134,6 +136,14 @@ void Server::set_queue(std::size_t max_held, QueueFull full)
 void Server::run()
 {
     for (;;) {
+        std::vector<std::string> reports;
+        {
+            std::lock_guard lock(mutex_);
+            reports.swap(misbehaviours_);
+        }
+        if (report_)
+            for (const std::string &what : reports)
+                report_(what);
         std::vector<pollfd> polled{{listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
         std::vector<std::uint64_t> numbers;
         int timeout = -1;
@@ -219,7 +229,9 @@ void Server::read_from(Consumer &consumer)
     Result<Message> message = receive_message(consumer.socket.get());
     std::lock_guard lock(mutex_);
     if (!message) {
-        drop(consumer.number, message.error().message());
+        // A close is a consumer's way to leave; anything else it sent or did not is its fault.
+        const std::string why = message.error().message();
+        drop(consumer.number, why, why != "the peer closed the connection");
         return;
     }
     switch (static_cast<std::uint32_t>(message->header.type)) {
@@ -227,8 +239,10 @@ void Server::read_from(Consumer &consumer)
         Result<std::uint64_t> id = decode_release(message->payload);
         if (!id || !consumer.held.count(*id)) {
             // unixfdsink's rule: a consumer that releases what it does not hold is let go.
-            drop(consumer.number, id ? "released frame " + std::to_string(*id) + ", which it does not hold"
-                                     : id.error().message());
+            drop(consumer.number,
+                 id ? "released frame " + std::to_string(*id) + ", which it does not hold"
+                    : id.error().message(),
+                 true);
             return;
         }
         release(consumer, *id);
@@ -238,9 +252,10 @@ void Server::read_from(Consumer &consumer)
         Result<std::string> text = decode_caps(message->payload);
         GstCaps *accepts = text ? gst_caps_from_string(text->c_str()) : nullptr;
         if (!accepts || consumer.said_hello) {
-            drop(consumer.number, !text                 ? text.error().message()
-                                  : consumer.said_hello ? "said HELLO twice"
-                                                        : "HELLO of no caps: " + *text);
+            const std::string why = !text                 ? text.error().message()
+                                    : consumer.said_hello ? "said HELLO twice"
+                                                          : "HELLO of no caps: " + *text;
+            drop(consumer.number, why, true);
             if (accepts)
                 gst_caps_unref(accepts);
             return;
@@ -253,8 +268,8 @@ void Server::read_from(Consumer &consumer)
     }
     case static_cast<std::uint32_t>(MessageType::NewBuffer):
     case static_cast<std::uint32_t>(MessageType::Caps):
-        drop(consumer.number,
-             "sent a producer's message (type " + std::to_string(message->header.type) + ")");
+        drop(consumer.number, "sent a producer's message (type " + std::to_string(message->header.type) + ")",
+             true);
         return;
     default:
         // As unixfdsink: a type this producer does not know is skipped (a later consumer's).
@@ -334,13 +349,17 @@ bool Server::wait_for_consumers(std::size_t count)
     return !interrupted_;
 }
 
-void Server::drop(std::uint64_t number, const std::string &why)
+void Server::drop(std::uint64_t number, const std::string &why, bool misbehaved)
 {
     auto found = consumers_.find(number);
     if (found == consumers_.end() || found->second->dead)
         return;
     Consumer &consumer = *found->second;
-    GST_INFO("consumer %" G_GUINT64_FORMAT " (pid %d) let go of: %s", number, consumer.pid, why.c_str());
+    const std::string what = "consumer " + std::to_string(number) + " (pid " + std::to_string(consumer.pid) +
+                             ") let go of: " + why;
+    GST_INFO("%s", what.c_str());
+    if (misbehaved)
+        misbehaviours_.push_back(what);
     consumer.dead = true;
     ++counters_.left;
     // What it held goes back now, not when the thread closes it.
@@ -365,8 +384,12 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
 {
     if (consumer.dead)
         return false;
-    if (Result<void> sent = send_message(consumer.socket.get(), type, payload, fds); !sent) {
-        drop(consumer.number, sent.error().message());
+    const Result<void> sent = send_message(consumer.socket.get(), type, payload, fds);
+    const int error = errno;
+    if (!sent) {
+        // A consumer that died has its socket reset (EPIPE, ECONNRESET); a live one that took
+        // nothing for a second stalled.
+        drop(consumer.number, sent.error().message(), error == EAGAIN || error == EWOULDBLOCK);
         return false;
     }
     return true;

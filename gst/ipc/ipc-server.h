@@ -59,11 +59,17 @@ struct ServerCounters {
     std::uint64_t released = 0;
 };
 
+// Told, on the server's thread with no lock held, why a consumer was let go of for what it did
+// (a message no consumer sends, a socket that stalled): "consumer 3 (pid 1234) ...". A consumer
+// that closes its socket, or is refused a route, is not reported here.
+using MisbehaviourReport = std::function<void(const std::string &what)>;
+
 class Server {
 public:
     // Listens at `path` (a socket file; one left by a producer that died is replaced, one a
     // producer listens at is refused by name).
-    static Result<std::unique_ptr<Server>> listen(const std::string &path, RouteChooser chooser);
+    static Result<std::unique_ptr<Server>> listen(const std::string &path, RouteChooser chooser,
+                                                  MisbehaviourReport report = {});
     ~Server(); // stops its thread, closes every consumer (their frames let go of), removes the path
 
     Server(const Server &) = delete;
@@ -104,12 +110,13 @@ public:
 
 private:
     struct Consumer;
-    Server(std::string path, UniqueFd listener, RouteChooser chooser);
+    Server(std::string path, UniqueFd listener, RouteChooser chooser, MisbehaviourReport report);
     void run();
     void accept_consumer();
     void read_from(Consumer &consumer);
     void decide(Consumer &consumer);
-    void drop(std::uint64_t number, const std::string &why);
+    // Lets the consumer go; `misbehaved`: reported (report_).
+    void drop(std::uint64_t number, const std::string &why, bool misbehaved = false);
     void release(Consumer &consumer, std::uint64_t id);
     bool send_to(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
                  std::span<const int> fds = {});
@@ -119,6 +126,7 @@ private:
     UniqueFd listener_;
     UniqueFd wake_; // eventfd: the thread's poll wakes for a new consumer list or the end
     RouteChooser chooser_;
+    MisbehaviourReport report_;
 
     std::mutex mutex_;
     std::condition_variable changed_; // a release, a consumer came or went, an interrupt
@@ -134,6 +142,7 @@ private:
     bool interrupted_ = false, stopping_ = false;
     ServerCounters counters_;
     std::vector<std::uint8_t> segment_;
+    std::vector<std::string> misbehaviours_; // reported by the thread, unlocked
     std::thread thread_;
 };
 

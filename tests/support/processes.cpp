@@ -70,10 +70,11 @@ void ChildProcess::kill()
     wait();
 }
 
-std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log)
+std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log,
+                   const std::string &options)
 {
-    return "GST_REGISTRY='" + registry + "' exec timeout 60 gst-launch-1.0 -q " + pipeline + " > '" + log +
-           "' 2>&1";
+    return "GST_REGISTRY='" + registry + "' exec timeout 60 gst-launch-1.0 " + options + " " + pipeline +
+           " > '" + log + "' 2>&1";
 }
 
 std::string launch_when_socket(const std::string &socket, const std::string &pipeline,

@@ -47,8 +47,10 @@ private:
 std::string launch_when_socket(const std::string &socket, const std::string &pipeline,
                                const std::string &registry, const std::string &log);
 
-// A script that runs gst-launch-1.0 -q `pipeline` likewise, at once.
-std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log);
+// A script that runs gst-launch-1.0 `options` `pipeline` likewise, at once (-q prints errors only;
+// "" prints warnings too, -m every message).
+std::string launch(const std::string &pipeline, const std::string &registry, const std::string &log,
+                   const std::string &options = "-q");
 
 // Why GStreamer's unixfdsink and unixfdsrc cannot be peers of a test that compares frame by frame
 // ("" when they can): 1.22 has none (they came in 1.24), and 1.24's unixfdsink cannot wait for

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Hostile peers of g2gipcsink and g2gipcsrc, each a process of its own: a producer that sends what
+// no frame can be (a memory past its descriptor, a wrong descriptor count, a message cut short, a
+// view past its memory) ends its consumer (a gst-launch-1.0) with an error that says which, never
+// a crash or a frame read past its memory; a consumer that sends what no consumer may (a release
+// of a frame it does not hold, a second HELLO, a message too long, half a message) is let go of
+// while the producer serves the others.
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <gtest/gtest.h>
+
+#include <g2g/frame-view.h>
+
+#include "ipc-control.h"
+#include "ipc-frame.h"
+#include "ipc-socket.h"
+#include "ipc-view.h"
+#include "ipc-wire.h"
+#include "memfd-dmabuf.h"
+#include "pipeline.h"
+#include "processes.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using g2g::test::ChildProcess;
+using g2g::test::PipelineRun;
+using g2g::test::Scratch;
+using namespace g2g::ipc;
+
+namespace {
+
+constexpr const char *kCaps = "video/x-raw, format=(string)NV12, width=(int)64, height=(int)48, "
+                              "framerate=(fraction)30/1";
+constexpr std::size_t kFrameSize = 64 * 48 * 3 / 2;
+
+// A producer that listens at `path`, takes one consumer, reads its HELLO and sends it CAPS.
+struct FakeProducer {
+    UniqueFd listener, consumer;
+
+    explicit FakeProducer(const std::string &path)
+    {
+        listener = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+        if (::bind(listener.get(), reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
+            ::listen(listener.get(), 1) != 0)
+            return;
+        consumer = UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    }
+    // The consumer's HELLO, then the stream's caps (in view caps where `view`).
+    bool greet(bool view = false)
+    {
+        g2g::Result<Message> hello = receive_message(consumer.get());
+        if (!hello || hello->header.type != static_cast<std::uint32_t>(ControlType::Hello))
+            return false;
+        std::string caps = kCaps;
+        if (view)
+            caps.replace(caps.find(','), 0, "(memory:SystemMemory, meta:G2gTensorView)");
+        return bool(send_message(consumer.get(), MessageType::Caps, encode_caps(caps)));
+    }
+};
+
+// A NEW_BUFFER of one memory of `size` bytes, laid out as NV12 64x48.
+NewBuffer frame_message(std::uint64_t size)
+{
+    NewBuffer message;
+    message.id = 1;
+    message.pts = 0;
+    message.memories.push_back({size, 0});
+    GstVideoInfo layout;
+    gst_video_info_set_format(&layout, GST_VIDEO_FORMAT_NV12, 64, 48);
+    message.metas.push_back(encode_video_meta(video_meta_of(layout)));
+    return message;
+}
+
+// The consumer process: `g2gipcsrc ! fakesink`; what it said, once it ended.
+struct Ended {
+    int status = -1;
+    std::string said;
+};
+
+// Runs a consumer against a fake producer that does `misbehave` once greeted.
+template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, bool view_caps = false)
+{
+    Scratch scratch("g2g-ipc-hostile");
+    const std::string socket = scratch.path("socket");
+    ChildProcess consumer(g2g::test::launch_when_socket(
+        socket, "g2gipcsrc socket-path=" + socket + (view_caps ? " ! g2gmaterialize" : "") + " ! fakesink",
+        scratch.path("registry.bin"), scratch.path("consumer.log")));
+    {
+        FakeProducer producer(socket);
+        EXPECT_TRUE(producer.consumer) << "no consumer connected";
+        if (producer.consumer && producer.greet(view_caps))
+            misbehave(producer.consumer.get());
+        // The consumer ends on its own: the producer's socket stays open until it has.
+        Ended ended;
+        ended.status = consumer.wait();
+        ended.said = g2g::test::read_file(scratch.path("consumer.log"));
+        return ended;
+    }
+}
+
+// Where `said` has "ERROR: ... g2gipcsrc0: the producer at <socket> <what>" (the socket varies).
+bool says(const Ended &ended, const std::string &what)
+{
+    return ended.said.find("g2gipcsrc0: the producer at /tmp/g2g-ipc-hostile-") != std::string::npos &&
+           ended.said.find(what) != std::string::npos;
+}
+
+} // namespace
+
+TEST(IpcHostileProducer, AMemoryPastItsDescriptorIsRefused)
+{
+    const Ended ended = consumer_of([](int socket) {
+        const UniqueFd fd(g2g::test::make_memfd(100));
+        const int fds[] = {fd.get()};
+        send_message(socket, MessageType::NewBuffer, encode(frame_message(kFrameSize)), fds);
+    });
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(says(ended,
+                     "/socket sent a frame refused here: NEW_BUFFER 1 memory 0 (bytes 0..4608) lies past "
+                     "the end of its 100-byte descriptor"))
+        << ended.said;
+}
+
+TEST(IpcHostileProducer, AWrongDescriptorCountIsRefused)
+{
+    const Ended ended = consumer_of([](int socket) {
+        NewBuffer message = frame_message(kFrameSize);
+        message.memories.push_back({kFrameSize, 0});
+        const UniqueFd fd(g2g::test::make_memfd(kFrameSize));
+        const int fds[] = {fd.get()};
+        send_message(socket, MessageType::NewBuffer, encode(message), fds);
+    });
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(
+        says(ended, "/socket sent a frame that does not read: NEW_BUFFER 1 came with 1 file descriptor for 2 "
+                    "memories"))
+        << ended.said;
+}
+
+TEST(IpcHostileProducer, AMessageCutShortIsRefused)
+{
+    const Ended ended = consumer_of([](int socket) {
+        const std::vector<std::uint8_t> header = encode_header({0, 200});
+        ASSERT_EQ(::send(socket, header.data(), header.size(), MSG_NOSIGNAL), 8);
+        const std::vector<std::uint8_t> part(20, 0);
+        ASSERT_EQ(::send(socket, part.data(), part.size(), MSG_NOSIGNAL), 20);
+        ::shutdown(socket, SHUT_WR);
+    });
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(
+        says(ended, "/socket went away: the peer closed the connection after 20 of a payload's 200 bytes"))
+        << ended.said;
+}
+
+TEST(IpcHostileProducer, AViewPastItsMemoryIsRefused)
+{
+    // A 90r view of a 64x48 NV12 frame, sent over a memory of 3000 bytes: its chroma plane is past it.
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(source.get(), info);
+    ASSERT_TRUE(view);
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    const MetaRecord record = encode_view(*view);
+    const Ended ended = consumer_of(
+        [&](int socket) {
+            NewBuffer message = frame_message(3000);
+            message.metas.push_back(record);
+            const UniqueFd fd(g2g::test::make_memfd(3000));
+            const int fds[] = {fd.get()};
+            send_message(socket, MessageType::NewBuffer, encode(message), fds);
+        },
+        true);
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    // The view is rebuilt over the frame that came, checked as FrameView checks any frame.
+    EXPECT_TRUE(says(ended,
+                     "/socket sent a frame refused here: NEW_BUFFER 1 plane 0 (bytes 0..3072) lies outside "
+                     "the 3000-byte buffer"))
+        << ended.said;
+}
+
+namespace {
+
+// Connects to the producer at `socket`, does `misbehave`, and says whether the producer then
+// closed the connection (within 3 s).
+template <typename Misbehave> bool let_go_after(const std::string &socket, Misbehave &&misbehave)
+{
+    g2g::Result<UniqueFd> connection = connect_to(socket);
+    if (!connection)
+        return false;
+    misbehave(connection->get());
+    pollfd polled{connection->get(), POLLIN, 0};
+    for (gint64 until = g_get_monotonic_time() + 3 * G_USEC_PER_SEC; g_get_monotonic_time() < until;) {
+        if (::poll(&polled, 1, 100) <= 0)
+            continue;
+        std::uint8_t bytes[4096];
+        const ssize_t n = ::recv(connection->get(), bytes, sizeof bytes, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+// Consumers that send what no consumer sends, or stop halfway through a message, are let go of,
+// each with the producer's warning saying why; the producer serves its steady consumer meanwhile.
+TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
+{
+    Scratch scratch("g2g-ipc-hostile");
+    const std::string socket = scratch.path("socket");
+    ChildProcess producer(g2g::test::launch("videotestsrc is-live=true num-buffers=300 ! "
+                                            "video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
+                                            "g2gipcsink min-consumers=1 sync=false socket-path=" +
+                                                socket,
+                                            scratch.path("registry.bin"), scratch.path("producer.log"), ""));
+    ChildProcess steady(
+        g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + " ! fakesink",
+                                      scratch.path("registry.bin"), scratch.path("steady.log")));
+    for (int i = 0; i < 200 && !g_file_test(socket.c_str(), G_FILE_TEST_EXISTS); ++i)
+        g_usleep(20000);
+    const auto hello = [](int fd) {
+        send_message(fd, message_type(ControlType::Hello), encode_caps("video/x-raw"));
+    };
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        hello(fd);
+        send_message(fd, MessageType::ReleaseBuffer, encode_release(123456789));
+    })) << "a release of a frame it does not hold";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        hello(fd);
+        hello(fd);
+    })) << "a second HELLO";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        const std::vector<std::uint8_t> header = encode_header({1, 1u << 24});
+        ::send(fd, header.data(), header.size(), MSG_NOSIGNAL);
+    })) << "a message too long";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        hello(fd);
+        const std::vector<std::uint8_t> header = encode_header({1, 8});
+        ::send(fd, header.data(), header.size(), MSG_NOSIGNAL);
+        ::send(fd, header.data(), 3, MSG_NOSIGNAL); // 3 of the release's 8 bytes, and no more
+    })) << "half a message";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        hello(fd);
+        send_message(fd, MessageType::Caps, encode_caps("video/x-raw"));
+    })) << "a producer's message";
+    EXPECT_EQ(steady.wait(), 0) << g2g::test::read_file(scratch.path("steady.log"));
+    EXPECT_EQ(producer.wait(), 0);
+    const std::string said = g2g::test::read_file(scratch.path("producer.log"));
+    EXPECT_NE(
+        said.find(
+            "WARNING: from element /GstPipeline:pipeline0/G2gIpcSink:g2gipcsink0: g2gipcsink0: consumer "),
+        std::string::npos)
+        << said;
+    for (const char *why :
+         {") let go of: released frame 123456789, which it does not hold", ") let go of: said HELLO twice",
+          ") let go of: a message of type 1 says its payload is 16777216 bytes, more than any message "
+          "carries "
+          "(1048575)",
+          ") let go of: cannot receive a message payload: Resource temporarily unavailable",
+          ") let go of: sent a producer's message (type 2)"})
+        EXPECT_NE(said.find(why), std::string::npos) << why << "\n" << said;
+}
