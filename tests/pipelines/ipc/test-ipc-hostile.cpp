@@ -56,12 +56,15 @@ struct FakeProducer {
             return;
         consumer = UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     }
-    // The consumer's HELLO, then the stream's caps (in view caps where `view`).
-    bool greet(bool view = false)
+    // The consumer's HELLO, then the stream's caps (in view caps where `view`; none where `caps_sent`
+    // is false).
+    bool greet(bool view = false, bool caps_sent = true)
     {
         g2g::Result<Message> hello = receive_message(consumer.get());
         if (!hello || hello->header.type != static_cast<std::uint32_t>(ControlType::Hello))
             return false;
+        if (!caps_sent)
+            return true;
         std::string caps = kCaps;
         if (view)
             caps.replace(caps.find(','), 0, "(memory:SystemMemory, meta:G2gTensorView)");
@@ -89,7 +92,8 @@ struct Ended {
 };
 
 // Runs a consumer against a fake producer that does `misbehave` once greeted.
-template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, bool view_caps = false)
+template <typename Misbehave>
+Ended consumer_of(Misbehave &&misbehave, bool view_caps = false, bool caps_sent = true)
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
@@ -99,7 +103,7 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, bool view
     {
         FakeProducer producer(socket);
         EXPECT_TRUE(producer.consumer) << "no consumer connected";
-        if (producer.consumer && producer.greet(view_caps))
+        if (producer.consumer && producer.greet(view_caps, caps_sent))
             misbehave(producer.consumer.get());
         // The consumer ends on its own: the producer's socket stays open until it has.
         Ended ended;
@@ -145,6 +149,31 @@ TEST(IpcHostileProducer, AWrongDescriptorCountIsRefused)
     EXPECT_TRUE(
         says(ended, "/socket sent a frame that does not read: NEW_BUFFER 1 came with 1 file descriptor for 2 "
                     "memories"))
+        << ended.said;
+}
+
+TEST(IpcHostileProducer, AFrameBeforeItsCapsIsRefused)
+{
+    const Ended ended = consumer_of(
+        [](int socket) {
+            const UniqueFd fd(g2g::test::make_memfd(kFrameSize));
+            const int fds[] = {fd.get()};
+            send_message(socket, MessageType::NewBuffer, encode(frame_message(kFrameSize)), fds);
+        },
+        false, false);
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(says(ended, "/socket sent a frame before its caps")) << ended.said;
+}
+
+TEST(IpcHostileProducer, CapsOfNoFixedVideoFrameAreRefused)
+{
+    const Ended ended = consumer_of(
+        [](int socket) {
+            send_message(socket, MessageType::Caps, encode_caps("video/x-raw, format={ NV12, I420 }"));
+        },
+        false, false);
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(says(ended, "/socket sent caps of no fixed video frame: video/x-raw, format={ NV12, I420 }"))
         << ended.said;
 }
 
