@@ -78,10 +78,11 @@ std::string launch(const std::string &pipeline, const std::string &registry, con
 }
 
 std::string launch_when_socket(const std::string &socket, const std::string &pipeline,
-                               const std::string &registry, const std::string &log)
+                               const std::string &registry, const std::string &log,
+                               const std::string &options)
 {
     return "i=0; while [ ! -S '" + socket + "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
-           launch(pipeline, registry, log);
+           launch(pipeline, registry, log, options);
 }
 
 std::string unixfd_peers_missing()

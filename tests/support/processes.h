@@ -42,10 +42,11 @@ private:
     bool started_ = false;
 };
 
-// A script that waits (up to 10 s) for the socket file `socket`, then runs gst-launch-1.0 -q
+// A script that waits (up to 10 s) for the socket file `socket`, then runs gst-launch-1.0 `options`
 // `pipeline` with the registry `registry`, its stdout and stderr to `log`, for at most 60 s.
 std::string launch_when_socket(const std::string &socket, const std::string &pipeline,
-                               const std::string &registry, const std::string &log);
+                               const std::string &registry, const std::string &log,
+                               const std::string &options = "-q");
 
 // A script that runs gst-launch-1.0 `options` `pipeline` likewise, at once (-q prints errors only;
 // "" prints warnings too, -m every message).

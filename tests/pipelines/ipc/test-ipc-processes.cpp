@@ -58,7 +58,8 @@ struct Consumer {
     std::string out, log;
     std::unique_ptr<ChildProcess> process;
 
-    Consumer(const Scratch &scratch, const std::string &name, const std::string &chain)
+    Consumer(const Scratch &scratch, const std::string &name, const std::string &chain,
+             const std::string &options = "-q")
         : out(scratch.path(name)), log(scratch.path(name + ".log"))
     {
         const std::string socket = scratch.path("socket");
@@ -66,7 +67,7 @@ struct Consumer {
             g2g::test::launch_when_socket(socket,
                                           "g2gipcsrc socket-path='" + socket + "' ! " + chain +
                                               " ! filesink buffer-mode=unbuffered location='" + out + "'",
-                                          scratch.path("registry.bin"), log));
+                                          scratch.path("registry.bin"), log, options));
     }
     int wait() { return process->wait(); }
     std::string received() const { return g2g::test::read_file(out); }
@@ -373,4 +374,43 @@ TEST(IpcProcesses, G2gipcsrcReadsUnixfdsink)
     const PipelineRun peer = run_pipeline(source(20) + " ! appsink name=sink sync=false");
     ASSERT_EQ(consumer.buffers.size(), 20u);
     EXPECT_TRUE(bytes_of(consumer.buffers) == bytes_of(peer.buffers));
+}
+
+// A flushing seek on the producer reaches the consumer: its flush, then the new segment (stream
+// time from 5 s) and frames from 5 s, with the producer's timestamps.
+TEST(IpcProcesses, AProducersSeekFlushesItsConsumersAndBringsTheNewSegment)
+{
+    Scratch scratch("g2g-ipc");
+    Consumer consumer(scratch, "events", "identity silent=false", "-v");
+    GstElement *pipeline = nullptr;
+    int frames = 0;
+    const PipelineRun producer = run_pipeline(
+        "videotestsrc pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! identity "
+        "name=tap ! "
+        "g2gipcsink min-consumers=1 sync=false queue-full=wait socket-path=" +
+            scratch.path("socket"),
+        [&](GstBuffer *) {
+            if (++frames == 10)
+                gst_element_call_async(
+                    pipeline,
+                    [](GstElement *element, gpointer) {
+                        gst_element_seek(element, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+                                         GST_SEEK_TYPE_SET, 5 * GST_SECOND, GST_SEEK_TYPE_SET,
+                                         5 * GST_SECOND + GST_SECOND / 2);
+                    },
+                    nullptr, nullptr);
+        },
+        30 * GST_SECOND, {}, [&](GstBin *bin) { pipeline = GST_ELEMENT(bin); });
+    EXPECT_EQ(producer.error, "");
+    EXPECT_EQ(consumer.wait(), 0) << consumer.said();
+    const std::string said = consumer.said();
+    const std::size_t flush_start = said.find("E (type: flush-start");
+    const std::size_t flush_stop = said.find("E (type: flush-stop", flush_start);
+    const std::size_t segment = said.find(
+        "start=(guint64)5000000000, stop=(guint64)5500000000, time=(guint64)5000000000", flush_stop);
+    const std::size_t frame = said.find("pts: 0:00:05.000000000", segment);
+    ASSERT_NE(flush_start, std::string::npos) << said;
+    EXPECT_NE(flush_stop, std::string::npos) << said;
+    EXPECT_NE(segment, std::string::npos) << said;
+    EXPECT_NE(frame, std::string::npos) << said;
 }
