@@ -157,15 +157,31 @@ MemoryKind RouteForms::kind(RouteId route) const
 
 Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::string &sink)
 {
+    // A GstVideoCropMeta travels on no wire (unixfdsink drops it too): a frame that carries one is
+    // sent as the frame it shows, its crop written once into a memfd (FrameView reads the crop),
+    // never as the whole frame under its caps.
+    if (gst_buffer_get_video_crop_meta(frame) && !tensor_view_of(frame)) {
+        Result<FrameView> shown = FrameView::of_frame(frame, info_);
+        if (!shown)
+            return shown.error();
+        Result<BufferRef> cropped = dense(frame, *shown, K::System);
+        if (!cropped || route != kRouteDmaBuf)
+            return cropped;
+        return to_dmabuf(cropped->get(), sink);
+    }
     switch (route) {
     case kRouteDirect:
         if (all_fd_memory(frame))
             return BufferRef::adopt(gst_buffer_ref(frame));
         return copy_to_memfd(frame);
-    case kRouteDense:
+    case kRouteDense: {
         if (stream_dmabuf_)
             return BufferRef::adopt(gst_buffer_ref(frame)); // read in place: the DMA-BUF as fd memory
-        return dense(frame);
+        const FrameView *view = tensor_view_of(frame);
+        if (!view)
+            return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+        return dense(frame, *view, K::SystemView);
+    }
     case kRouteDmaBuf:
         return to_dmabuf(frame, sink);
     default:
@@ -211,27 +227,27 @@ Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
     return out;
 }
 
-// A view, materialized once into a memfd frame of the dense caps' default layout.
-Result<BufferRef> RouteForms::dense(GstBuffer *frame)
+// What `view` of `frame` shows, materialized once into a memfd frame of its default layout.
+Result<BufferRef> RouteForms::dense(GstBuffer *frame, const FrameView &view, MemoryDomainKind from)
 {
-    const FrameView *view = tensor_view_of(frame);
-    if (!view)
-        return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
-    GstVideoInfo layout = view->info();
-    if (!dense_) {
+    GstVideoInfo layout = view.info();
+    if (!dense_ || dense_size_ != GST_VIDEO_INFO_SIZE(&layout)) {
+        if (dense_)
+            gst_buffer_pool_set_active(dense_.get(), FALSE);
         CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&layout));
         dense_ = active_pool(gst_video_buffer_pool_new(), caps.get(),
                              static_cast<guint>(GST_VIDEO_INFO_SIZE(&layout)), detail::memfd_allocator());
+        dense_size_ = GST_VIDEO_INFO_SIZE(&layout);
     }
     GstBuffer *out = nullptr;
     if (!dense_ || gst_buffer_pool_acquire_buffer(dense_.get(), &out, nullptr) != GST_FLOW_OK)
         return Error(ErrorCode::InvalidArgument, "no memfd frame to materialize a view into");
     BufferRef dense = BufferRef::adopt(out);
-    if (Result<void> written = view->materialize_to(frame, out, layout); !written)
+    if (Result<void> written = view.materialize_to(frame, out, layout); !written)
         return written.error();
     gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
                          0, -1);
-    const std::string pair = pair_name(K::SystemView, K::System);
+    const std::string pair = pair_name(from, K::System);
     ++counters_.conversions[pair];
     counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&layout);
     return dense;

@@ -8,6 +8,8 @@
 //   dense   system memory without a view: a view materialized once into a memfd of a pool, a
 //           DMA-BUF frame read in place (its descriptor, as fd memory)
 //   dmabuf  memory:DMABuf: a System frame or a view copied once into a DMA-BUF of g2g's pool
+// A frame with a GstVideoCropMeta (which no wire carries) crosses as the frame it shows: its crop
+// written once into a memfd (counted as a System-to-System conversion).
 // A consumer that said nothing (unixfdsrc) takes the stream as unixfdsink would send it, its view
 // dense. Device domains (CUDA, Vulkan) are not carried yet: their caps are not in the pad's.
 #pragma once
@@ -19,7 +21,9 @@
 #include <string>
 
 #include <g2g/error.h>
+#include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
+#include <g2g/memory-domain-kind.h>
 
 #include "ipc-server.h"
 
@@ -52,14 +56,14 @@ public:
 
 private:
     Result<BufferRef> copy_to_memfd(GstBuffer *frame);
-    Result<BufferRef> dense(GstBuffer *frame);
+    Result<BufferRef> dense(GstBuffer *frame, const FrameView &view, MemoryDomainKind from);
     Result<BufferRef> to_dmabuf(GstBuffer *frame, const std::string &sink);
 
     CapsRef stream_;
     GstVideoInfo info_{};
     bool stream_dmabuf_ = false;
     Ref<GstBufferPool> copies_, dense_, dmabufs_;
-    gsize copies_size_ = 0;
+    gsize copies_size_ = 0, dense_size_ = 0;
     FormCounters counters_;
 };
 

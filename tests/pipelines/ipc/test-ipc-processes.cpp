@@ -414,3 +414,45 @@ TEST(IpcProcesses, AProducersSeekFlushesItsConsumersAndBringsTheNewSegment)
     EXPECT_NE(segment, std::string::npos) << said;
     EXPECT_NE(frame, std::string::npos) << said;
 }
+
+// A frame with a GstVideoCropMeta (videocrop's form: caps of the crop, a GstVideoMeta of the whole
+// frame) crosses as the frame it shows, never as the whole frame under the crop's caps: no wire
+// carries the crop meta.
+TEST(IpcProcesses, AFrameWithACropMetaCrossesAsWhatItShows)
+{
+    Scratch scratch("g2g-ipc");
+    Consumer consumer(scratch, "cropped", "g2gprobe require=system");
+    // NV12 64x48, each byte its own offset's low bits, cropped to 48x32 from (8, 8).
+    const gsize size = 64 * 48 * 3 / 2;
+    std::vector<g2g::BufferRef> frames;
+    std::string expected;
+    for (int f = 0; f < 3; ++f) {
+        GstBuffer *frame = gst_buffer_new_allocate(nullptr, size, nullptr);
+        GstMapInfo map;
+        gst_buffer_map(frame, &map, GST_MAP_WRITE);
+        for (gsize i = 0; i < size; ++i)
+            map.data[i] = static_cast<guint8>(i * 7 + f);
+        for (int y = 8; y < 40; ++y)
+            expected.append(reinterpret_cast<const char *>(map.data) + y * 64 + 8, 48);
+        for (int y = 4; y < 20; ++y)
+            expected.append(reinterpret_cast<const char *>(map.data) + 64 * 48 + y * 64 + 8, 48);
+        gst_buffer_unmap(frame, &map);
+        gst_buffer_add_video_meta(frame, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 64, 48);
+        GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(frame);
+        crop->x = 8;
+        crop->y = 8;
+        crop->width = 48;
+        crop->height = 32;
+        GST_BUFFER_PTS(frame) = f * GST_SECOND / 30;
+        frames.push_back(g2g::BufferRef::adopt(frame));
+    }
+    const PipelineRun producer = run_pipeline(
+        "appsrc name=src format=time ! g2gipcsink min-consumers=1 queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 30 * GST_SECOND, {},
+        g2g::test::feed_appsrc("video/x-raw,format=NV12,width=48,height=32,framerate=30/1", frames));
+    EXPECT_EQ(producer.error, "");
+    EXPECT_EQ(consumer.wait(), 0) << consumer.said();
+    EXPECT_TRUE(consumer.received() == expected)
+        << consumer.received().size() << " bytes, not " << expected.size();
+}
