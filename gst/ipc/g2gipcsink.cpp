@@ -470,4 +470,6 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
 static void g2g_ipc_sink_init(G2gIpcSink *self)
 {
     self->priv = new SinkPrivate();
+    // The last frame kept as last-sample would hold a frame of the pool no consumer holds.
+    gst_base_sink_set_last_sample_enabled(GST_BASE_SINK(self), FALSE);
 }

@@ -53,10 +53,14 @@ Result<void> send_message(int socket, MessageType type, std::span<const std::uin
                                                      " file descriptors, not " + std::to_string(fds.size()));
     std::vector<std::uint8_t> header =
         encode_header({static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(payload.size())});
-    iovec part{header.data(), header.size()};
+    // Header and payload in one sendmsg, the descriptors with them: one system call and one wake-up
+    // of the reader. The bytes are unixfd's either way (unixfdsink sends the payload apart from 1.26.7
+    // on, and its readers read the header, then the payload, whatever the segmentation).
+    iovec parts[2] = {{header.data(), header.size()},
+                      {const_cast<std::uint8_t *>(payload.data()), payload.size()}};
     msghdr message{};
-    message.msg_iov = &part;
-    message.msg_iovlen = 1;
+    message.msg_iov = parts;
+    message.msg_iovlen = payload.empty() ? 1 : 2;
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxMemories)] = {};
     if (!fds.empty()) {
         message.msg_control = control;
@@ -67,24 +71,24 @@ Result<void> send_message(int socket, MessageType type, std::span<const std::uin
         rights->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
         std::memcpy(CMSG_DATA(rights), fds.data(), sizeof(int) * fds.size());
     }
-    // The header goes whole in one sendmsg (8 bytes on a stream socket), with the descriptors.
     ssize_t sent;
     do
         sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
     while (sent < 0 && errno == EINTR);
     if (sent < 0)
-        return failed("cannot send a message header", errno);
-    if (static_cast<std::size_t>(sent) != header.size())
-        return Error(ErrorCode::InvalidArgument, "the socket took " + std::to_string(sent) +
-                                                     " of a header's " + std::to_string(header.size()) +
-                                                     " bytes");
-    std::size_t done = 0;
-    while (done < payload.size()) {
-        const ssize_t n = ::send(socket, payload.data() + done, payload.size() - done, MSG_NOSIGNAL);
+        return failed("cannot send a message", errno);
+    // What the socket did not take at once (a full buffer: a large payload), sent after.
+    std::size_t done = static_cast<std::size_t>(sent);
+    const std::size_t total = header.size() + payload.size();
+    while (done < total) {
+        const bool in_header = done < header.size();
+        const std::uint8_t *from = in_header ? header.data() + done : payload.data() + (done - header.size());
+        const std::size_t left = in_header ? header.size() - done : total - done;
+        const ssize_t n = ::send(socket, from, left, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return failed("cannot send a message payload", errno);
+            return failed("cannot send a message", errno);
         done += static_cast<std::size_t>(n);
     }
     return {};

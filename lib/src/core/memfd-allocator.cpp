@@ -50,7 +50,9 @@ GstMemory *allocate(GstAllocator *allocator, gsize size, GstAllocationParams *pa
                       std::strerror(errno));
         return nullptr;
     }
-    GstMemory *memory = gst_fd_allocator_alloc(allocator, fd, maxsize, GST_FD_MEMORY_FLAG_NONE);
+    // Kept mapped from its first mapping to its end: a pool's frame is written again and again, and an
+    // mmap and a fault per page of every frame (12 MB at 4K) cost more than the frame's writing.
+    GstMemory *memory = gst_fd_allocator_alloc(allocator, fd, maxsize, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
     if (memory && prefix)
         gst_memory_resize(memory, static_cast<gssize>(prefix), size);
     return memory;

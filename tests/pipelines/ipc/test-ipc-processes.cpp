@@ -315,14 +315,16 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
     for (guint held : held_samples)
         EXPECT_LE(held, 8u);
     // The producer's memfds: its pool's frames, as many as two consumers hold and the pipeline has
-    // in flight, never one more per kill (the last samples no more than the first half's most),
-    // and none once it stopped.
+    // in flight (at most 16), never more with each kill: a killed consumer's frames not given back
+    // would take 4 more a kill, 40 kills in all. The last samples stay within 2 of the first half's
+    // most (the pool may still make a frame when a consumer happens to hold its most), and none
+    // is left once the producer stopped.
     ASSERT_GE(fd_samples.size(), 10u);
     const int first_half = *std::max_element(fd_samples.begin(), fd_samples.begin() + fd_samples.size() / 2);
     for (std::size_t i = 0; i < fd_samples.size(); ++i) {
         EXPECT_LE(fd_samples[i] - fds_before, 16) << "sample " << i;
         if (i >= fd_samples.size() - 5) {
-            EXPECT_LE(fd_samples[i], first_half) << "sample " << i;
+            EXPECT_LE(fd_samples[i], first_half + 2) << "sample " << i;
         }
     }
     EXPECT_EQ(g2g::test::open_frame_fd_count(), fds_before);
