@@ -10,7 +10,7 @@
 //    as the producer's memfds).
 // The peers: shmsink / shmsrc (every version; shmsrc carries no caps, so its consumers state them),
 // unixfdsink / unixfdsrc where GStreamer has them (1.24 on).
-// Usage: bench-ipc [--frames N] [--consumers 1,4,16] [--size WxH]
+// Usage: bench-ipc [--frames N] [--rounds R] [--consumers 1,4,16] [--size WxH]
 //        bench-ipc consume DESCRIPTION OUT FRAMES   (a consumer process: this program runs itself)
 #include <gst/gst.h>
 
@@ -285,12 +285,14 @@ int main(int argc, char **argv)
     gst_init(&argc, &argv);
     if (argc >= 5 && std::string(argv[1]) == "consume")
         return consume(argv[2], argv[3], std::atoi(argv[4]));
-    int frames = 90, width = 3840, height = 2160;
+    int frames = 150, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string option = argv[i];
         if (option == "--frames")
             frames = std::atoi(argv[i + 1]);
+        else if (option == "--rounds")
+            rounds = std::max(1, std::atoi(argv[i + 1]));
         else if (option == "--size")
             std::sscanf(argv[i + 1], "%dx%d", &width, &height);
         else if (option == "--consumers") {
@@ -320,17 +322,41 @@ int main(int argc, char **argv)
                               "unixfdsrc name=src socket-path={socket}"});
     }
     gchar *version = gst_version_string();
-    std::printf("bench-ipc: %dx%d NV12, %d frames live at 30 fr/s, GStreamer %s\n", width, height, frames,
+    std::printf("bench-ipc: %dx%d NV12, %d frames at 30 fr/s, %s\n", width, height, frames,
                 version);
     g_free(version);
-    const double baseline = baseline_cpu_us(frames, width, height);
-    std::printf("source alone (appsrc ! fakesink): %.0f us of CPU a frame (subtracted below)\n\n", baseline);
+    // Alternating rounds: each round measures the source alone, then every transport, so that all
+    // see the same spells of load on a shared machine; each figure is the median of its rounds.
+    std::printf("%d alternating rounds; medians. producer CPU: less the source alone (appsrc ! fakesink) "
+                "in the same round\n\n",
+                rounds);
     std::printf("%-8s %9s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
                 "latency p50 us", "latency p99 us", "least frames", "copies / conv");
     std::vector<std::vector<Figures>> all(transports.size());
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
     for (int consumers : counts) {
+        std::vector<std::vector<Figures>> by_round(transports.size());
+        for (int round = 0; round < rounds; ++round) {
+            const double baseline = baseline_cpu_us(frames, width, height);
+            for (std::size_t t = 0; t < transports.size(); ++t)
+                by_round[t].push_back(
+                    run(transports[t], consumers, frames, width, height, argv[0], baseline));
+        }
         for (std::size_t t = 0; t < transports.size(); ++t) {
-            const Figures f = run(transports[t], consumers, frames, width, height, argv[0], baseline);
+            Figures f = by_round[t][0];
+            std::vector<double> cpu, p50, p99;
+            for (const Figures &r : by_round[t]) {
+                cpu.push_back(r.cpu_us);
+                p50.push_back(r.p50_us);
+                p99.push_back(r.p99_us);
+                f.least_frames = std::min(f.least_frames, r.least_frames);
+            }
+            f.cpu_us = median(cpu);
+            f.p50_us = median(p50);
+            f.p99_us = median(p99);
             all[t].push_back(f);
             std::printf("%-8s %9d %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
                         consumers, f.cpu_us, f.p50_us, f.p99_us, f.least_frames, frames, f.copies.c_str());
