@@ -25,6 +25,7 @@
 #include <gst/video/video.h>
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -186,6 +187,11 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
              "cannot be written to: " + said.error().message());
         return FALSE;
     }
+    // A release is sent from whichever thread frees a frame's last memory: it never waits more than
+    // a second on a producer that stopped reading (the release is lost; the producer lets go of the
+    // frame when this consumer leaves).
+    const timeval timeout{1, 0};
+    setsockopt(socket->get(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     state.socket = socket->get();
     state.connection = std::make_shared<Connection>();
     state.connection->socket = std::move(*socket);

@@ -475,10 +475,10 @@ ServerCounters Server::counters()
 std::size_t Server::consumers()
 {
     std::lock_guard lock(mutex_);
-    std::size_t routed = 0;
+    std::size_t announced = 0;
     for (auto &[number, consumer] : consumers_)
-        routed += consumer->route >= 0 && !consumer->dead;
-    return routed;
+        announced += consumer->announced && !consumer->dead;
+    return announced;
 }
 
 std::size_t Server::frames_held()

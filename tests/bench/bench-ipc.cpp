@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // g2gipcsink / g2gipcsrc against GStreamer's own process boundaries, in one run: 4K NV12 frames
-// (an appsrc at 30 fr/s, its frames in the memory each sink offers upstream, written once: feed())
+// (videotestsrc, live at 30 fr/s, writing into the memory each sink offers upstream)
 // to 1, 4 and 16 consumer processes. For each transport and consumer count:
 //  - the producer's CPU per frame: this process's user+system time over the stream, less the same
 //    source into fakesink (measured in the same run), so what the sink and its consumers cost it;
@@ -117,80 +117,35 @@ struct Figures {
     std::string copies = "";       // g2gipcsink's copies and conversions
 };
 
-// The producer: an appsrc fed 30 fr/s from four frames allocated once from what the sink offers
-// upstream (g2gipcsink's memfds, shmsink's shared area, unixfdsink's memfds) and written once,
-// so that the source costs nothing and the producer's CPU is what the sink and its consumers cost.
+// The producer: videotestsrc, live at 30 fr/s, writing black frames into the memory each sink
+// offers upstream (g2gipcsink's memfds, shmsink's shared area, unixfdsink's memfds); what it costs
+// alone is measured in the same round and subtracted.
 std::string caps_of(int width, int height)
 {
     return "video/x-raw,format=NV12,width=" + std::to_string(width) + ",height=" + std::to_string(height) +
            ",framerate=30/1";
 }
 
-std::string source_description(int width, int height)
+std::string source_description(int frames, int width, int height)
 {
-    return "appsrc name=feed is-live=true format=time caps=" + caps_of(width, height);
+    return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
+           caps_of(width, height);
 }
 
-// Plays `pipeline` (PAUSED, its appsrc "feed") and pushes `frames` frames at 30 fr/s; the CPU
-// seconds it took, or a negative number on error.
-double feed(GstElement *pipeline, int frames, int width, int height)
+// Plays `pipeline` to its end; the CPU seconds this process spent meanwhile, negative on error.
+double cpu_to_end(GstElement *pipeline)
 {
-    GstElement *source = gst_bin_get_by_name(GST_BIN(pipeline), "feed");
-    GstPad *pad = gst_element_get_static_pad(source, "src");
-    GstCaps *caps = gst_caps_from_string(caps_of(width, height).c_str());
-    const gsize size = static_cast<gsize>(width) * height * 3 / 2;
-    GstQuery *query = gst_query_new_allocation(caps, TRUE);
-    gst_pad_peer_query(pad, query);
-    GstAllocator *allocator = nullptr;
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    if (gst_query_get_n_allocation_params(query) > 0)
-        gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
-    std::vector<GstBuffer *> written;
-    for (int i = 0; i < 4; ++i) {
-        GstBuffer *frame = gst_buffer_new_allocate(allocator, size, &params);
-        GstMapInfo map;
-        gst_buffer_map(frame, &map, GST_MAP_WRITE);
-        std::memset(map.data, 16, map.size);
-        gst_buffer_unmap(frame, &map);
-        written.push_back(frame);
-    }
-    if (allocator)
-        gst_object_unref(allocator);
-    gst_query_unref(query);
-    gst_caps_unref(caps);
-    gst_object_unref(pad);
     const double before = cpu_seconds();
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    const gint64 start = now_us();
-    for (int i = 0; i < frames; ++i) {
-        const gint64 due = start + gint64(i) * 1000000 / 30;
-        if (due > now_us())
-            g_usleep(static_cast<gulong>(due - now_us()));
-        GstBuffer *frame = gst_buffer_copy(written[i % written.size()]); // the same memory, its own times
-        GST_BUFFER_PTS(frame) = gst_util_uint64_scale(i, GST_SECOND, 30);
-        GST_BUFFER_DURATION(frame) = gst_util_uint64_scale(1, GST_SECOND, 30);
-        GST_BUFFER_OFFSET(frame) = i;
-        GstFlowReturn flow = GST_FLOW_OK;
-        g_signal_emit_by_name(source, "push-buffer", frame, &flow);
-        gst_buffer_unref(frame);
-    }
-    GstFlowReturn flow = GST_FLOW_OK;
-    g_signal_emit_by_name(source, "end-of-stream", &flow);
     const bool ended = play_to_end(pipeline, 120);
     const double took = cpu_seconds() - before;
-    for (GstBuffer *frame : written)
-        gst_buffer_unref(frame);
-    gst_object_unref(source);
     return ended ? took : -1;
 }
 
 double baseline_cpu_us(int frames, int width, int height)
 {
-    GstElement *pipeline =
-        gst_parse_launch((source_description(width, height) + " ! fakesink sync=false").c_str(), nullptr);
-    gst_element_set_state(pipeline, GST_STATE_PAUSED);
-    const double took = feed(pipeline, frames, width, height);
+    GstElement *pipeline = gst_parse_launch(
+        (source_description(frames, width, height) + " ! fakesink sync=false").c_str(), nullptr);
+    const double took = cpu_to_end(pipeline);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     return took * 1e6 / frames;
@@ -205,8 +160,8 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     const std::string socket = dir + "/socket";
     const std::string sink =
         replaced(replaced(transport.sink, "{socket}", socket), "{consumers}", std::to_string(consumers));
-    GstElement *pipeline =
-        gst_parse_launch((source_description(width, height) + " ! " + sink + " name=sink").c_str(), nullptr);
+    GstElement *pipeline = gst_parse_launch(
+        (source_description(frames, width, height) + " ! " + sink + " name=sink").c_str(), nullptr);
     std::vector<gint64> pushed;
     pushed.reserve(frames);
     GstElement *sink_element = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
@@ -239,7 +194,7 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     } else {
         g_usleep(static_cast<gulong>(1500000 + 100000 * consumers));
     }
-    const double took = feed(pipeline, frames, width, height);
+    const double took = cpu_to_end(pipeline);
     if (g_object_class_find_property(G_OBJECT_GET_CLASS(sink_element), "stats")) {
         GstStructure *stats = nullptr;
         g_object_get(sink_element, "stats", &stats, nullptr);
@@ -322,14 +277,14 @@ int main(int argc, char **argv)
                               "unixfdsrc name=src socket-path={socket}"});
     }
     gchar *version = gst_version_string();
-    std::printf("bench-ipc: %dx%d NV12, %d frames at 30 fr/s, %s\n", width, height, frames,
-                version);
+    std::printf("bench-ipc: %dx%d NV12, %d frames at 30 fr/s, %s\n", width, height, frames, version);
     g_free(version);
     // Alternating rounds: each round measures the source alone, then every transport, so that all
     // see the same spells of load on a shared machine; each figure is the median of its rounds.
-    std::printf("%d alternating rounds; medians. producer CPU: less the source alone (appsrc ! fakesink) "
-                "in the same round\n\n",
-                rounds);
+    std::printf(
+        "%d alternating rounds; medians. producer CPU: less the source alone (videotestsrc ! fakesink) "
+        "in the same round\n\n",
+        rounds);
     std::printf("%-8s %9s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
                 "latency p50 us", "latency p99 us", "least frames", "copies / conv");
     std::vector<std::vector<Figures>> all(transports.size());
