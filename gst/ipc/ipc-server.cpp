@@ -35,17 +35,6 @@ void set_timeouts(int socket)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
 }
 
-Result<sockaddr_un> address_of(const std::string &path)
-{
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    if (path.empty() || path.size() >= sizeof address.sun_path)
-        return Error(ErrorCode::InvalidArgument, "socket path \"" + path + "\" is empty or longer than " +
-                                                     std::to_string(sizeof address.sun_path - 1) + " bytes");
-    std::memcpy(address.sun_path, path.c_str(), path.size());
-    return address;
-}
-
 } // namespace
 
 struct Server::Consumer {
@@ -69,7 +58,7 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
     std::call_once(category, [] {
         GST_DEBUG_CATEGORY_INIT(ipc_server_debug, "g2gipcserver", 0, "g2gipcsink's socket");
     });
-    Result<sockaddr_un> address = address_of(path);
+    Result<sockaddr_un> address = socket_address(path);
     if (!address)
         return address.error();
     UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));

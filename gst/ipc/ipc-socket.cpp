@@ -153,7 +153,7 @@ Result<Message> receive_message(int socket)
     return received;
 }
 
-Result<UniqueFd> connect_to(const std::string &path)
+Result<sockaddr_un> socket_address(const std::string &path)
 {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -161,10 +161,18 @@ Result<UniqueFd> connect_to(const std::string &path)
         return Error(ErrorCode::InvalidArgument, "socket path \"" + path + "\" is empty or longer than " +
                                                      std::to_string(sizeof address.sun_path - 1) + " bytes");
     std::memcpy(address.sun_path, path.c_str(), path.size());
+    return address;
+}
+
+Result<UniqueFd> connect_to(const std::string &path)
+{
+    Result<sockaddr_un> address = socket_address(path);
+    if (!address)
+        return address.error();
     UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd)
         return failed("cannot make a socket", errno);
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address) < 0)
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&*address), sizeof *address) < 0)
         return failed("cannot connect to " + path, errno);
     return fd;
 }

@@ -4,6 +4,8 @@
 // Every descriptor that arrives is owned at once (closed with its message, on any refusal too).
 #pragma once
 
+#include <sys/un.h>
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -48,6 +50,10 @@ Result<void> send_message(int socket, MessageType type, std::span<const std::uin
 // so: "the peer closed the connection"), a header ipc-wire refuses, descriptors the kernel had to
 // drop (more than kMaxMemories came), a payload cut short by the connection's end.
 Result<Message> receive_message(int socket);
+
+// The address of the socket file at `path`; refused: an empty path, or one longer than an address
+// holds.
+Result<sockaddr_un> socket_address(const std::string &path);
 
 // A connection to the stream socket at `path`.
 Result<UniqueFd> connect_to(const std::string &path);

@@ -217,6 +217,19 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap, G
     return run;
 }
 
+std::string bytes_of(const std::vector<BufferRef> &frames)
+{
+    std::string all;
+    for (const BufferRef &buffer : frames) {
+        GstMapInfo map;
+        if (!gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
+            return "(unmappable)";
+        all.append(reinterpret_cast<const char *>(map.data), map.size);
+        gst_buffer_unmap(buffer.get(), &map);
+    }
+    return all;
+}
+
 std::string message_text(GstMessage *message)
 {
     GError *error = nullptr;

@@ -85,6 +85,9 @@ PipelineRun run_pipeline(const std::string &description, const BufferTap &tap = 
 PipelineInspector feed_appsrc(const std::string &caps, std::vector<BufferRef> frames,
                               const char *source = "src");
 
+// The bytes of every frame of `frames`, one after the other (what a filesink of them writes).
+std::string bytes_of(const std::vector<BufferRef> &frames);
+
 // The text of an error or warning message; "" for any other message.
 std::string message_text(GstMessage *message);
 

@@ -30,21 +30,6 @@ std::string source(int frames)
            " pattern=ball ! video/x-raw,format=NV12,width=64,height=48";
 }
 
-// The bytes of every frame `run` received, one after the other (dense frames: rows of 64 and 48
-// bytes need no padding).
-std::string bytes_of(const PipelineRun &run)
-{
-    std::string all;
-    for (const g2g::BufferRef &buffer : run.buffers) {
-        GstMapInfo map;
-        if (!gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
-            return "(unmappable)";
-        all.append(reinterpret_cast<const char *>(map.data), map.size);
-        gst_buffer_unmap(buffer.get(), &map);
-    }
-    return all;
-}
-
 #define SKIP_WITHOUT_UNIXFD()                                                                                \
     do {                                                                                                     \
         if (const std::string why = g2g::test::unixfd_peers_missing(); !why.empty())                         \
@@ -92,7 +77,8 @@ TEST(UnixFd, G2gsDmaBufFramesCrossAsDmaBufsWithTheirBytes)
     EXPECT_EQ(crossed.receiver_status, 0) << crossed.receiver_log;
     const PipelineRun sent = run_pipeline(source(6) + " ! appsink name=sink sync=false");
     ASSERT_EQ(sent.buffers.size(), 6u);
-    EXPECT_TRUE(crossed.received == bytes_of(sent)) << crossed.received.size() << " bytes received";
+    EXPECT_TRUE(crossed.received == g2g::test::bytes_of(sent.buffers))
+        << crossed.received.size() << " bytes received";
 }
 
 TEST(UnixFd, AViewCrossesMaterializedIntoTheMemfdUnixfdsinkProposes)
@@ -105,7 +91,8 @@ TEST(UnixFd, AViewCrossesMaterializedIntoTheMemfdUnixfdsinkProposes)
     const PipelineRun peer =
         run_pipeline(source(6) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
     ASSERT_EQ(peer.buffers.size(), 6u);
-    EXPECT_TRUE(crossed.received == bytes_of(peer)) << crossed.received.size() << " bytes received";
+    EXPECT_TRUE(crossed.received == g2g::test::bytes_of(peer.buffers))
+        << crossed.received.size() << " bytes received";
 }
 
 TEST(UnixFd, AViewForcedAcrossIsRefusedOnTheOtherSideNeverReadAsDense)

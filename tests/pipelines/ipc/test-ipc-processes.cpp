@@ -35,20 +35,6 @@ std::string source(int frames, const std::string &extra = "")
            " ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
 }
 
-// The bytes of every frame `run` received, one after the other.
-std::string bytes_of(const std::vector<g2g::BufferRef> &frames)
-{
-    std::string all;
-    for (const g2g::BufferRef &buffer : frames) {
-        GstMapInfo map;
-        if (!gst_buffer_map(buffer.get(), &map, GST_MAP_READ))
-            return "(unmappable)";
-        all.append(reinterpret_cast<const char *>(map.data), map.size);
-        gst_buffer_unmap(buffer.get(), &map);
-    }
-    return all;
-}
-
 // A consumer process: `g2gipcsrc socket-path=<socket> ! <chain> ! filesink`, started once the
 // producer listens; what it received is in the file `name`, what it said in `name`.log. The
 // filesink writes each frame as it comes: by default it keeps 64 KiB of frames to write at once,
@@ -82,11 +68,15 @@ guint64 stat_of(const GstStructure *stats, const char *field)
     return value;
 }
 
-// The producer's stats at EOS (its element message).
-struct ProducerRun {
-    PipelineRun run;
-    g2g::Ref<GstStructure> stats;
-};
+// An `inspect` for run_pipeline: the stats of its g2gipcsink named "ipc" at EOS, into `stats`.
+g2g::test::PipelineInspector stats_of_sink(GstStructure *&stats)
+{
+    return [&stats](GstBin *bin) {
+        GstElement *sink = gst_bin_get_by_name(bin, "ipc");
+        g_object_get(sink, "stats", &stats, nullptr);
+        gst_object_unref(sink);
+    };
+}
 
 } // namespace
 
@@ -108,11 +98,7 @@ TEST(IpcProcesses, ThreeConsumersEachInItsDomainEqualVideoflip)
             " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
             "sync=false socket-path=" +
             scratch.path("socket"),
-        {}, 60 * GST_SECOND, [&](GstBin *bin) {
-            GstElement *sink = gst_bin_get_by_name(bin, "ipc");
-            g_object_get(sink, "stats", &stats, nullptr);
-            gst_object_unref(sink);
-        });
+        {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
     EXPECT_EQ(dense.wait(), 0) << dense.said();
     EXPECT_EQ(view.wait(), 0) << view.said();
@@ -121,7 +107,7 @@ TEST(IpcProcesses, ThreeConsumersEachInItsDomainEqualVideoflip)
     const PipelineRun peer =
         run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
     ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
-    const std::string expected = bytes_of(peer.buffers);
+    const std::string expected = g2g::test::bytes_of(peer.buffers);
     EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes";
     EXPECT_TRUE(view.received() == expected) << view.received().size() << " bytes";
     EXPECT_TRUE(dmabuf.received() == expected) << dmabuf.received().size() << " bytes";
@@ -192,11 +178,7 @@ TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
         run_pipeline(source(60, "is-live=true") +
                          " ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
                          scratch.path("socket"),
-                     {}, 60 * GST_SECOND, [&](GstBin *bin) {
-                         GstElement *sink = gst_bin_get_by_name(bin, "ipc");
-                         g_object_get(sink, "stats", &stats, nullptr);
-                         gst_object_unref(sink);
-                     });
+                     {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
     EXPECT_NE(refused.wait(), 0);
     EXPECT_NE(
@@ -370,7 +352,7 @@ TEST(IpcProcesses, UnixfdsrcReadsG2gipcsink)
     EXPECT_EQ(plain.wait(), 0) << g2g::test::read_file(scratch.path("plain.log"));
     const PipelineRun peer =
         run_pipeline(source(20) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
-    EXPECT_TRUE(g2g::test::read_file(scratch.path("plain")) == bytes_of(peer.buffers))
+    EXPECT_TRUE(g2g::test::read_file(scratch.path("plain")) == g2g::test::bytes_of(peer.buffers))
         << g2g::test::read_file(scratch.path("plain")).size() << " bytes";
 }
 
@@ -393,7 +375,7 @@ TEST(IpcProcesses, G2gipcsrcReadsUnixfdsink)
     EXPECT_EQ(producer->wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
     const PipelineRun peer = run_pipeline(source(20) + " ! appsink name=sink sync=false");
     ASSERT_EQ(consumer.buffers.size(), 20u);
-    EXPECT_TRUE(bytes_of(consumer.buffers) == bytes_of(peer.buffers));
+    EXPECT_TRUE(g2g::test::bytes_of(consumer.buffers) == g2g::test::bytes_of(peer.buffers));
 }
 
 // A flushing seek on the producer reaches the consumer: its flush, then the new segment (stream
