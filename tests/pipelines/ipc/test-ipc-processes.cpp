@@ -316,10 +316,10 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
     for (guint held : held_samples)
         EXPECT_LE(held, 8u);
     // The producer's memfds: its pool's frames, as many as two consumers hold and the pipeline has
-    // in flight (at most 16), never more with each kill: a killed consumer's frames not given back
-    // would take 4 more a kill, 40 kills in all. The last samples stay within 2 of the first half's
-    // most (the pool may still make a frame when a consumer happens to hold its most), and none
-    // is left once the producer stopped.
+    // in flight (at most 16), never more with each kill (a killed consumer's frames not given back
+    // would also show in frames-held above, 4 more a kill). The last samples stay within 2 of the
+    // first half's most (the pool may still make a frame when a consumer happens to hold its most),
+    // and none is left once the producer stopped.
     ASSERT_GE(fd_samples.size(), 3u);
     const int first_half = *std::max_element(fd_samples.begin(), fd_samples.begin() + fd_samples.size() / 2);
     for (std::size_t i = 0; i < fd_samples.size(); ++i) {
