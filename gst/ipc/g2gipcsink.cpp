@@ -23,6 +23,7 @@
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -82,6 +83,9 @@ struct StreamCaps {
 
 struct SinkState {
     std::unique_ptr<g2g::ipc::Server> server;
+    // min-consumers as the frames read it: set with the property, read per frame without copying
+    // the settings (their socket path) under the object lock.
+    std::atomic<guint> min_consumers = 0;
     g2g::ipc::RouteForms forms;
     std::uint64_t frames = 0;
 };
@@ -275,7 +279,7 @@ static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
     G2gIpcSink *self = G2G_IPC_SINK(sink);
     SinkState &state = self->priv->state;
     const std::string name = GST_OBJECT_NAME(self);
-    const guint min_consumers = self->priv->settings.snapshot(self).min_consumers;
+    const guint min_consumers = state.min_consumers.load();
     if (min_consumers && !state.server->wait_for_consumers(min_consumers))
         return GST_FLOW_FLUSHING;
     ++state.frames;
@@ -352,6 +356,7 @@ static void g2g_ipc_sink_set_property(GObject *object, guint id, const GValue *v
             break;
         case PROP_MIN_CONSUMERS:
             settings.min_consumers = g_value_get_uint(value);
+            self->priv->state.min_consumers = settings.min_consumers;
             break;
         default:
             G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
