@@ -114,7 +114,12 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
             return decision;
         }
     }
-    if (!dmabuf) {
+    // A copy into a DMA-BUF needs a DRM fourcc for the format (the consumer imports it by one).
+    GstVideoInfo info;
+    const GstVideoFormat format =
+        gst_video_info_from_caps(&info, stream) ? GST_VIDEO_INFO_FORMAT(&info) : GST_VIDEO_FORMAT_UNKNOWN;
+    const bool exportable = !dmabuf && dmabuf::drm_fourcc_of(format);
+    if (exportable) {
         const CapsRef plain = tee::in_domain(stream, K::System);
         const CapsRef as_dmabuf = tee::in_domain(plain.get(), K::DmaBuf);
         if (CapsRef caps = fixed_for(as_dmabuf.get(), accepts)) {
@@ -123,9 +128,14 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
             return decision;
         }
     }
-    decision.refusal = sink + " sends " + caps_text(stream) + " as it is, in system memory" +
-                       (dmabuf ? "" : " or in DMA-BUFs") + "; the consumer takes " + caps_text(accepts) +
-                       ": none of these";
+    std::string forms = " as it is, in system memory";
+    if (exportable)
+        forms += " or in DMA-BUFs";
+    else if (!dmabuf)
+        forms +=
+            std::string(" (not in DMA-BUFs: ") + gst_video_format_to_string(format) + " has no DRM fourcc)";
+    decision.refusal = sink + " sends " + caps_text(stream) + forms + "; the consumer takes " +
+                       caps_text(accepts) + ": none of these";
     return decision;
 }
 

@@ -194,6 +194,40 @@ TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
     gst_structure_free(stats);
 }
 
+// A format DRM has no fourcc for (AYUV, what videotestsrc picks unasked on GStreamer 1.26) cannot
+// cross as a DMA-BUF: a DMA-BUF consumer is refused at its caps with why, and the producer goes on
+// for the others (it once took the route and failed every frame at its export).
+TEST(IpcProcesses, ADmaBufConsumerOfAFormatWithNoDrmFourccIsRefusedWithWhy)
+{
+    if (!G2G_HAVE_DMABUF)
+        GTEST_SKIP() << "built without the dmabuf feature (no DMA-BUF consumer)";
+    Scratch scratch("g2g-ipc");
+    Consumer dmabuf(scratch, "dmabuf", "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf");
+    Consumer dense(scratch, "dense", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    const PipelineRun producer = run_pipeline(
+        "videotestsrc num-buffers=60 is-live=true ! video/x-raw,format=AYUV,width=64,height=48 ! g2gipcsink "
+        "name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 60 * GST_SECOND, stats_of_sink(stats));
+    EXPECT_EQ(producer.error, "");
+    EXPECT_NE(dmabuf.wait(), 0);
+    EXPECT_NE(
+        dmabuf.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
+                           " has no frames this consumer takes: ipc sends video/x-raw, format=(string)AYUV"),
+        std::string::npos)
+        << dmabuf.said();
+    EXPECT_NE(dmabuf.said().find("as it is, in system memory (not in DMA-BUFs: AYUV has no DRM fourcc); the "
+                                 "consumer takes video/x-raw(memory:DMABuf)"),
+              std::string::npos)
+        << dmabuf.said();
+    EXPECT_EQ(dense.wait(), 0) << dense.said();
+    EXPECT_EQ(dense.received().size(), std::size_t(60 * 64 * 48 * 4));
+    ASSERT_NE(stats, nullptr);
+    EXPECT_GE(stat_of(stats, "refused"), 1u);
+    gst_structure_free(stats);
+}
+
 // A consumer gets each frame with its producer's own timestamps, offsets and duration, in caps the
 // producer sent, the frame's GstVideoMeta with it.
 TEST(IpcProcesses, FramesKeepTheirProducersTimestamps)
