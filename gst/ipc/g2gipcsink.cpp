@@ -32,10 +32,12 @@
 #include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/settings-slot.h"
+#include "common/vulkan-context.h"
 #include "ipc-clock.h"
 #include "ipc-control.h"
 #include "ipc-routes.h"
 #include "ipc-server.h"
+#include "ipc-vulkan.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_ipc_sink_debug);
 #define GST_CAT_DEFAULT g2g_ipc_sink_debug
@@ -92,6 +94,10 @@ struct SinkState {
 
 struct SinkPrivate {
     g2g::element::SettingsSlot<SinkSettings> settings;
+    // The pipeline's Vulkan device and queue, for a VulkanImage stream's copies into exportable
+    // images: opened by us (with VK_KHR_external_memory_fd) where no one else has, so vulkanupload
+    // upstream takes ours.
+    g2g::element::VulkanContextUse vulkan;
     std::shared_ptr<StreamCaps> stream = std::make_shared<StreamCaps>();
     SinkState state;
 };
@@ -105,7 +111,10 @@ GstCaps *template_caps()
     g2g::CapsRef dmabuf =
         g2g::CapsRef::adopt(gst_caps_from_string("video/x-raw(" GST_CAPS_FEATURE_MEMORY_DMABUF ")"));
     g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf.get());
-    return gst_caps_merge(caps.release(), both.release());
+    GstCaps *all = gst_caps_merge(caps.release(), both.release());
+    if (g2g::ipc::vulkan_built())
+        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:VulkanImage)"));
+    return all;
 }
 
 } // namespace
@@ -201,6 +210,11 @@ static gboolean g2g_ipc_sink_set_caps(GstBaseSink *sink, GstCaps *caps)
         g2g::element::post_error(GST_ELEMENT(self), GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                                  std::string(GST_OBJECT_NAME(self)) + ": " + set.error().message());
         return FALSE;
+    }
+    if (g2g::detail::domain_of(caps) == g2g::MemoryDomainKind::VulkanTexture) {
+        if (!self->priv->vulkan.ensure(GST_ELEMENT(self)))
+            return FALSE;
+        state.forms.set_engine(self->priv->vulkan.engine());
     }
     {
         std::lock_guard lock(self->priv->stream->mutex);
@@ -304,7 +318,10 @@ static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
         GstBuffer *shared = form->get();
         const g2g::ipc::MemoryKind kind = state.forms.kind(route);
         auto describe = [&](std::uint64_t id) -> g2g::Result<g2g::ipc::OutgoingFrame> {
-            g2g::Result<g2g::ipc::OutgoingFrame> out = g2g::ipc::describe_frame(shared, id);
+            std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> images =
+                g2g::ipc::describe_vulkan_frame(shared, id);
+            g2g::Result<g2g::ipc::OutgoingFrame> out =
+                images ? std::move(*images) : g2g::ipc::describe_frame(shared, id);
             if (!out)
                 return out;
             g2g::ipc::NewBuffer &message = out->message;
@@ -338,6 +355,36 @@ static gboolean g2g_ipc_sink_unlock_stop(GstBaseSink *sink)
     if (self->priv->state.server)
         self->priv->state.server->resume();
     return TRUE;
+}
+
+// The Vulkan context: taken from the application or a peer, answered to peers' queries, joined
+// at READY->PAUSED and let go of at PAUSED->READY, as the view elements do (context-glue.h).
+static void g2g_ipc_sink_set_context(GstElement *element, GstContext *context)
+{
+    G2G_IPC_SINK(element)->priv->vulkan.set_context(element, context);
+    GST_ELEMENT_CLASS(g2g_ipc_sink_parent_class)->set_context(element, context);
+}
+
+static gboolean g2g_ipc_sink_query(GstBaseSink *sink, GstQuery *query)
+{
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+        G2G_IPC_SINK(sink)->priv->vulkan.answer_query(GST_ELEMENT(sink), query))
+        return TRUE;
+    return GST_BASE_SINK_CLASS(g2g_ipc_sink_parent_class)->query(sink, query);
+}
+
+static GstStateChangeReturn g2g_ipc_sink_change_state(GstElement *element, GstStateChange transition)
+{
+    G2gIpcSink *self = G2G_IPC_SINK(element);
+    if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+        self->priv->vulkan.join(element);
+    const GstStateChangeReturn result =
+        GST_ELEMENT_CLASS(g2g_ipc_sink_parent_class)->change_state(element, transition);
+    if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && result != GST_STATE_CHANGE_FAILURE) {
+        self->priv->state.forms.set_engine(nullptr);
+        self->priv->vulkan.release();
+    }
+    return result;
 }
 
 static void g2g_ipc_sink_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
@@ -460,6 +507,9 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
         element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps.get()));
     gst_type_mark_as_plugin_api(queue_full_get_type(), static_cast<GstPluginAPIFlags>(0));
 
+    element_class->set_context = g2g_ipc_sink_set_context;
+    element_class->change_state = g2g_ipc_sink_change_state;
+    sink_class->query = g2g_ipc_sink_query;
     sink_class->start = g2g_ipc_sink_start;
     sink_class->stop = g2g_ipc_sink_stop;
     sink_class->set_caps = g2g_ipc_sink_set_caps;
@@ -475,6 +525,9 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
 static void g2g_ipc_sink_init(G2gIpcSink *self)
 {
     self->priv = new SinkPrivate();
+    // A VulkanImage stream needs a device that exports memory: where no peer or application has
+    // one, ours (on the first GPU) is what vulkanupload upstream then takes.
+    self->priv->vulkan.provide([](GstElement *) { return std::optional<g2g::element::GpuUuid>(); });
     // The last frame kept as last-sample would hold a frame of the pool no consumer holds.
     gst_base_sink_set_last_sample_enabled(GST_BASE_SINK(self), FALSE);
 }

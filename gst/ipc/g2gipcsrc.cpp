@@ -38,10 +38,12 @@
 #include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/settings-slot.h"
+#include "common/vulkan-context.h"
 #include "ipc-clock.h"
 #include "ipc-control.h"
 #include "ipc-frame.h"
 #include "ipc-socket.h"
+#include "ipc-vulkan.h"
 
 GST_DEBUG_CATEGORY_STATIC(g2g_ipc_src_debug);
 #define GST_CAT_DEFAULT g2g_ipc_src_debug
@@ -109,6 +111,11 @@ struct SrcState {
 struct SrcPrivate {
     g2g::element::SettingsSlot<SrcSettings> settings;
     SrcState state;
+    // For a producer's Vulkan images: the device they are imported on (opened by us, with
+    // VK_KHR_external_memory_fd, where no one else has one: vulkandownload downstream takes ours),
+    // and the producer's frames imported so far (streaming thread).
+    g2g::element::VulkanContextUse vulkan;
+    g2g::ipc::VulkanImports imports;
 };
 
 std::string caps_text(const GstCaps *caps)
@@ -202,6 +209,7 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
 
 static gboolean g2g_ipc_src_stop(GstBaseSrc *base)
 {
+    G2G_IPC_SRC(base)->priv->imports.clear();
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     // Frames still out keep the connection; closed, their releases go nowhere and the producer,
     // seeing the socket close, lets go of all of them at once.
@@ -258,6 +266,9 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
     if (!gst_base_src_set_caps(GST_BASE_SRC(self), caps.get()))
         return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                     "sent " + *text + ", which downstream does not take");
+    if (g2g::detail::domain_of(caps.get()) == g2g::MemoryDomainKind::VulkanTexture &&
+        !self->priv->vulkan.ensure(GST_ELEMENT(self)))
+        return GST_FLOW_ERROR;
     const GstCapsFeatures *features = gst_caps_get_features(caps.get(), 0);
     state.view_caps = features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
     state.info = info;
@@ -312,8 +323,17 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame before its caps");
     }
+    const bool images = decoded->kind == g2g::ipc::MemoryKind::VulkanImage;
+    const std::shared_ptr<g2g::vulkan::Engine> engine = images ? self->priv->vulkan.engine() : nullptr;
+    if (images && !engine) {
+        state.connection->release(decoded->id);
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                    "sent Vulkan images in caps of another memory");
+    }
     g2g::Result<g2g::BufferRef> frame =
-        g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
+        images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
+                                           state.info)
+               : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
     if (!frame) {
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
@@ -395,6 +415,33 @@ static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
     }
 }
 
+// The Vulkan context, as g2gipcsink's (context-glue.h's handling, for a source).
+static void g2g_ipc_src_set_context(GstElement *element, GstContext *context)
+{
+    G2G_IPC_SRC(element)->priv->vulkan.set_context(element, context);
+    GST_ELEMENT_CLASS(g2g_ipc_src_parent_class)->set_context(element, context);
+}
+
+static gboolean g2g_ipc_src_query(GstBaseSrc *base, GstQuery *query)
+{
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+        G2G_IPC_SRC(base)->priv->vulkan.answer_query(GST_ELEMENT(base), query))
+        return TRUE;
+    return GST_BASE_SRC_CLASS(g2g_ipc_src_parent_class)->query(base, query);
+}
+
+static GstStateChangeReturn g2g_ipc_src_change_state(GstElement *element, GstStateChange transition)
+{
+    G2gIpcSrc *self = G2G_IPC_SRC(element);
+    if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+        self->priv->vulkan.join(element);
+    const GstStateChangeReturn result =
+        GST_ELEMENT_CLASS(g2g_ipc_src_parent_class)->change_state(element, transition);
+    if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && result != GST_STATE_CHANGE_FAILURE)
+        self->priv->vulkan.release();
+    return result;
+}
+
 static void g2g_ipc_src_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
 {
     G2gIpcSrc *self = G2G_IPC_SRC(object);
@@ -452,6 +499,9 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
     gst_element_class_add_pad_template(element_class,
                                        gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
+    element_class->set_context = g2g_ipc_src_set_context;
+    element_class->change_state = g2g_ipc_src_change_state;
+    base_class->query = g2g_ipc_src_query;
     base_class->start = g2g_ipc_src_start;
     base_class->stop = g2g_ipc_src_stop;
     base_class->negotiate = g2g_ipc_src_negotiate;
@@ -464,6 +514,7 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
 static void g2g_ipc_src_init(G2gIpcSrc *self)
 {
     self->priv = new SrcPrivate();
+    self->priv->vulkan.provide([](GstElement *) { return std::optional<g2g::element::GpuUuid>(); });
     gst_base_src_set_live(GST_BASE_SRC(self), TRUE);
     gst_base_src_set_format(GST_BASE_SRC(self), GST_FORMAT_TIME);
     // GstVideoMeta's record is read by name: the meta must be known in this process.

@@ -89,6 +89,20 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
     if (!stream)
         return decision; // no stream yet: decided at its caps
     const std::optional<K> domain = detail::domain_of(stream);
+    if (domain == K::VulkanTexture) {
+        // Vulkan images cross as images (copied once into exportable ones), to consumers of them.
+        if (accepts) {
+            if (fixed_for(stream, accepts)) {
+                decision.route = kRouteDirect;
+                decision.caps = CapsRef::adopt(gst_caps_copy(stream));
+                return decision;
+            }
+        }
+        decision.refusal = sink + " sends " + caps_text(stream) + " as Vulkan images; the consumer takes " +
+                           (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
+                           ": download them before " + sink + " (vulkandownload) for system memory";
+        return decision;
+    }
     const bool view = domain == K::SystemView;
     const bool dmabuf = domain == K::DmaBuf;
     // The routes in the order a consumer is given them: the stream as it is first (no work), then
@@ -147,11 +161,18 @@ Result<void> RouteForms::set_stream(const GstCaps *caps)
         return Error(ErrorCode::InvalidArgument, "caps of no video layout: " + caps_text(caps));
     stream_ = CapsRef::adopt(gst_caps_copy(caps));
     stream_dmabuf_ = detail::domain_of(caps) == K::DmaBuf;
+    stream_vulkan_ = detail::domain_of(caps) == K::VulkanTexture;
     return {};
+}
+
+void RouteForms::set_engine(std::shared_ptr<vulkan::Engine> engine)
+{
+    engine_ = std::move(engine);
 }
 
 void RouteForms::stop()
 {
+    vulkan_exports_.stop();
     for (Ref<GstBufferPool> *pool : {&copies_, &dense_, &dmabufs_}) {
         if (*pool)
             gst_buffer_pool_set_active(pool->get(), FALSE);
@@ -161,6 +182,8 @@ void RouteForms::stop()
 
 MemoryKind RouteForms::kind(RouteId route) const
 {
+    if (route == kRouteDirect && stream_vulkan_)
+        return MemoryKind::VulkanImage;
     return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf
                                                                               : MemoryKind::Fd;
 }
@@ -181,6 +204,8 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
     }
     switch (route) {
     case kRouteDirect:
+        if (stream_vulkan_)
+            return copy_to_exported(frame, sink);
         if (all_fd_memory(frame))
             return BufferRef::adopt(gst_buffer_ref(frame));
         return copy_to_memfd(frame);
@@ -235,6 +260,19 @@ Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
     ++counters_.copies;
     counters_.bytes_copied += size;
     return out;
+}
+
+// A Vulkan frame copied once, on the pipeline's queue, into images another process imports.
+Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::string &sink)
+{
+    if (!engine_)
+        return Error(ErrorCode::UnsupportedDomain, sink + " has no Vulkan queue to copy the frame on");
+    Result<BufferRef> exported = vulkan_exports_.copy(*engine_, frame, info_);
+    if (!exported)
+        return exported;
+    ++counters_.copies;
+    counters_.bytes_copied += GST_VIDEO_INFO_SIZE(&info_);
+    return exported;
 }
 
 // What `view` of `frame` shows, materialized once into a memfd frame of its default layout.

@@ -11,13 +11,15 @@
 // A frame with a GstVideoCropMeta (which no wire carries) crosses as the frame it shows: its crop
 // written once into a memfd (counted as a System-to-System conversion).
 // A consumer that said nothing (unixfdsrc) takes the stream as unixfdsink would send it, its view
-// dense. Device domains (CUDA, Vulkan) are not carried yet: their caps are not in the pad's.
+// dense. A VulkanImage stream goes to consumers of Vulkan images alone (direct: each frame copied
+// once on the device into images another process imports, ipc-vulkan.h). CUDA is not carried yet.
 #pragma once
 
 #include <gst/video/video.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <g2g/error.h>
@@ -26,6 +28,7 @@
 #include <g2g/memory-domain-kind.h>
 
 #include "ipc-server.h"
+#include "ipc-vulkan.h"
 
 namespace g2g::ipc {
 
@@ -39,7 +42,9 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
 
 // What making the frames of each route cost, since the stream began.
 struct FormCounters {
-    std::uint64_t copies = 0, bytes_copied = 0; // System frames copied into memfds (direct)
+    // Frames copied to be shared (direct): System frames into memfds, Vulkan frames into exportable
+    // images on the device.
+    std::uint64_t copies = 0, bytes_copied = 0;
     std::map<std::string, std::uint64_t> conversions, bytes_converted; // by pair, "SystemView-to-System"
 };
 
@@ -47,6 +52,8 @@ class RouteForms {
 public:
     // The stream's caps (fixed). Resets the pools.
     Result<void> set_stream(const GstCaps *caps);
+    // The queue a VulkanImage stream's frames are copied on (the pipeline's).
+    void set_engine(std::shared_ptr<vulkan::Engine> engine);
     // `frame` in the form of `route`; refused with the reason (named by `sink`).
     Result<BufferRef> form(RouteId route, GstBuffer *frame, const std::string &sink);
     // The memory kind NEW_BUFFER says for `route`'s frames: DmaBuf in memory:DMABuf caps alone.
@@ -58,13 +65,16 @@ private:
     Result<BufferRef> copy_to_memfd(GstBuffer *frame);
     Result<BufferRef> dense(GstBuffer *frame, const FrameView &view, MemoryDomainKind from);
     Result<BufferRef> to_dmabuf(GstBuffer *frame, const std::string &sink);
+    Result<BufferRef> copy_to_exported(GstBuffer *frame, const std::string &sink);
 
     CapsRef stream_;
     GstVideoInfo info_{};
-    bool stream_dmabuf_ = false;
+    bool stream_dmabuf_ = false, stream_vulkan_ = false;
     Ref<GstBufferPool> copies_, dense_, dmabufs_;
     gsize copies_size_ = 0, dense_size_ = 0;
     FormCounters counters_;
+    std::shared_ptr<vulkan::Engine> engine_;
+    VulkanExports vulkan_exports_;
 };
 
 } // namespace g2g::ipc

@@ -112,9 +112,9 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
     reader.host(n_memory);
     reader.host(n_meta);
     reader.take(kNewBufferFixed - reader.at()); // unixfd's struct padding
-    if (kind > static_cast<std::uint8_t>(MemoryKind::DmaBuf))
+    if (kind > static_cast<std::uint8_t>(MemoryKind::VulkanImage))
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " has memory of type " +
-                       std::to_string(kind) + ", neither fd (0) nor DMA-BUF (1)");
+                       std::to_string(kind) + ", neither fd (0), DMA-BUF (1) nor g2g's Vulkan image (2)");
     frame.kind = static_cast<MemoryKind>(kind);
     if (n_memory > kMaxMemories)
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " declares " + std::to_string(n_memory) +

@@ -41,8 +41,10 @@ std::vector<std::uint8_t> encode_header(Header header);
 // The header of a message; refused where the payload size is past kMaxPayload.
 Result<Header> decode_header(std::span<const std::uint8_t> bytes);
 
-// How the consumer wraps each fd: GstFdAllocator memory or GstDmaBufAllocator memory.
-enum class MemoryKind : std::uint8_t { Fd = 0, DmaBuf = 1 };
+// How the consumer wraps each fd: GstFdAllocator memory or GstDmaBufAllocator memory (unixfd's), or
+// g2g's own: an opaque fd of a Vulkan allocation, one per plane, imported as the image a
+// G2gVulkanImages record describes (ipc-vulkan-record.h; unixfdsrc is never sent one).
+enum class MemoryKind : std::uint8_t { Fd = 0, DmaBuf = 1, VulkanImage = 2 };
 
 // One memory of a frame: `size` bytes from `offset` in its fd.
 struct WireMemory {
@@ -72,7 +74,7 @@ constexpr std::size_t kNewBufferFixed = 56;
 
 std::vector<std::uint8_t> encode(const NewBuffer &frame);
 // A NEW_BUFFER payload that came with `fds` descriptors. Refused: a payload shorter than what it
-// declares, a memory kind unixfd does not have, a descriptor count other than the memories', a
+// declares, a memory kind neither unixfd nor g2g has, a descriptor count other than the memories', a
 // memory whose end is past 2^64, a meta record that ends past the payload or names itself without
 // its NUL, bytes after the last record.
 Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::size_t fds);

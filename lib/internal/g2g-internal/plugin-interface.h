@@ -62,3 +62,7 @@
 // DMA_DRM caps read as a video info on every GStreamer version: compat::video_info_from_caps
 // (g2gconvert).
 #include "../../src/compat/dma-drm-compat.h"
+
+// What crosses to another process for a Vulkan image it imports, in plain integers:
+// vulkan::ExternalPlane, DeviceIdentity (the IPC wire's G2gVulkanImages record, in every build).
+#include "../../src/platform/vulkan/vulkan-external-plane.h"

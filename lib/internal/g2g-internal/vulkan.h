@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The Vulkan part of the plugin's contract with the library (plugin-interface.h says what the
 // contract is): internal, never installed, no ABI promise. It includes GStreamer's Vulkan library
-// and the Vulkan SDK's header, so only gst/common/vulkan-* includes it (DESIGN.md: only a
+// and the Vulkan SDK's header, so only gst/common/vulkan-* and gst/ipc/ipc-vulkan.cpp include it (DESIGN.md: only a
 // platform's folder and gst/common/<platform>-* include a platform SDK header).
 #pragma once
 
@@ -11,6 +11,10 @@
 // g2g's work on one Vulkan queue: vulkan::Engine, new_compute_queue, device_uuid (the Vulkan
 // context an element shares with GStreamer's Vulkan elements).
 #include "../../src/platform/vulkan/vulkan-engine.h"
+
+// Vulkan frames another process imports: vulkan::ExportedFrame, ExportedPool, ImportedFrame,
+// identity_of (g2gipcsink's and g2gipcsrc's Vulkan route).
+#include "../../src/platform/vulkan/vulkan-external.h"
 
 // GstVulkanInstance's "create-device" signal in each GStreamer version's form:
 // compat::vulkan_device_from_handler.

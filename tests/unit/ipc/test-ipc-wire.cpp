@@ -110,7 +110,7 @@ TEST(IpcWire, AHostileNewBufferIsRefusedWithItsFault)
     EXPECT_EQ(refusal(good, 1), "NEW_BUFFER 42 came with 1 file descriptor for 2 memories");
     EXPECT_EQ(refusal(good, 3), "NEW_BUFFER 42 came with 3 file descriptors for 2 memories");
     EXPECT_EQ(refusal(patched(good, 52, std::uint8_t(7)), 2),
-              "NEW_BUFFER 42 has memory of type 7, neither fd (0) nor DMA-BUF (1)");
+              "NEW_BUFFER 42 has memory of type 7, neither fd (0), DMA-BUF (1) nor g2g's Vulkan image (2)");
     EXPECT_EQ(refusal(patched(good, 53, std::uint8_t(17)), 17),
               "NEW_BUFFER 42 declares 17 memories, more than a buffer holds (16)");
     EXPECT_EQ(refusal(std::span(good).first(kNewBufferFixed + 16), 2),

@@ -98,3 +98,62 @@ Result<void> Engine::finish()
 }
 
 } // namespace g2g::vulkan
+
+namespace g2g::vulkan {
+
+Result<Fence> Engine::copy_for_export(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &info)
+{
+    if (Result<void> fits = check_images(source, info); !fits)
+        return fits.error();
+    const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
+    if (gst_buffer_n_memory(destination) != planes)
+        return Error(ErrorCode::InvalidArgument, "an export frame of " +
+                                                     std::to_string(gst_buffer_n_memory(destination)) +
+                                                     " images for " + std::to_string(planes) + " planes");
+    std::lock_guard<std::mutex> guard(lock_);
+    Result<Recording> recording = record();
+    if (!recording)
+        return recording.error();
+    GstVulkanImageMemory *transitioned = nullptr;
+    for (guint p = 0; p < planes; ++p) {
+        const ImagePlane from = *image_plane(source, GST_VIDEO_INFO_FORMAT(&info), p); // check_images'd
+        GstVulkanImageMemory *to = image_memory(destination, p);
+        if (!to || to->device != device_)
+            return Error(ErrorCode::InvalidArgument, "an export frame's plane " + std::to_string(p) +
+                                                         " is not a Vulkan image of device " +
+                                                         describe(device_));
+        if (from.image != transitioned) // a multi-planar image's planes move on together
+            recording->transition(from.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                  VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        transitioned = from.image;
+        recording->transition(to, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_TRANSFER_BIT);
+        VkImageCopy region{};
+        region.srcSubresource = {from.aspect, 0, 0, 1};
+        region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.extent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)),
+                         static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)), 1};
+        vkCmdCopyImage(recording->cmd(), from.image->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to->image,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        // The image is another process's next: released to the external queue family.
+        VkImageMemoryBarrier release{};
+        release.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+        release.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+        release.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        release.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+        release.srcQueueFamilyIndex = queue_->family;
+        release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+        release.image = to->image;
+        release.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        vkCmdPipelineBarrier(recording->cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0, nullptr, 1, &release);
+        to->barrier.image_layout = VK_IMAGE_LAYOUT_GENERAL;
+        to->barrier.parent.access_flags = 0;
+        to->barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+    }
+    recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(source)));
+    recording->keep(GST_MINI_OBJECT_CAST(gst_buffer_ref(destination)));
+    return recording->submit();
+}
+
+} // namespace g2g::vulkan

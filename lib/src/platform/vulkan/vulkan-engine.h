@@ -110,6 +110,13 @@ public:
     // VK_IMAGE_LAYOUT_GENERAL, recorded in its memory. Returns without waiting (finish does).
     Result<void> release_to_external(GstBuffer *frame);
 
+    // Copies the dense VulkanImage frame `source` (laid out as `info`) into `destination` (one image
+    // per plane of `info`'s planes' sizes: an ExportedFrame's face) and releases those images to
+    // another process (the external queue family, VK_IMAGE_LAYOUT_GENERAL, recorded in their
+    // memories). Returns the copy's fence: the images are the other process's to read once it
+    // signals.
+    Result<Fence> copy_for_export(GstBuffer *source, GstBuffer *destination, const GstVideoInfo &info);
+
     // Waits until everything submitted to the engine's queue so far has run, by whoever recorded it
     // (GStreamer's elements share the queue): then another API may read what it wrote.
     Result<void> finish();

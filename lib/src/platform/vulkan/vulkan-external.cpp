@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "vulkan-external.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <utility>
+
+#include "compat/vulkan-format-compat.h"
+#include "vulkan-commands.h"
+#include "vulkan-engine.h"
+
+namespace g2g::vulkan {
+
+namespace {
+
+constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+// The usage both sides give every image: the producer copies into it, a consumer copies, samples or
+// (where the format allows) writes it.
+constexpr VkImageUsageFlags kUsage =
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+
+Error refused(std::string message)
+{
+    return Error(ErrorCode::UnsupportedDomain, std::move(message));
+}
+
+std::string frame_name(const GstVideoInfo &info)
+{
+    return std::string(GST_VIDEO_INFO_NAME(&info)) + " " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) + "x" +
+           std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
+}
+
+// A device-local memory type of `allowed`, or -1: both sides pick the same one (same driver, same
+// image).
+gint device_local_type(GstVulkanDevice *device, guint32 allowed)
+{
+    const VkPhysicalDeviceMemoryProperties &properties = device->physical_device->memory_properties;
+    for (guint32 i = 0; i < properties.memoryTypeCount; ++i)
+        if ((allowed >> i & 1) &&
+            (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            return static_cast<gint>(i);
+    return -1;
+}
+
+// The usage plane `format` gets (kUsage, plus storage where optimal tiling has it), or why the
+// device cannot export and import such images.
+Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, const std::string &which)
+{
+    VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
+    VkFormatProperties features{};
+    vkGetPhysicalDeviceFormatProperties(physical, format, &features);
+    const VkFormatFeatureFlags optimal = features.optimalTilingFeatures;
+    const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+                                        VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
+                                        VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    if ((optimal & needed) != needed)
+        return refused("the Vulkan device " + Engine::describe(device) +
+                       " cannot copy and sample images of VkFormat " + std::to_string(format) + " (" + which +
+                       ")");
+    VkImageUsageFlags usage = kUsage;
+    if (optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
+        usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+    VkPhysicalDeviceExternalImageFormatInfo external_info{};
+    external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+    external_info.handleType = kHandle;
+    VkPhysicalDeviceImageFormatInfo2 format_info{};
+    format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+    format_info.pNext = &external_info;
+    format_info.format = format;
+    format_info.type = VK_IMAGE_TYPE_2D;
+    format_info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    format_info.usage = usage;
+    VkExternalImageFormatProperties external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+    VkImageFormatProperties2 properties{};
+    properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+    properties.pNext = &external;
+    const VkExternalMemoryFeatureFlags both =
+        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+    if (VkResult r = vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties);
+        r != VK_SUCCESS || (external.externalMemoryProperties.externalMemoryFeatures & both) != both)
+        return refused("the Vulkan device " + Engine::describe(device) +
+                       " cannot export and import images of VkFormat " + std::to_string(format) + " (" +
+                       which + ") as opaque fds");
+    return usage;
+}
+
+// An image of `plane`'s parameters whose memory is external (exported or imported).
+Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which)
+{
+    VkExternalMemoryImageCreateInfo external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
+    external.handleTypes = kHandle;
+    VkImageCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    create.pNext = &external;
+    create.imageType = VK_IMAGE_TYPE_2D;
+    create.format = static_cast<VkFormat>(plane.format);
+    create.extent = {plane.width, plane.height, 1};
+    create.mipLevels = 1;
+    create.arrayLayers = 1;
+    create.samples = VK_SAMPLE_COUNT_1_BIT;
+    create.tiling = static_cast<VkImageTiling>(plane.tiling);
+    create.usage = plane.usage;
+    create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImage image = VK_NULL_HANDLE;
+    if (VkResult r = vkCreateImage(device->device, &create, nullptr, &image); r != VK_SUCCESS)
+        return failure(("creating an external image for " + which).c_str(), r);
+    return image;
+}
+
+// Memory for `image` (its own allocation), exported (fd -1) or imported from `fd` (taken by the
+// driver on success).
+Result<VkDeviceMemory> bind_memory(GstVulkanDevice *device, VkImage image,
+                                   const VkMemoryRequirements &requirements, int fd, const std::string &which)
+{
+    const gint type = device_local_type(device, requirements.memoryTypeBits);
+    if (type < 0)
+        return refused("no device-local Vulkan memory type holds " + which + " on " +
+                       Engine::describe(device));
+    VkMemoryDedicatedAllocateInfo dedicated{};
+    dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+    dedicated.image = image;
+    VkExportMemoryAllocateInfo exported{};
+    exported.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+    exported.pNext = &dedicated;
+    exported.handleTypes = kHandle;
+    VkImportMemoryFdInfoKHR imported{};
+    imported.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR;
+    imported.pNext = &dedicated;
+    imported.handleType = kHandle;
+    imported.fd = fd;
+    VkMemoryAllocateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    info.pNext = fd < 0 ? static_cast<const void *>(&exported) : static_cast<const void *>(&imported);
+    info.allocationSize = requirements.size;
+    info.memoryTypeIndex = static_cast<guint32>(type);
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    if (VkResult r = vkAllocateMemory(device->device, &info, nullptr, &memory); r != VK_SUCCESS)
+        return failure(
+            ((fd < 0 ? "allocating exportable memory for " : "importing the memory of ") + which).c_str(), r);
+    if (VkResult r = vkBindImageMemory(device->device, image, memory, 0); r != VK_SUCCESS) {
+        vkFreeMemory(device->device, memory, nullptr);
+        return failure(("binding the memory of " + which).c_str(), r);
+    }
+    return memory;
+}
+
+void destroy(GstVulkanDevice *device, std::vector<ExternalImage> &planes)
+{
+    for (ExternalImage &plane : planes) {
+        if (plane.image)
+            vkDestroyImage(device->device, plane.image, nullptr);
+        if (plane.memory)
+            vkFreeMemory(device->device, plane.memory, nullptr);
+        if (plane.fd >= 0)
+            close(plane.fd);
+    }
+    planes.clear();
+}
+
+GstVulkanBarrierImageInfo barrier_in(VkImageLayout layout)
+{
+    GstVulkanBarrierImageInfo barrier{};
+    barrier.parent.type = GST_VULKAN_BARRIER_TYPE_IMAGE;
+    barrier.parent.pipeline_stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+    barrier.image_layout = layout;
+    barrier.subresource_range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    return barrier;
+}
+
+// A VulkanImage memory of `plane`'s image, `hold` its user data (freed by `notify`), in `barrier`.
+GstMemory *wrap(GstVulkanDevice *device, const ExternalImage &plane, gpointer hold, GDestroyNotify notify,
+                const GstVulkanBarrierImageInfo &barrier)
+{
+    const ExternalPlane &d = plane.description;
+    GstMemory *memory = gst_vulkan_image_memory_wrapped(
+        device, plane.image, static_cast<VkFormat>(d.format), d.width, d.height,
+        static_cast<VkImageTiling>(d.tiling), d.usage, hold, notify);
+    if (memory)
+        reinterpret_cast<GstVulkanImageMemory *>(memory)->barrier = barrier;
+    return memory;
+}
+
+} // namespace
+
+DeviceIdentity identity_of(GstVulkanDevice *device)
+{
+    VkPhysicalDeviceIDProperties ids{};
+    ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    VkPhysicalDeviceProperties2 properties{};
+    properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties.pNext = &ids;
+    vkGetPhysicalDeviceProperties2(gst_vulkan_device_get_physical_device(device), &properties);
+    DeviceIdentity identity;
+    std::copy(std::begin(ids.deviceUUID), std::end(ids.deviceUUID), identity.device.begin());
+    std::copy(std::begin(ids.driverUUID), std::end(ids.driverUUID), identity.driver.begin());
+    return identity;
+}
+
+std::string uuid_text(const Uuid &uuid)
+{
+    std::string text;
+    char byte[3];
+    for (std::size_t i = 0; i < uuid.size(); ++i) {
+        std::snprintf(byte, sizeof byte, "%02x", uuid[i]);
+        text += byte;
+        if (i == 3 || i == 5 || i == 7 || i == 9)
+            text += '-';
+    }
+    return text;
+}
+
+// ---- ExportedFrame ----
+
+struct ExportedFrame::FaceHold {
+    std::shared_ptr<ExportedFrame> frame;
+    guint plane = 0;
+    GstVulkanImageMemory *image = nullptr;
+};
+
+ExportedFrame::ExportedFrame(GstVulkanDevice *device, const GstVideoInfo &info)
+    : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device))), info_(info)
+{
+    static std::atomic<std::uint64_t> next_id = 1;
+    id_ = next_id++;
+}
+
+ExportedFrame::~ExportedFrame()
+{
+    destroy(device_, planes_);
+    gst_object_unref(device_);
+}
+
+Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *device,
+                                                             const GstVideoInfo &info)
+{
+    if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+        return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
+                       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ", which another process's import needs");
+    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+        gst_vulkan_device_get_proc_address(device, "vkGetMemoryFdKHR"));
+    if (!get_fd)
+        return refused("the Vulkan device " + Engine::describe(device) + " has no vkGetMemoryFdKHR");
+    std::unique_ptr<ExportedFrame> frame(new ExportedFrame(device, info));
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+        const std::string which = "plane " + std::to_string(p) + " of " + frame_name(info);
+        ExternalPlane d;
+        d.format = compat::vulkan_plane_format(info, p);
+        if (d.format == VK_FORMAT_UNDEFINED)
+            return refused("no Vulkan format holds " + which);
+        Result<VkImageUsageFlags> usage = exportable_usage(device, static_cast<VkFormat>(d.format), which);
+        if (!usage)
+            return usage.error();
+        d.usage = *usage;
+        d.width = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
+        d.height = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
+        d.tiling = VK_IMAGE_TILING_OPTIMAL;
+        d.layout = VK_IMAGE_LAYOUT_UNDEFINED;
+        Result<VkImage> image = external_image(device, d, which);
+        if (!image)
+            return image.error();
+        ExternalImage &plane = frame->planes_.emplace_back(); // destroyed with the frame from here on
+        plane.image = *image;
+        VkMemoryRequirements requirements{};
+        vkGetImageMemoryRequirements(device->device, plane.image, &requirements);
+        d.size = requirements.size;
+        plane.description = d;
+        Result<VkDeviceMemory> memory = bind_memory(device, plane.image, requirements, -1, which);
+        if (!memory)
+            return memory.error();
+        plane.memory = *memory;
+        VkMemoryGetFdInfoKHR fd_info{};
+        fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+        fd_info.memory = plane.memory;
+        fd_info.handleType = kHandle;
+        if (VkResult r = get_fd(device->device, &fd_info, &plane.fd); r != VK_SUCCESS) {
+            plane.fd = -1;
+            return failure("vkGetMemoryFdKHR", r);
+        }
+        frame->barriers_.push_back(barrier_in(VK_IMAGE_LAYOUT_UNDEFINED));
+    }
+    return frame;
+}
+
+std::vector<ExternalImage> ExportedFrame::planes()
+{
+    const std::lock_guard lock(lock_);
+    std::vector<ExternalImage> planes = planes_;
+    for (std::size_t p = 0; p < planes.size(); ++p)
+        planes[p].description.layout = barriers_[p].image_layout;
+    return planes;
+}
+
+void ExportedFrame::release_plane(gpointer data)
+{
+    auto *hold = static_cast<FaceHold *>(data);
+    {
+        // The memory is being freed: its barrier state is still readable.
+        const std::lock_guard lock(hold->frame->lock_);
+        hold->frame->barriers_[hold->plane] = hold->image->barrier;
+    }
+    delete hold; // may give the frame back to its pool: outside the frame's lock
+}
+
+BufferRef ExportedFrame::face()
+{
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    for (guint p = 0; p < planes_.size(); ++p) {
+        auto *hold = new FaceHold{shared_from_this(), p, nullptr};
+        GstVulkanBarrierImageInfo barrier;
+        {
+            const std::lock_guard lock(lock_);
+            barrier = barriers_[p];
+        }
+        GstMemory *memory = wrap(device_, planes_[p], hold, release_plane, barrier);
+        if (!memory) { // wrapped() calls no notify when it fails
+            delete hold;
+            return {};
+        }
+        hold->image = reinterpret_cast<GstVulkanImageMemory *>(memory);
+        gst_buffer_append_memory(buffer.get(), memory);
+    }
+    return buffer;
+}
+
+std::shared_ptr<ExportedFrame> ExportedFrame::of_memory(GstMemory *memory)
+{
+    if (!memory || !gst_is_vulkan_image_memory(memory))
+        return {};
+    auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
+    if (image->notify != release_plane)
+        return {};
+    return static_cast<FaceHold *>(image->user_data)->frame;
+}
+
+// ---- ExportedPool ----
+
+ExportedPool::ExportedPool(GstVulkanDevice *device)
+    : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device)))
+{
+}
+
+ExportedPool::~ExportedPool()
+{
+    free_.clear();
+    gst_object_unref(device_);
+}
+
+std::shared_ptr<ExportedPool> ExportedPool::create(GstVulkanDevice *device)
+{
+    return std::shared_ptr<ExportedPool>(new ExportedPool(device));
+}
+
+Result<std::shared_ptr<ExportedFrame>> ExportedPool::acquire(const GstVideoInfo &info)
+{
+    auto same = [&info](const ExportedFrame &frame) {
+        return GST_VIDEO_INFO_FORMAT(&frame.info()) == GST_VIDEO_INFO_FORMAT(&info) &&
+               GST_VIDEO_INFO_WIDTH(&frame.info()) == GST_VIDEO_INFO_WIDTH(&info) &&
+               GST_VIDEO_INFO_HEIGHT(&frame.info()) == GST_VIDEO_INFO_HEIGHT(&info);
+    };
+    std::unique_ptr<ExportedFrame> frame;
+    std::vector<std::unique_ptr<ExportedFrame>> stale;
+    {
+        const std::lock_guard lock(lock_);
+        if (!free_.empty() && !same(*free_.back()))
+            stale.swap(free_);
+        if (!free_.empty()) {
+            frame = std::move(free_.back());
+            free_.pop_back();
+        }
+    }
+    stale.clear();
+    if (!frame) {
+        Result<std::unique_ptr<ExportedFrame>> made = ExportedFrame::create(device_, info);
+        if (!made)
+            return made.error();
+        ++allocated_;
+        frame = std::move(*made);
+    }
+    const std::weak_ptr<ExportedPool> pool = weak_from_this();
+    return std::shared_ptr<ExportedFrame>(frame.release(), [pool](ExportedFrame *done) {
+        if (const std::shared_ptr<ExportedPool> owner = pool.lock())
+            owner->give_back(done);
+        else
+            delete done;
+    });
+}
+
+void ExportedPool::give_back(ExportedFrame *frame)
+{
+    std::unique_ptr<ExportedFrame> returned(frame);
+    const std::lock_guard lock(lock_);
+    if (free_.empty() ||
+        (GST_VIDEO_INFO_FORMAT(&free_.back()->info()) == GST_VIDEO_INFO_FORMAT(&frame->info()) &&
+         GST_VIDEO_INFO_WIDTH(&free_.back()->info()) == GST_VIDEO_INFO_WIDTH(&frame->info()) &&
+         GST_VIDEO_INFO_HEIGHT(&free_.back()->info()) == GST_VIDEO_INFO_HEIGHT(&frame->info())))
+        free_.push_back(std::move(returned));
+}
+
+// ---- ImportedFrame ----
+
+struct ImportedFrame::FaceHold {
+    std::shared_ptr<ImportedFrame> frame;
+};
+
+ImportedFrame::ImportedFrame(GstVulkanDevice *device)
+    : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device)))
+{
+}
+
+ImportedFrame::~ImportedFrame()
+{
+    destroy(device_, planes_);
+    gst_object_unref(device_);
+}
+
+Result<std::shared_ptr<ImportedFrame>>
+ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, const GstVideoInfo &info,
+                      std::span<const ExternalPlane> planes, std::vector<int> fds)
+{
+    // Every fd is closed here unless the driver took it.
+    struct Fds {
+        std::vector<int> &fds;
+        ~Fds()
+        {
+            for (int fd : fds)
+                if (fd >= 0)
+                    close(fd);
+        }
+    } owned{fds};
+    const DeviceIdentity here = identity_of(device);
+    if (!(exporter == here))
+        return refused("the producer's images are of the GPU " + uuid_text(exporter.device) + " (driver " +
+                       uuid_text(exporter.driver) + "), this process's Vulkan device " +
+                       Engine::describe(device) + " is " + uuid_text(here.device) + " (driver " +
+                       uuid_text(here.driver) +
+                       "): an opaque fd is read only by the driver and GPU that made it");
+    if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+        return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
+                       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME +
+                       ", which importing another process's images needs");
+    const guint n = GST_VIDEO_INFO_N_PLANES(&info);
+    if (planes.size() != n || fds.size() != n)
+        return refused(std::to_string(planes.size()) + " images and " + std::to_string(fds.size()) +
+                       " descriptors for the " + std::to_string(n) + " planes of " + frame_name(info));
+    std::shared_ptr<ImportedFrame> frame(new ImportedFrame(device));
+    frame->info_ = info;
+    for (guint p = 0; p < n; ++p) {
+        const ExternalPlane &d = planes[p];
+        const std::string which = "plane " + std::to_string(p) + " of " + frame_name(info);
+        const VkFormat format = compat::vulkan_plane_format(info, p);
+        const guint32 width = static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
+        const guint32 height = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
+        if (d.format != static_cast<std::uint32_t>(format) || d.width != width || d.height != height)
+            return refused("image " + std::to_string(p) + " is VkFormat " + std::to_string(d.format) + " " +
+                           std::to_string(d.width) + "x" + std::to_string(d.height) + ", " + which +
+                           " is VkFormat " + std::to_string(format) + " " + std::to_string(width) + "x" +
+                           std::to_string(height));
+        Result<VkImageUsageFlags> usage = exportable_usage(device, format, which);
+        if (!usage)
+            return usage.error();
+        if (d.usage != *usage || d.tiling != VK_IMAGE_TILING_OPTIMAL)
+            return refused("image " + std::to_string(p) + " has usage " + std::to_string(d.usage) +
+                           " and tiling " + std::to_string(d.tiling) + ": this process makes " + which +
+                           " with usage " + std::to_string(*usage) + ", optimal tiling");
+        if (d.layout != VK_IMAGE_LAYOUT_UNDEFINED && d.layout != VK_IMAGE_LAYOUT_GENERAL)
+            return refused("image " + std::to_string(p) + " is said to be in VkImageLayout " +
+                           std::to_string(d.layout) + ": a shared image is left in VK_IMAGE_LAYOUT_GENERAL");
+        Result<VkImage> image = external_image(device, d, which);
+        if (!image)
+            return image.error();
+        ExternalImage &plane = frame->planes_.emplace_back();
+        plane.image = *image;
+        plane.description = d;
+        VkMemoryRequirements requirements{};
+        vkGetImageMemoryRequirements(device->device, plane.image, &requirements);
+        if (requirements.size != d.size)
+            return refused("image " + std::to_string(p) + "'s allocation is said to be " +
+                           std::to_string(d.size) + " bytes; " + which + " takes " +
+                           std::to_string(requirements.size));
+        // lseek tells a memfd's size (lavapipe exports those): one smaller than the image is refused.
+        if (const off_t end = ::lseek(fds[p], 0, SEEK_END);
+            end >= 0 && static_cast<std::uint64_t>(end) < d.size)
+            return refused("image " + std::to_string(p) + "'s descriptor holds " + std::to_string(end) +
+                           " bytes; " + which + " takes " + std::to_string(d.size));
+        Result<VkDeviceMemory> memory = bind_memory(device, plane.image, requirements, fds[p], which);
+        if (!memory)
+            return memory.error();
+        fds[p] = -1; // the driver's now
+        plane.memory = *memory;
+    }
+    return frame;
+}
+
+void ImportedFrame::release_plane(gpointer data)
+{
+    delete static_cast<FaceHold *>(data);
+}
+
+BufferRef ImportedFrame::face(std::span<const ExternalPlane> planes)
+{
+    BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+    for (std::size_t p = 0; p < planes_.size(); ++p) {
+        auto *hold = new FaceHold{shared_from_this()};
+        const VkImageLayout layout =
+            p < planes.size() ? static_cast<VkImageLayout>(planes[p].layout) : VK_IMAGE_LAYOUT_UNDEFINED;
+        GstMemory *memory = wrap(device_, planes_[p], hold, release_plane, barrier_in(layout));
+        if (!memory) {
+            delete hold;
+            return {};
+        }
+        gst_buffer_append_memory(buffer.get(), memory);
+    }
+    return buffer;
+}
+
+} // namespace g2g::vulkan

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Vulkan frames another process imports (issue 33): one image per plane, each in an allocation of
+// its own exported as an opaque fd (VK_KHR_external_memory_fd, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT).
+// An opaque fd is imported only by the same driver on the same GPU (deviceUUID and driverUUID
+// equal) into an image made with the exporter's parameters: ExternalPlane is what crosses for
+// that, and import refuses what another device, driver or image would read.
+//
+//   ExportedFrame  the producer's side: images it copies each frame into (GStreamer's own Vulkan
+//                  allocations are not exportable), exported once, reused through ExportedPool.
+//   ImportedFrame  the consumer's side: the same images over the imported memory, imported once
+//                  per exported frame (the consumer keeps them while the producer reuses it).
+// Both hand out faces: VulkanImage frames (one GstVulkanImageMemory per plane) that hold them.
+#pragma once
+
+#include <gst/video/video.h>
+#include "gst-vulkan.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <g2g/error.h>
+#include <g2g/gst-ref.h>
+
+#include "vulkan-external-plane.h"
+
+namespace g2g::vulkan {
+
+DeviceIdentity identity_of(GstVulkanDevice *device);
+std::string uuid_text(const Uuid &uuid);
+
+// One plane's image and its allocation; an exported one's fd is owned here (closed with its frame),
+// an imported one's by the driver (fd -1).
+struct ExternalImage {
+    VkImage image = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    int fd = -1;
+    ExternalPlane description;
+};
+
+class ExportedFrame : public std::enable_shared_from_this<ExportedFrame> {
+public:
+    // Optimal-tiling images of `info`'s planes on `device`, exportable. Refused with the reason: a
+    // device opened without VK_KHR_external_memory_fd, a plane without a Vulkan format, images the
+    // driver cannot copy into, sample and export.
+    static Result<std::unique_ptr<ExportedFrame>> create(GstVulkanDevice *device, const GstVideoInfo &info);
+    ~ExportedFrame();
+    ExportedFrame(const ExportedFrame &) = delete;
+    ExportedFrame &operator=(const ExportedFrame &) = delete;
+
+    const GstVideoInfo &info() const { return info_; }
+    GstVulkanDevice *device() const { return device_; }
+    // Unique in this process: a consumer keeps its import of this frame by it.
+    std::uint64_t id() const { return id_; }
+    // Per plane: its fd (owned here) and its description, in the layout the last face left it.
+    std::vector<ExternalImage> planes();
+    // A VulkanImage frame of the images, holding this frame until its memories are freed.
+    BufferRef face();
+    // The frame behind a face's memory, or nullptr for any other memory.
+    static std::shared_ptr<ExportedFrame> of_memory(GstMemory *memory);
+
+private:
+    ExportedFrame(GstVulkanDevice *device, const GstVideoInfo &info);
+    struct FaceHold;
+    static void release_plane(gpointer hold);
+
+    GstVulkanDevice *device_; // one reference
+    GstVideoInfo info_;
+    std::uint64_t id_;
+    std::mutex lock_; // the barriers
+    std::vector<ExternalImage> planes_;
+    std::vector<GstVulkanBarrierImageInfo> barriers_;
+};
+
+// Exported frames of one layout that no face holds, reused: a consumer imports each once.
+class ExportedPool : public std::enable_shared_from_this<ExportedPool> {
+public:
+    static std::shared_ptr<ExportedPool> create(GstVulkanDevice *device);
+    ~ExportedPool();
+    // A frame of `info`'s format and size: a free one, or a new one.
+    Result<std::shared_ptr<ExportedFrame>> acquire(const GstVideoInfo &info);
+    std::uint64_t allocated() const { return allocated_; }
+
+private:
+    explicit ExportedPool(GstVulkanDevice *device);
+    void give_back(ExportedFrame *frame);
+
+    GstVulkanDevice *device_;
+    std::mutex lock_;
+    std::vector<std::unique_ptr<ExportedFrame>> free_;
+    std::uint64_t allocated_ = 0;
+};
+
+class ImportedFrame : public std::enable_shared_from_this<ImportedFrame> {
+public:
+    // The images `planes` describe over the allocations of `fds` (taken, one per plane), on
+    // `device`, for a frame of `info`. Refused before anything is imported: another GPU or driver
+    // than `exporter` says, a plane count, format or size other than `info`'s planes in Vulkan,
+    // usage or tiling this side would not make, an allocation size other than the image needs.
+    static Result<std::shared_ptr<ImportedFrame>>
+    import(GstVulkanDevice *device, const DeviceIdentity &exporter, const GstVideoInfo &info,
+           std::span<const ExternalPlane> planes, std::vector<int> fds);
+    ~ImportedFrame();
+    ImportedFrame(const ImportedFrame &) = delete;
+    ImportedFrame &operator=(const ImportedFrame &) = delete;
+
+    // A VulkanImage frame of the images, each in the layout `planes` says (the exporter's last),
+    // holding this frame until its memories are freed.
+    BufferRef face(std::span<const ExternalPlane> planes);
+
+private:
+    explicit ImportedFrame(GstVulkanDevice *device);
+    struct FaceHold;
+    static void release_plane(gpointer hold);
+
+    GstVulkanDevice *device_;
+    GstVideoInfo info_{};
+    std::vector<ExternalImage> planes_; // fd -1: the driver owns an imported fd
+};
+
+} // namespace g2g::vulkan
