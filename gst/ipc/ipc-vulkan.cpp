@@ -137,7 +137,8 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         Result<std::shared_ptr<vulkan::ImportedFrame>> imported =
             vulkan::ImportedFrame::import(device, images->identity, info, images->planes, std::move(raw));
         if (!imported)
-            return refused(imported.error().message());
+            return Error(ErrorCode::InvalidArgument,
+                         "NEW_BUFFER " + std::to_string(message.id) + ": " + imported.error().message());
         frame = std::move(*imported);
     }
     frames.emplace_back(images->frame, frame);

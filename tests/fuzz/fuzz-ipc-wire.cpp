@@ -7,7 +7,7 @@
 //  - an accepted message has exactly one descriptor per memory, none of whose ends wraps past 2^64;
 //  - the decoder is strict, so what it accepts encodes back to the very bytes that came (a field
 //    read from the wrong place, or bytes skipped, would show there);
-//  - the same holds for each GstVideoMeta record it accepts.
+//  - the same holds for each GstVideoMeta and G2gVulkanImages record it accepts.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fuzz-main.h"
+#include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
 
 namespace {
@@ -61,11 +62,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (g2g::ipc::encode(*frame) != std::vector<std::uint8_t>(bytes.begin(), bytes.end()))
         fail("an accepted NEW_BUFFER does not encode back to the bytes that came");
     for (const g2g::ipc::MetaRecord &record : frame->metas) {
-        if (record.name != g2g::ipc::kVideoMetaName)
-            continue;
-        g2g::Result<g2g::ipc::WireVideoMeta> video = g2g::ipc::decode_video_meta(record);
-        if (video && g2g::ipc::encode_video_meta(*video).payload != record.payload)
-            fail("an accepted GstVideoMeta record does not encode back to its bytes");
+        if (record.name == g2g::ipc::kVideoMetaName) {
+            g2g::Result<g2g::ipc::WireVideoMeta> video = g2g::ipc::decode_video_meta(record);
+            if (video && g2g::ipc::encode_video_meta(*video).payload != record.payload)
+                fail("an accepted GstVideoMeta record does not encode back to its bytes");
+        } else if (record.name == g2g::ipc::kVulkanRecordName) {
+            g2g::Result<g2g::ipc::VulkanImages> images = g2g::ipc::decode_vulkan_images(record);
+            if (images && g2g::ipc::encode_vulkan_images(*images).payload != record.payload)
+                fail("an accepted G2gVulkanImages record does not encode back to its bytes");
+        }
     }
     return 0;
 }

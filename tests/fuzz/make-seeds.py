@@ -402,6 +402,20 @@ def ipc_wire_seeds():
     write("ipc-wire", "no-memory", bytes([0]) + new_buffer([]))
     write("ipc-wire", "fd-count-short", bytes([0]) + new_buffer([(100, 0)]))
     write("ipc-wire", "memory-end-wraps", bytes([1]) + new_buffer([(2048, 2**64 - 100)]))
+    write("ipc-wire", "nv12-vulkan-images", bytes([2]) + new_buffer([(12288, 0), (8192, 0)],
+                                                                    [(b"G2gVulkanImages", 1, vulkan_images(7, [
+                                                                        (9, 64, 48, 0x17, 0, 1, 12288),
+                                                                        (16, 32, 24, 0x17, 0, 1, 8192)]))],
+                                                                    kind=2))
+
+
+def vulkan_images(frame, planes):
+    """A G2gVulkanImages record's payload (gst/ipc/ipc-vulkan-record.cpp)."""
+    import struct
+    out = bytes(range(16)) + bytes(0xf0 | i for i in range(16)) + struct.pack("<QI", frame, len(planes))
+    for plane in planes:
+        out += struct.pack("<6IQ", *plane)
+    return out
 
 
 if __name__ == "__main__":

@@ -16,10 +16,16 @@
 #include "ipc-frame.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
+#include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
 #include "memfd-dmabuf.h"
 #include "pipeline.h"
 #include "processes.h"
+
+#include "g2g-config.h"
+#if G2G_HAVE_VULKAN
+#include "platform/vulkan/vulkan-external.h"
+#endif
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -27,6 +33,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +48,10 @@ namespace {
 constexpr const char *kCaps = "video/x-raw, format=(string)NV12, width=(int)64, height=(int)48, "
                               "framerate=(fraction)30/1";
 constexpr std::size_t kFrameSize = 64 * 48 * 3 / 2;
+
+// What the fake producer's stream is: its caps' features (and the consumer reads it with
+// g2gmaterialize, vulkandownload), or no caps at all.
+enum class Stream { System, View, Vulkan, NoCaps };
 
 // A producer that listens at `path`, takes one consumer, reads its HELLO and sends it CAPS.
 struct FakeProducer {
@@ -56,18 +68,19 @@ struct FakeProducer {
             return;
         consumer = UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     }
-    // The consumer's HELLO, then the stream's caps (in view caps where `view`; none where `caps_sent`
-    // is false).
-    bool greet(bool view = false, bool caps_sent = true)
+    // The consumer's HELLO, then the stream's caps (of `stream`'s features; none for NoCaps).
+    bool greet(Stream stream)
     {
         g2g::Result<Message> hello = receive_message(consumer.get());
         if (!hello || hello->header.type != static_cast<std::uint32_t>(ControlType::Hello))
             return false;
-        if (!caps_sent)
+        if (stream == Stream::NoCaps)
             return true;
         std::string caps = kCaps;
-        if (view)
+        if (stream == Stream::View)
             caps.replace(caps.find(','), 0, "(memory:SystemMemory, meta:G2gTensorView)");
+        if (stream == Stream::Vulkan)
+            caps.replace(caps.find(','), 0, "(memory:VulkanImage)");
         return bool(send_message(consumer.get(), MessageType::Caps, encode_caps(caps)));
     }
 };
@@ -92,18 +105,20 @@ struct Ended {
 };
 
 // Runs a consumer against a fake producer that does `misbehave` once greeted.
-template <typename Misbehave>
-Ended consumer_of(Misbehave &&misbehave, bool view_caps = false, bool caps_sent = true)
+template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream stream = Stream::System)
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
-    ChildProcess consumer(g2g::test::launch_when_socket(
-        socket, "g2gipcsrc socket-path=" + socket + (view_caps ? " ! g2gmaterialize" : "") + " ! fakesink",
-        scratch.path("registry.bin"), scratch.path("consumer.log")));
+    const std::string reader = stream == Stream::View     ? " ! g2gmaterialize"
+                               : stream == Stream::Vulkan ? " ! vulkandownload"
+                                                          : "";
+    ChildProcess consumer(
+        g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + reader + " ! fakesink",
+                                      scratch.path("registry.bin"), scratch.path("consumer.log")));
     {
         FakeProducer producer(socket);
         EXPECT_TRUE(producer.consumer) << "no consumer connected";
-        if (producer.consumer && producer.greet(view_caps, caps_sent))
+        if (producer.consumer && producer.greet(stream))
             misbehave(producer.consumer.get());
         // The consumer ends on its own: the producer's socket stays open until it has.
         Ended ended;
@@ -160,7 +175,7 @@ TEST(IpcHostileProducer, AFrameBeforeItsCapsIsRefused)
             const int fds[] = {fd.get()};
             send_message(socket, MessageType::NewBuffer, encode(frame_message(kFrameSize)), fds);
         },
-        false, false);
+        Stream::NoCaps);
     EXPECT_EQ(ended.status, 1) << ended.said;
     EXPECT_TRUE(says(ended, "/socket sent a frame before its caps")) << ended.said;
 }
@@ -171,7 +186,7 @@ TEST(IpcHostileProducer, CapsOfNoFixedVideoFrameAreRefused)
         [](int socket) {
             send_message(socket, MessageType::Caps, encode_caps("video/x-raw, format={ NV12, I420 }"));
         },
-        false, false);
+        Stream::NoCaps);
     EXPECT_EQ(ended.status, 1) << ended.said;
     EXPECT_TRUE(says(ended, "/socket sent caps of no fixed video frame: video/x-raw, format={ NV12, I420 }"))
         << ended.said;
@@ -210,7 +225,7 @@ TEST(IpcHostileProducer, AViewPastItsMemoryIsRefused)
             const int fds[] = {fd.get()};
             send_message(socket, MessageType::NewBuffer, encode(message), fds);
         },
-        true);
+        Stream::View);
     EXPECT_EQ(ended.status, 1) << ended.said;
     // The view is rebuilt over the frame that came, checked as FrameView checks any frame.
     EXPECT_TRUE(says(ended,
@@ -245,6 +260,104 @@ template <typename Misbehave> bool let_go_after(const std::string &socket, Misbe
 
 // Consumers that send what no consumer sends, or stop halfway through a message, are let go of,
 // each with the producer's warning saying why; the producer serves its steady consumer meanwhile.
+#if G2G_HAVE_VULKAN
+namespace {
+
+// The G2gVulkanImages record a producer on this machine's first Vulkan device sends for an NV12
+// 64x48 frame (a real exported frame's), the images left in VK_IMAGE_LAYOUT_GENERAL; nullopt
+// where there is no Vulkan device that exports.
+std::optional<VulkanImages> real_images()
+{
+    std::optional<VulkanImages> images;
+    GstVulkanInstance *instance = gst_vulkan_instance_new();
+    if (gst_vulkan_instance_open(instance, nullptr)) {
+        GstVulkanDevice *device = gst_vulkan_device_new_with_index(instance, 0);
+        gst_vulkan_device_enable_extension(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        GstVideoInfo info;
+        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+        if (gst_vulkan_device_open(device, nullptr)) {
+            if (auto frame = g2g::vulkan::ExportedFrame::create(device, info)) {
+                images.emplace();
+                images->identity = g2g::vulkan::identity_of(device);
+                images->frame = 7;
+                for (const g2g::vulkan::ExternalImage &plane : (*frame)->planes()) {
+                    images->planes.push_back(plane.description);
+                    images->planes.back().layout = VK_IMAGE_LAYOUT_GENERAL;
+                }
+            }
+        }
+        gst_object_unref(device);
+    }
+    gst_object_unref(instance);
+    return images;
+}
+
+// A NEW_BUFFER of Vulkan images `images` says, with a memfd of `fd_size` bytes per plane.
+void send_images(int socket, const VulkanImages &images, std::uint64_t fd_size, bool with_record = true)
+{
+    NewBuffer message;
+    message.id = 1;
+    message.pts = 0;
+    message.kind = MemoryKind::VulkanImage;
+    std::vector<UniqueFd> fds;
+    std::vector<int> raw;
+    for (const g2g::vulkan::ExternalPlane &plane : images.planes) {
+        message.memories.push_back({plane.size, 0});
+        fds.emplace_back(g2g::test::make_memfd(fd_size));
+        raw.push_back(fds.back().get());
+    }
+    if (with_record)
+        message.metas.push_back(encode_vulkan_images(images));
+    send_message(socket, MessageType::NewBuffer, encode(message), raw);
+}
+
+} // namespace
+
+// Each lie of a producer's Vulkan record is refused before anything is imported: the driver is
+// never handed memory smaller than the image, or an image another GPU or driver made.
+TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
+{
+    SKIP_WITHOUT_VULKAN();
+    const std::optional<VulkanImages> real = real_images();
+    if (!real)
+        GTEST_SKIP() << "the first Vulkan device exports no NV12 images as opaque fds";
+    const std::uint64_t size = real->planes[0].size;
+    struct Case {
+        const char *what;
+        std::function<void(VulkanImages &)> lie;
+        std::uint64_t fd_size;
+        bool record;
+        std::string said;
+    };
+    const std::string plane0 = "plane 0 of NV12 64x48";
+    const std::vector<Case> cases = {
+        {"another GPU", [](VulkanImages &images) { images.identity = {}; }, size, true,
+         "NEW_BUFFER 1: the producer's images are of the GPU 00000000-0000-0000-0000-000000000000 (driver "
+         "00000000-0000-0000-0000-000000000000), this process's Vulkan device "},
+        {"another extent", [](VulkanImages &images) { images.planes[0].width = 128; }, size, true,
+         "NEW_BUFFER 1: image 0 is VkFormat " + std::to_string(real->planes[0].format) + " 128x48, " +
+             plane0 + " is VkFormat " + std::to_string(real->planes[0].format) + " 64x48"},
+        {"another allocation size", [](VulkanImages &images) { images.planes[0].size += 4096; }, size + 4096,
+         true,
+         "NEW_BUFFER 1: image 0's allocation is said to be " + std::to_string(size + 4096) + " bytes; " +
+             plane0 + " takes " + std::to_string(size)},
+        {"a descriptor smaller than the image", [](VulkanImages &) {}, 100, true,
+         "NEW_BUFFER 1: image 0's descriptor holds 100 bytes; " + plane0 + " takes " + std::to_string(size)},
+        {"no record", [](VulkanImages &) {}, size, false,
+         "NEW_BUFFER 1 of Vulkan images came without its G2gVulkanImages record"},
+    };
+    for (const Case &c : cases) {
+        VulkanImages images = *real;
+        c.lie(images);
+        const Ended ended = consumer_of([&](int socket) { send_images(socket, images, c.fd_size, c.record); },
+                                        Stream::Vulkan);
+        EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
+            << c.what << ": " << ended.said;
+    }
+}
+#endif
+
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
 {
     Scratch scratch("g2g-ipc-hostile");

@@ -139,6 +139,53 @@ std::unique_ptr<ChildProcess> producer_process(const Scratch &scratch, const std
 
 } // namespace
 
+// Vulkan images cross as images: the producer copies each frame once on its device into
+// exportable images, the consumer process imports them on its own device (lavapipe here, the same
+// driver and "GPU") and vulkandownload reads them there; the bytes equal the source's, and every
+// exported image's descriptor is let go of with the stream.
+TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
+{
+    SKIP_WITHOUT_VULKAN();
+    Scratch scratch("g2g-ipc");
+    const int frames = 60; // live, 2 s: the refused consumer joins while it plays
+    const int frame_fds = g2g::test::open_frame_fd_count();
+    Consumer images(
+        scratch, "images",
+        "g2gprobe require=vulkan ! vulkandownload ! video/x-raw,format=NV12 ! g2gprobe require=system");
+    Consumer refused(scratch, "refused", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    const PipelineRun producer =
+        run_pipeline(source(frames, "is-live=true") +
+                         " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait "
+                         "sync=false "
+                         "socket-path=" +
+                         scratch.path("socket"),
+                     {}, 60 * GST_SECOND, stats_of_sink(stats));
+    EXPECT_EQ(producer.error, "");
+    EXPECT_EQ(images.wait(), 0) << images.said();
+    const PipelineRun peer = run_pipeline(source(frames) + " ! appsink name=sink sync=false");
+    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
+    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
+        << images.received().size() << " bytes";
+
+    // A consumer of system memory is told to download before the producer.
+    EXPECT_NE(refused.wait(), 0);
+    EXPECT_NE(refused.said().find("as Vulkan images; the consumer takes video/x-raw"), std::string::npos)
+        << refused.said();
+    EXPECT_NE(refused.said().find(": download them before ipc (vulkandownload) for system memory"),
+              std::string::npos)
+        << refused.said();
+
+    ASSERT_NE(stats, nullptr);
+    EXPECT_EQ(stat_of(stats, "shares"), guint64(frames));
+    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
+    // GStreamer's own Vulkan allocations are not exportable: each frame is copied once, on the device.
+    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
+    EXPECT_EQ(stat_of(stats, "conversions"), 0u);
+    gst_structure_free(stats);
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
+}
+
 // A producer killed with SIGKILL ends its consumer with an error naming the socket, at once (the
 // socket closes with the process): never a hang.
 TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)

@@ -28,6 +28,7 @@
 #include "reference-frames.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
+#include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
 
 using namespace g2g::ipc;
@@ -636,4 +637,47 @@ TEST(IpcFrame, WhatCannotCrossOrDoesNotFitIsRefused)
     // Descriptors that do not match the memories.
     EXPECT_EQ(build_frame(out->message, {}, info, false).error().message(),
               "NEW_BUFFER 9 came with 0 descriptors for 1 memories");
+}
+
+// The G2gVulkanImages record: what the producer says of its images comes back as it was said;
+// a record that cannot be what it claims is refused before any of it is used.
+TEST(IpcVulkanRecord, TravelsWholeAndRefusesWhatItCannotBe)
+{
+    VulkanImages images;
+    for (std::uint8_t i = 0; i < 16; ++i) {
+        images.identity.device[i] = i;
+        images.identity.driver[i] = std::uint8_t(0xf0 | i);
+    }
+    images.frame = 0x1122334455667788ull;
+    images.planes.push_back({9, 64, 48, 0x17, 0, 1, 12288});
+    images.planes.push_back({16, 32, 24, 0x17, 0, 1, 4096});
+    const MetaRecord record = encode_vulkan_images(images);
+    EXPECT_EQ(record.name, "G2gVulkanImages");
+    EXPECT_EQ(record.payload.size(), 44u + 2 * 32u);
+    g2g::Result<VulkanImages> back = decode_vulkan_images(record);
+    ASSERT_TRUE(back) << back.error().message();
+    EXPECT_TRUE(back->identity == images.identity);
+    EXPECT_EQ(back->frame, images.frame);
+    EXPECT_TRUE(back->planes == images.planes);
+
+    MetaRecord later = record;
+    later.version = 2;
+    EXPECT_EQ(decode_vulkan_images(later).error().message(),
+              "a G2gVulkanImages record of version 2 (this g2g reads 1)");
+    MetaRecord cut = record;
+    cut.payload.resize(40);
+    EXPECT_EQ(decode_vulkan_images(cut).error().message(),
+              "a G2gVulkanImages record of 40 bytes, shorter than its fixed 44");
+    MetaRecord longer = record;
+    longer.payload.push_back(0);
+    EXPECT_EQ(decode_vulkan_images(longer).error().message(),
+              "a G2gVulkanImages record of 109 bytes for 2 planes (108)");
+    VulkanImages none = images;
+    none.planes.clear();
+    EXPECT_EQ(decode_vulkan_images(encode_vulkan_images(none)).error().message(),
+              "a G2gVulkanImages record of 0 planes (1 to 4)");
+    VulkanImages five = images;
+    five.planes.resize(5);
+    EXPECT_EQ(decode_vulkan_images(encode_vulkan_images(five)).error().message(),
+              "a G2gVulkanImages record of 5 planes (1 to 4)");
 }
