@@ -49,6 +49,9 @@ Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, 
     BufferRef face = (*exported)->face();
     if (!face)
         return Error(ErrorCode::InvalidArgument, "the exported images cannot be wrapped as a frame");
+    // Before the copy's submission holds the face (and makes it read-only).
+    gst_buffer_copy_into(face.get(), frame,
+                         GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
     Result<vulkan::Fence> copied = engine.copy_for_export(frame, face.get(), info);
     if (!copied)
         return copied.error();
@@ -56,8 +59,6 @@ Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, 
     if (VkResult r = copied->wait(); r != VK_SUCCESS)
         return Error(ErrorCode::MapFailed,
                      "waiting for the copy into exported images failed (VkResult " + std::to_string(r) + ")");
-    gst_buffer_copy_into(face.get(), frame,
-                         GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
     return face;
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "g2g-config.h"
+#include "log-capture.h"
 #include "open-fds.h"
 #include "pipeline.h"
 #include "processes.h"
@@ -154,15 +155,18 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
         "g2gprobe require=vulkan ! vulkandownload ! video/x-raw,format=NV12 ! g2gprobe require=system");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
     GstStructure *stats = nullptr;
+    const g2g::test::LogCapture complaints;
     const PipelineRun producer =
         run_pipeline(source(frames, "is-live=true") +
-                         " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait "
-                         "sync=false "
+                         " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
                          "socket-path=" +
                          scratch.path("socket"),
                      {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
+    const std::vector<std::string> complained = complaints.said();
+    EXPECT_TRUE(complained.empty()) << complained.front();
     EXPECT_EQ(images.wait(), 0) << images.said();
+    EXPECT_EQ(images.said().find("CRITICAL"), std::string::npos) << images.said();
     const PipelineRun peer = run_pipeline(source(frames) + " ! appsink name=sink sync=false");
     ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
     EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
