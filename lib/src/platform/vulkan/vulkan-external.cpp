@@ -339,6 +339,17 @@ std::shared_ptr<ExportedFrame> ExportedFrame::of_memory(GstMemory *memory)
 
 // ---- ExportedPool ----
 
+namespace {
+
+bool same_layout(const GstVideoInfo &a, const GstVideoInfo &b)
+{
+    return GST_VIDEO_INFO_FORMAT(&a) == GST_VIDEO_INFO_FORMAT(&b) &&
+           GST_VIDEO_INFO_WIDTH(&a) == GST_VIDEO_INFO_WIDTH(&b) &&
+           GST_VIDEO_INFO_HEIGHT(&a) == GST_VIDEO_INFO_HEIGHT(&b);
+}
+
+} // namespace
+
 ExportedPool::ExportedPool(GstVulkanDevice *device)
     : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device)))
 {
@@ -357,16 +368,11 @@ std::shared_ptr<ExportedPool> ExportedPool::create(GstVulkanDevice *device)
 
 Result<std::shared_ptr<ExportedFrame>> ExportedPool::acquire(const GstVideoInfo &info)
 {
-    auto same = [&info](const ExportedFrame &frame) {
-        return GST_VIDEO_INFO_FORMAT(&frame.info()) == GST_VIDEO_INFO_FORMAT(&info) &&
-               GST_VIDEO_INFO_WIDTH(&frame.info()) == GST_VIDEO_INFO_WIDTH(&info) &&
-               GST_VIDEO_INFO_HEIGHT(&frame.info()) == GST_VIDEO_INFO_HEIGHT(&info);
-    };
     std::unique_ptr<ExportedFrame> frame;
     std::vector<std::unique_ptr<ExportedFrame>> stale;
     {
         const std::lock_guard lock(lock_);
-        if (!free_.empty() && !same(*free_.back()))
+        if (!free_.empty() && !same_layout(free_.back()->info(), info))
             stale.swap(free_);
         if (!free_.empty()) {
             frame = std::move(free_.back());
@@ -394,11 +400,9 @@ void ExportedPool::give_back(ExportedFrame *frame)
 {
     std::unique_ptr<ExportedFrame> returned(frame);
     const std::lock_guard lock(lock_);
-    if (free_.empty() ||
-        (GST_VIDEO_INFO_FORMAT(&free_.back()->info()) == GST_VIDEO_INFO_FORMAT(&frame->info()) &&
-         GST_VIDEO_INFO_WIDTH(&free_.back()->info()) == GST_VIDEO_INFO_WIDTH(&frame->info()) &&
-         GST_VIDEO_INFO_HEIGHT(&free_.back()->info()) == GST_VIDEO_INFO_HEIGHT(&frame->info())))
+    if (free_.empty() || same_layout(free_.back()->info(), frame->info()))
         free_.push_back(std::move(returned));
+    // else: a frame of a layout the stream left, freed here
 }
 
 // ---- ImportedFrame ----
