@@ -34,6 +34,7 @@
 #include "common/settings-slot.h"
 #include "common/vulkan-context.h"
 #include "ipc-clock.h"
+#include "ipc-cuda.h"
 #include "ipc-control.h"
 #include "ipc-routes.h"
 #include "ipc-server.h"
@@ -114,6 +115,8 @@ GstCaps *template_caps()
     GstCaps *all = gst_caps_merge(caps.release(), both.release());
     if (g2g::ipc::vulkan_built())
         all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:VulkanImage)"));
+    if (g2g::ipc::cuda_built())
+        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:CUDAMemory)"));
     return all;
 }
 
@@ -318,10 +321,13 @@ static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
         GstBuffer *shared = form->get();
         const g2g::ipc::MemoryKind kind = state.forms.kind(route);
         auto describe = [&](std::uint64_t id) -> g2g::Result<g2g::ipc::OutgoingFrame> {
-            std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> images =
+            // A device frame's own message (its images' fds, its CUDA handle), else its fds'.
+            std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> device =
                 g2g::ipc::describe_vulkan_frame(shared, id);
+            if (!device)
+                device = g2g::ipc::describe_cuda_frame(shared, id);
             g2g::Result<g2g::ipc::OutgoingFrame> out =
-                images ? std::move(*images) : g2g::ipc::describe_frame(shared, id);
+                device ? std::move(*device) : g2g::ipc::describe_frame(shared, id);
             if (!out)
                 return out;
             g2g::ipc::NewBuffer &message = out->message;

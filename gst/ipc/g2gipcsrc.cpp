@@ -35,11 +35,13 @@
 #include <optional>
 #include <string>
 
+#include "common/cuda-context.h"
 #include "common/element-docs.h"
 #include "common/element-error.h"
 #include "common/settings-slot.h"
 #include "common/vulkan-context.h"
 #include "ipc-clock.h"
+#include "ipc-cuda.h"
 #include "ipc-control.h"
 #include "ipc-frame.h"
 #include "ipc-socket.h"
@@ -116,6 +118,10 @@ struct SrcPrivate {
     // and the producer's frames imported so far (streaming thread).
     g2g::element::VulkanContextUse vulkan;
     g2g::ipc::VulkanImports imports;
+    // For a producer's CUDA memory: the pipeline's CUDA context it is opened on, and the
+    // allocations opened so far (streaming thread).
+    g2g::element::CudaContextUse cuda;
+    g2g::ipc::CudaImports cuda_imports;
 };
 
 std::string caps_text(const GstCaps *caps)
@@ -210,6 +216,7 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
 static gboolean g2g_ipc_src_stop(GstBaseSrc *base)
 {
     G2G_IPC_SRC(base)->priv->imports.clear();
+    G2G_IPC_SRC(base)->priv->cuda_imports.clear();
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     // Frames still out keep the connection; closed, their releases go nowhere and the producer,
     // seeing the socket close, lets go of all of them at once.
@@ -266,8 +273,10 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
     if (!gst_base_src_set_caps(GST_BASE_SRC(self), caps.get()))
         return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                     "sent " + *text + ", which downstream does not take");
-    if (g2g::detail::domain_of(caps.get()) == g2g::MemoryDomainKind::VulkanTexture &&
-        !self->priv->vulkan.ensure(GST_ELEMENT(self)))
+    const std::optional<g2g::MemoryDomainKind> domain = g2g::detail::domain_of(caps.get());
+    if (domain == g2g::MemoryDomainKind::VulkanTexture && !self->priv->vulkan.ensure(GST_ELEMENT(self)))
+        return GST_FLOW_ERROR;
+    if (domain == g2g::MemoryDomainKind::Cuda && !self->priv->cuda.ensure(GST_ELEMENT(self)))
         return GST_FLOW_ERROR;
     const GstCapsFeatures *features = gst_caps_get_features(caps.get(), 0);
     state.view_caps = features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
@@ -324,15 +333,18 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "sent a frame before its caps");
     }
     const bool images = decoded->kind == g2g::ipc::MemoryKind::VulkanImage;
+    const bool cuda = decoded->kind == g2g::ipc::MemoryKind::CudaIpc;
     const std::shared_ptr<g2g::vulkan::Engine> engine = images ? self->priv->vulkan.engine() : nullptr;
-    if (images && !engine) {
+    if ((images && !engine) || (cuda && !self->priv->cuda.context())) {
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                    "sent Vulkan images in caps of another memory");
+                    std::string("sent ") + (images ? "Vulkan images" : "CUDA memory") +
+                        " in caps of another memory");
     }
     g2g::Result<g2g::BufferRef> frame =
         images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
                                            state.info)
+        : cuda ? self->priv->cuda_imports.build(self->priv->cuda.context(), *decoded, state.info)
                : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
     if (!frame) {
         state.connection->release(decoded->id);
@@ -415,17 +427,19 @@ static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
     }
 }
 
-// The Vulkan context, as g2gipcsink's (context-glue.h's handling, for a source).
+// The CUDA and Vulkan contexts, as g2gipcsink's Vulkan one (context-glue.h's handling, for a source).
 static void g2g_ipc_src_set_context(GstElement *element, GstContext *context)
 {
+    G2G_IPC_SRC(element)->priv->cuda.set_context(element, context);
     G2G_IPC_SRC(element)->priv->vulkan.set_context(element, context);
     GST_ELEMENT_CLASS(g2g_ipc_src_parent_class)->set_context(element, context);
 }
 
 static gboolean g2g_ipc_src_query(GstBaseSrc *base, GstQuery *query)
 {
-    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-        G2G_IPC_SRC(base)->priv->vulkan.answer_query(GST_ELEMENT(base), query))
+    SrcPrivate *priv = G2G_IPC_SRC(base)->priv;
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && (priv->cuda.answer_query(GST_ELEMENT(base), query) ||
+                                                       priv->vulkan.answer_query(GST_ELEMENT(base), query)))
         return TRUE;
     return GST_BASE_SRC_CLASS(g2g_ipc_src_parent_class)->query(base, query);
 }
@@ -437,8 +451,10 @@ static GstStateChangeReturn g2g_ipc_src_change_state(GstElement *element, GstSta
         self->priv->vulkan.join(element);
     const GstStateChangeReturn result =
         GST_ELEMENT_CLASS(g2g_ipc_src_parent_class)->change_state(element, transition);
-    if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && result != GST_STATE_CHANGE_FAILURE)
+    if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && result != GST_STATE_CHANGE_FAILURE) {
         self->priv->vulkan.release();
+        self->priv->cuda.release();
+    }
     return result;
 }
 

@@ -38,32 +38,18 @@ Ref<GstAllocator> allocator_for(MemoryKind kind)
     return Ref<GstAllocator>::adopt(gst_allocator_find(kind == MemoryKind::DmaBuf ? kDmaBuf : kFd));
 }
 
-// Each plane of `frame` (its GstVideoMeta's layout, else `info`'s) ends inside the buffer, in
-// exact arithmetic: for the formats a FrameView does not describe.
-Result<void> planes_inside(GstBuffer *frame, const GstVideoInfo &info)
+// The layout `frame`'s GstVideoMeta says, else `info`'s.
+GstVideoInfo layout_of(GstBuffer *frame, const GstVideoInfo &info)
 {
-    const GstVideoMeta *meta = gst_buffer_get_video_meta(frame);
     GstVideoInfo layout = info;
-    if (meta)
+    if (const GstVideoMeta *meta = gst_buffer_get_video_meta(frame)) {
         gst_video_info_set_format(&layout, meta->format, meta->width, meta->height);
-    const std::uint64_t size = gst_buffer_get_size(frame);
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&layout); ++p) {
-        const std::uint64_t offset = meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
-        const gint stride = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(&layout, p);
-        guint c = 0; // the first component the plane holds
-        while (c + 1 < GST_VIDEO_INFO_N_COMPONENTS(&layout) &&
-               GST_VIDEO_FORMAT_INFO_PLANE(layout.finfo, c) != p)
-            ++c;
-        const std::uint64_t rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
-        std::uint64_t span = 0, end = 0;
-        if (stride < 0 || __builtin_mul_overflow(std::uint64_t(stride), rows, &span) ||
-            __builtin_add_overflow(offset, span, &end) || end > size)
-            return Error(ErrorCode::InvalidArgument,
-                         "plane " + std::to_string(p) + " (" + std::to_string(rows) + " rows of " +
-                             std::to_string(stride) + " bytes from " + std::to_string(offset) +
-                             ") lies outside the " + std::to_string(size) + "-byte frame");
+        for (guint p = 0; p < meta->n_planes; ++p) {
+            layout.offset[p] = meta->offset[p];
+            layout.stride[p] = meta->stride[p];
+        }
     }
-    return {};
+    return layout;
 }
 
 } // namespace
@@ -114,6 +100,27 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
         message.metas.push_back(encode_video_meta(video_meta_of(layout)));
     }
     return out;
+}
+
+Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size)
+{
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&layout); ++p) {
+        const std::uint64_t offset = GST_VIDEO_INFO_PLANE_OFFSET(&layout, p);
+        const gint stride = GST_VIDEO_INFO_PLANE_STRIDE(&layout, p);
+        guint c = 0; // the first component the plane holds
+        while (c + 1 < GST_VIDEO_INFO_N_COMPONENTS(&layout) &&
+               GST_VIDEO_FORMAT_INFO_PLANE(layout.finfo, c) != p)
+            ++c;
+        const std::uint64_t rows = GST_VIDEO_INFO_COMP_HEIGHT(&layout, c);
+        std::uint64_t span = 0, end = 0;
+        if (stride < 0 || __builtin_mul_overflow(std::uint64_t(stride), rows, &span) ||
+            __builtin_add_overflow(offset, span, &end) || end > size)
+            return Error(ErrorCode::InvalidArgument,
+                         "plane " + std::to_string(p) + " (" + std::to_string(rows) + " rows of " +
+                             std::to_string(stride) + " bytes from " + std::to_string(offset) +
+                             ") lies outside the " + std::to_string(size) + "-byte frame");
+    }
+    return {};
 }
 
 Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
@@ -191,7 +198,9 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
     if (FrameView::supports_format(GST_VIDEO_INFO_FORMAT(&info))) {
         if (Result<FrameView> readable = FrameView::of_frame(frame.get(), info); !readable)
             return refused(message.id, readable.error().message());
-    } else if (Result<void> inside = planes_inside(frame.get(), info); !inside) {
+    } else if (Result<void> inside =
+                   planes_inside(layout_of(frame.get(), info), gst_buffer_get_size(frame.get()));
+               !inside) {
         return refused(message.id, inside.error().message());
     }
     return frame;

@@ -33,6 +33,10 @@ struct OutgoingFrame {
 // has to make it so), DMA-BUF memory beside other fd memory, more memories than a message carries.
 Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id);
 
+// Each plane of `layout` (its offsets and strides) ends inside `size` bytes, in exact arithmetic:
+// for the formats a FrameView does not describe, and memory no FrameView maps (CUDA's).
+Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size);
+
 // The frame `message` describes, its memories wrapping `fds` (taken; each owned by its memory
 // once wrapped), read-only, laid out by the GstVideoMeta record where there is one, carrying the
 // view where there is one. `info`: the stream's caps; `view_caps`: they carry meta:G2gTensorView

@@ -103,6 +103,32 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
                            ": download them before " + sink + " (vulkandownload) for system memory";
         return decision;
     }
+    if (domain == K::Cuda) {
+        // CUDA memory crosses as it is (its IPC handle), or as a DMA-BUF over the same memory where
+        // a consumer asks for memory:DMABuf (and DRM has a fourcc for the format).
+        if (accepts && fixed_for(stream, accepts)) {
+            decision.route = kRouteDirect;
+            decision.caps = CapsRef::adopt(gst_caps_copy(stream));
+            return decision;
+        }
+        GstVideoInfo info;
+        const bool exportable = gst_video_info_from_caps(&info, stream) &&
+                                dmabuf::drm_fourcc_of(GST_VIDEO_INFO_FORMAT(&info)) &&
+                                !cuda_dmabuf::formats().empty();
+        if (accepts && exportable) {
+            const CapsRef as_dmabuf = tee::in_domain(stream, K::DmaBuf);
+            if (CapsRef caps = fixed_for(as_dmabuf.get(), accepts)) {
+                decision.route = kRouteDmaBuf;
+                decision.caps = std::move(caps);
+                return decision;
+            }
+        }
+        decision.refusal = sink + " sends " + caps_text(stream) + " as CUDA memory" +
+                           (exportable ? " or DMA-BUFs" : "") + "; the consumer takes " +
+                           (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
+                           ": download them before " + sink + " (cudadownload) for system memory";
+        return decision;
+    }
     const bool view = domain == K::SystemView;
     const bool dmabuf = domain == K::DmaBuf;
     // The routes in the order a consumer is given them: the stream as it is first (no work), then
@@ -162,6 +188,7 @@ Result<void> RouteForms::set_stream(const GstCaps *caps)
     stream_ = CapsRef::adopt(gst_caps_copy(caps));
     stream_dmabuf_ = detail::domain_of(caps) == K::DmaBuf;
     stream_vulkan_ = detail::domain_of(caps) == K::VulkanTexture;
+    stream_cuda_ = detail::domain_of(caps) == K::Cuda;
     return {};
 }
 
@@ -184,6 +211,8 @@ MemoryKind RouteForms::kind(RouteId route) const
 {
     if (route == kRouteDirect && stream_vulkan_)
         return MemoryKind::VulkanImage;
+    if (route == kRouteDirect && stream_cuda_)
+        return MemoryKind::CudaIpc;
     return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf
                                                                               : MemoryKind::Fd;
 }
@@ -206,6 +235,9 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
     case kRouteDirect:
         if (stream_vulkan_)
             return copy_to_exported(frame, sink);
+        if (stream_cuda_)
+            return BufferRef::adopt(gst_buffer_ref(frame)); // its IPC handle crosses
+
         if (all_fd_memory(frame))
             return BufferRef::adopt(gst_buffer_ref(frame));
         return copy_to_memfd(frame);
@@ -218,6 +250,8 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
         return dense(frame, *view, K::SystemView);
     }
     case kRouteDmaBuf:
+        if (stream_cuda_)
+            return cuda_to_dmabuf(frame);
         return to_dmabuf(frame, sink);
     default:
         return Error(ErrorCode::InvalidArgument, sink + " has no route " + std::to_string(route));
@@ -260,6 +294,17 @@ Result<BufferRef> RouteForms::copy_to_memfd(GstBuffer *frame)
     ++counters_.copies;
     counters_.bytes_copied += size;
     return out;
+}
+
+// A CUDA frame as a DMA-BUF over the same device memory (each pool memory exported once): no copy.
+Result<BufferRef> RouteForms::cuda_to_dmabuf(GstBuffer *frame)
+{
+    Result<cuda_dmabuf::Export> exported = cuda_dmabuf::export_frame(frame);
+    if (!exported)
+        return exported.error();
+    gst_buffer_copy_into(exported->frame.get(), frame,
+                         GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    return std::move(exported->frame);
 }
 
 // A Vulkan frame copied once, on the pipeline's queue, into images another process imports.

@@ -112,14 +112,18 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
     reader.host(n_memory);
     reader.host(n_meta);
     reader.take(kNewBufferFixed - reader.at()); // unixfd's struct padding
-    if (kind > static_cast<std::uint8_t>(MemoryKind::VulkanImage))
+    if (kind > static_cast<std::uint8_t>(MemoryKind::CudaIpc))
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " has memory of type " +
-                       std::to_string(kind) + ", neither fd (0), DMA-BUF (1) nor g2g's Vulkan image (2)");
+                       std::to_string(kind) +
+                       ", neither fd (0), DMA-BUF (1), nor g2g's Vulkan image (2) or CUDA IPC handle (3)");
     frame.kind = static_cast<MemoryKind>(kind);
     if (n_memory > kMaxMemories)
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " declares " + std::to_string(n_memory) +
                        " memories, more than a buffer holds (" + std::to_string(kMaxMemories) + ")");
-    if (fds != n_memory)
+    if (frame.kind == MemoryKind::CudaIpc && fds != 0)
+        return refused("NEW_BUFFER " + std::to_string(frame.id) + " of CUDA IPC handles came with " +
+                       count(fds, "file descriptor", "file descriptors") + ": it carries none");
+    if (frame.kind != MemoryKind::CudaIpc && fds != n_memory)
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " came with " +
                        count(fds, "file descriptor", "file descriptors") + " for " +
                        count(n_memory, "memory", "memories"));

@@ -43,8 +43,10 @@ Result<Header> decode_header(std::span<const std::uint8_t> bytes);
 
 // How the consumer wraps each fd: GstFdAllocator memory or GstDmaBufAllocator memory (unixfd's), or
 // g2g's own: an opaque fd of a Vulkan allocation, one per plane, imported as the image a
-// G2gVulkanImages record describes (ipc-vulkan-record.h; unixfdsrc is never sent one).
-enum class MemoryKind : std::uint8_t { Fd = 0, DmaBuf = 1, VulkanImage = 2 };
+// G2gVulkanImages record describes (ipc-vulkan-record.h), or CUDA memory opened by the IPC
+// handles of a G2gCudaIpc record, with no descriptor (ipc-cuda-record.h). unixfdsrc is never sent
+// either.
+enum class MemoryKind : std::uint8_t { Fd = 0, DmaBuf = 1, VulkanImage = 2, CudaIpc = 3 };
 
 // One memory of a frame: `size` bytes from `offset` in its fd.
 struct WireMemory {
@@ -74,9 +76,9 @@ constexpr std::size_t kNewBufferFixed = 56;
 
 std::vector<std::uint8_t> encode(const NewBuffer &frame);
 // A NEW_BUFFER payload that came with `fds` descriptors. Refused: a payload shorter than what it
-// declares, a memory kind neither unixfd nor g2g has, a descriptor count other than the memories', a
-// memory whose end is past 2^64, a meta record that ends past the payload or names itself without
-// its NUL, bytes after the last record.
+// declares, a memory kind neither unixfd nor g2g has, a descriptor count other than the memories'
+// (none for CUDA IPC handles), a memory whose end is past 2^64, a meta record that ends past the
+// payload or names itself without its NUL, bytes after the last record.
 Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::size_t fds);
 
 std::vector<std::uint8_t> encode_release(std::uint64_t id);

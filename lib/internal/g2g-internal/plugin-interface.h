@@ -66,3 +66,7 @@
 // What crosses to another process for a Vulkan image it imports, in plain integers:
 // vulkan::ExternalPlane, DeviceIdentity (the IPC wire's G2gVulkanImages record, in every build).
 #include "../../src/platform/vulkan/vulkan-external-plane.h"
+
+// What crosses to another process for CUDA memory it opens, in plain integers: cuda::IpcHandle
+// (the IPC wire's G2gCudaIpc record, in every build).
+#include "../../src/platform/cuda/cuda-ipc-handle.h"

@@ -13,6 +13,7 @@
 #include <g2g/frame-view.h>
 
 #include "ipc-control.h"
+#include "ipc-cuda-record.h"
 #include "ipc-frame.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
@@ -50,8 +51,8 @@ constexpr const char *kCaps = "video/x-raw, format=(string)NV12, width=(int)64, 
 constexpr std::size_t kFrameSize = 64 * 48 * 3 / 2;
 
 // What the fake producer's stream is: its caps' features (and the consumer reads it with
-// g2gmaterialize, vulkandownload), or no caps at all.
-enum class Stream { System, View, Vulkan, NoCaps };
+// g2gmaterialize, vulkandownload, cudadownload), or no caps at all.
+enum class Stream { System, View, Vulkan, Cuda, NoCaps };
 
 // A producer that listens at `path`, takes one consumer, reads its HELLO and sends it CAPS.
 struct FakeProducer {
@@ -81,6 +82,8 @@ struct FakeProducer {
             caps.replace(caps.find(','), 0, "(memory:SystemMemory, meta:G2gTensorView)");
         if (stream == Stream::Vulkan)
             caps.replace(caps.find(','), 0, "(memory:VulkanImage)");
+        if (stream == Stream::Cuda)
+            caps.replace(caps.find(','), 0, "(memory:CUDAMemory)");
         return bool(send_message(consumer.get(), MessageType::Caps, encode_caps(caps)));
     }
 };
@@ -111,6 +114,7 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream st
     const std::string socket = scratch.path("socket");
     const std::string reader = stream == Stream::View     ? " ! g2gmaterialize"
                                : stream == Stream::Vulkan ? " ! vulkandownload"
+                               : stream == Stream::Cuda   ? " ! cudadownload"
                                                           : "";
     ChildProcess consumer(
         g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + reader + " ! fakesink",
@@ -357,6 +361,35 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
     }
 }
 #endif
+
+// A producer's CUDA handles are checked before the driver opens anything: a layout past the memory
+// it says it sends is refused, and a handle the driver does not know ends the consumer with the
+// driver's error, never a read of memory that is not there.
+TEST(IpcHostileProducer, CudaHandlesThatAreNotWhatTheySayAreRefused)
+{
+    if (!g2g::test::have_cuda_device())
+        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (the consumer opens a CUDA context)";
+    auto send_handle = [](int socket, std::uint64_t size) {
+        NewBuffer message = frame_message(size);
+        message.kind = MemoryKind::CudaIpc;
+        g2g::cuda::IpcHandle handle; // no allocation's handle
+        handle.size = size;
+        message.metas.push_back(encode_cuda_handles({handle}));
+        send_message(socket, MessageType::NewBuffer, encode(message), {});
+    };
+    const Ended short_memory = consumer_of([&](int socket) { send_handle(socket, 100); }, Stream::Cuda);
+    EXPECT_EQ(short_memory.status, 1) << short_memory.said;
+    EXPECT_TRUE(says(short_memory,
+                     "/socket sent a frame refused here: NEW_BUFFER 1 plane 0 (48 rows of 64 bytes "
+                     "from 0) lies outside the 100-byte frame"))
+        << short_memory.said;
+    const Ended unknown = consumer_of([&](int socket) { send_handle(socket, kFrameSize); }, Stream::Cuda);
+    EXPECT_EQ(unknown.status, 1) << unknown.said;
+    EXPECT_TRUE(says(unknown,
+                     "/socket sent a frame refused here: NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's "
+                     "allocation failed: CUDA_ERROR_"))
+        << unknown.said;
+}
 
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
 {

@@ -190,6 +190,56 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
     EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
+// CUDA frames cross as their memory: nvh264dec's frames go to one consumer process as CUDA IPC
+// handles (it reads the producer's device memory in place) and to another as DMA-BUFs over the
+// same memory; neither is a copy. The CUDA consumer's bytes equal nvh264dec's in this process, and
+// a consumer of system memory is told to download before the producer.
+TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
+{
+    if (!g2g::test::have_cuda_device())
+        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (nvh264dec)";
+    const std::string media = g2g::test::media_path("ball-1920x1080-300f.h264");
+    if (media.empty())
+        GTEST_SKIP() << "the sample stream ball-1920x1080-300f.h264 is not on this machine";
+    Scratch scratch("g2g-ipc");
+    const std::string decode = "filesrc location=" + media + " num-buffers=20 ! h264parse ! nvh264dec";
+    Consumer cuda(scratch, "cuda", "g2gprobe require=cuda ! cudadownload ! video/x-raw,format=NV12");
+    // CUDA memory exported as a DMA-BUF does not map for the CPU: the consumer checks its frames'
+    // domain and drops them before its filesink.
+    Consumer dmabuf(
+        scratch, "dmabuf",
+        "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf ! identity drop-probability=1.0");
+    Consumer refused(scratch, "refused", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    const g2g::test::LogCapture complaints;
+    const PipelineRun producer = run_pipeline(
+        decode + " ! g2gipcsink name=ipc min-consumers=2 queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 60 * GST_SECOND, stats_of_sink(stats));
+    EXPECT_EQ(producer.error, "");
+    const std::vector<std::string> complained = complaints.said();
+    EXPECT_TRUE(complained.empty()) << complained.front();
+    EXPECT_EQ(cuda.wait(), 0) << cuda.said();
+    const PipelineRun peer =
+        run_pipeline(decode + " ! cudadownload ! video/x-raw,format=NV12 ! appsink name=sink sync=false");
+    ASSERT_FALSE(peer.buffers.empty()) << peer.error;
+    EXPECT_TRUE(cuda.received() == g2g::test::bytes_of(peer.buffers))
+        << cuda.received().size() << " bytes against " << g2g::test::bytes_of(peer.buffers).size();
+    EXPECT_NE(refused.wait(), 0);
+    EXPECT_NE(refused.said().find("as CUDA memory"), std::string::npos) << refused.said();
+    EXPECT_NE(refused.said().find(": download them before ipc (cudadownload) for system memory"),
+              std::string::npos)
+        << refused.said();
+    ASSERT_NE(stats, nullptr);
+    const guint64 frames = stat_of(stats, "frames");
+    EXPECT_EQ(frames, guint64(peer.buffers.size()));
+    EXPECT_EQ(stat_of(stats, "copies"), 0u);
+    EXPECT_EQ(stat_of(stats, "conversions"), 0u);
+    EXPECT_EQ(dmabuf.wait(), 0) << dmabuf.said();
+    EXPECT_EQ(stat_of(stats, "shares"), 2 * frames);
+    gst_structure_free(stats);
+}
+
 // A producer killed with SIGKILL ends its consumer with an error naming the socket, at once (the
 // socket closes with the process): never a hang.
 TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)

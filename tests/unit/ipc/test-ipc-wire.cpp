@@ -27,6 +27,7 @@
 #include "memfd-dmabuf.h"
 #include "reference-frames.h"
 #include "ipc-socket.h"
+#include "ipc-cuda-record.h"
 #include "ipc-view.h"
 #include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
@@ -111,7 +112,8 @@ TEST(IpcWire, AHostileNewBufferIsRefusedWithItsFault)
     EXPECT_EQ(refusal(good, 1), "NEW_BUFFER 42 came with 1 file descriptor for 2 memories");
     EXPECT_EQ(refusal(good, 3), "NEW_BUFFER 42 came with 3 file descriptors for 2 memories");
     EXPECT_EQ(refusal(patched(good, 52, std::uint8_t(7)), 2),
-              "NEW_BUFFER 42 has memory of type 7, neither fd (0), DMA-BUF (1) nor g2g's Vulkan image (2)");
+              "NEW_BUFFER 42 has memory of type 7, neither fd (0), DMA-BUF (1), nor g2g's Vulkan image (2) "
+              "or CUDA IPC handle (3)");
     EXPECT_EQ(refusal(patched(good, 53, std::uint8_t(17)), 17),
               "NEW_BUFFER 42 declares 17 memories, more than a buffer holds (16)");
     EXPECT_EQ(refusal(std::span(good).first(kNewBufferFixed + 16), 2),
@@ -680,4 +682,49 @@ TEST(IpcVulkanRecord, TravelsWholeAndRefusesWhatItCannotBe)
     five.planes.resize(5);
     EXPECT_EQ(decode_vulkan_images(encode_vulkan_images(five)).error().message(),
               "a G2gVulkanImages record of 5 planes (1 to 4)");
+}
+
+// The G2gCudaIpc record and CUDA frames' messages: handles come back as they were sent; a record
+// that cannot be what it claims, and CUDA handles with descriptors, are refused.
+TEST(IpcCudaRecord, TravelsWholeAndRefusesWhatItCannotBe)
+{
+    g2g::cuda::IpcHandle handle;
+    for (std::size_t i = 0; i < handle.handle.size(); ++i)
+        handle.handle[i] = std::uint8_t(i * 3);
+    handle.offset = 512;
+    handle.size = 3110400;
+    const MetaRecord record = encode_cuda_handles({handle});
+    EXPECT_EQ(record.name, "G2gCudaIpc");
+    EXPECT_EQ(record.payload.size(), 80u);
+    g2g::Result<std::vector<g2g::cuda::IpcHandle>> back = decode_cuda_handles(record);
+    ASSERT_TRUE(back) << back.error().message();
+    ASSERT_EQ(back->size(), 1u);
+    EXPECT_TRUE((*back)[0] == handle);
+
+    MetaRecord later = record;
+    later.version = 2;
+    EXPECT_EQ(decode_cuda_handles(later).error().message(),
+              "a G2gCudaIpc record of version 2 (this g2g reads 1)");
+    MetaRecord cut = record;
+    cut.payload.resize(79);
+    EXPECT_EQ(decode_cuda_handles(cut).error().message(),
+              "a G2gCudaIpc record of 79 bytes, not whole 80-byte handles");
+    EXPECT_EQ(decode_cuda_handles(encode_cuda_handles({})).error().message(),
+              "a G2gCudaIpc record of 0 handles (1 to 16)");
+    EXPECT_EQ(decode_cuda_handles(encode_cuda_handles(std::vector<g2g::cuda::IpcHandle>(17, handle)))
+                  .error()
+                  .message(),
+              "a G2gCudaIpc record of 17 handles (1 to 16)");
+
+    NewBuffer message;
+    message.id = 42;
+    message.kind = MemoryKind::CudaIpc;
+    message.memories.push_back({handle.size, 0});
+    message.metas.push_back(record);
+    const std::vector<std::uint8_t> payload = encode(message);
+    g2g::Result<NewBuffer> decoded = decode_new_buffer(payload, 0);
+    ASSERT_TRUE(decoded) << decoded.error().message();
+    EXPECT_EQ(decoded->kind, MemoryKind::CudaIpc);
+    EXPECT_EQ(decode_new_buffer(payload, 1).error().message(),
+              "NEW_BUFFER 42 of CUDA IPC handles came with 1 file descriptor: it carries none");
 }
