@@ -4,10 +4,11 @@
 // payload), through the one decoder of gst/ipc/ipc-wire.
 //
 // Oracle: the payload is an exact-size allocation (AddressSanitizer reports a read past it), and
-//  - an accepted message has exactly one descriptor per memory, none of whose ends wraps past 2^64;
+//  - an accepted message has exactly one descriptor per memory (none for CUDA IPC handles), none of
+//    whose ends wraps past 2^64;
 //  - the decoder is strict, so what it accepts encodes back to the very bytes that came (a field
 //    read from the wrong place, or bytes skipped, would show there);
-//  - the same holds for each GstVideoMeta and G2gVulkanImages record it accepts.
+//  - the same holds for each GstVideoMeta, G2gVulkanImages and G2gCudaIpc record it accepts.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "fuzz-main.h"
+#include "ipc-cuda-record.h"
 #include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
 
@@ -53,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             fail("a refusal without a text");
         return 0;
     }
-    if (frame->memories.size() != fds)
+    if (frame->kind == g2g::ipc::MemoryKind::CudaIpc ? fds != 0 : frame->memories.size() != fds)
         fail("accepted " + std::to_string(frame->memories.size()) + " memories with " + std::to_string(fds) +
              " descriptors");
     for (const g2g::ipc::WireMemory &memory : frame->memories)
@@ -70,6 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             g2g::Result<g2g::ipc::VulkanImages> images = g2g::ipc::decode_vulkan_images(record);
             if (images && g2g::ipc::encode_vulkan_images(*images).payload != record.payload)
                 fail("an accepted G2gVulkanImages record does not encode back to its bytes");
+        } else if (record.name == g2g::ipc::kCudaRecordName) {
+            g2g::Result<std::vector<g2g::cuda::IpcHandle>> handles = g2g::ipc::decode_cuda_handles(record);
+            if (handles && g2g::ipc::encode_cuda_handles(*handles).payload != record.payload)
+                fail("an accepted G2gCudaIpc record does not encode back to its bytes");
         }
     }
     return 0;

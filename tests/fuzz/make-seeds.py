@@ -408,6 +408,13 @@ def ipc_wire_seeds():
                                                                         (16, 32, 24, 0x17, 0, 1, 8192)]))],
                                                                     kind=2))
 
+    write("ipc-wire", "nv12-cuda-ipc-handle", bytes([0]) + new_buffer([(3110400, 0)],
+                                                                      [(b"GstVideoMeta", 0, nv12),
+                                                                       (b"G2gCudaIpc", 1, bytes(range(64)) +
+                                                                        (512).to_bytes(8, "little") +
+                                                                        (3110400).to_bytes(8, "little"))],
+                                                                      kind=3))
+
 
 def vulkan_images(frame, planes):
     """A G2gVulkanImages record's payload (gst/ipc/ipc-vulkan-record.cpp)."""
