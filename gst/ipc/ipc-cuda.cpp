@@ -31,14 +31,8 @@ std::optional<Result<OutgoingFrame>> describe_cuda_frame(GstBuffer *frame, std::
     if (!handle)
         return Result<OutgoingFrame>(handle.error());
     OutgoingFrame out;
+    out.message = message_of(frame, id);
     NewBuffer &message = out.message;
-    message.id = id;
-    message.pts = GST_BUFFER_PTS(frame);
-    message.dts = GST_BUFFER_DTS(frame);
-    message.duration = GST_BUFFER_DURATION(frame);
-    message.offset = GST_BUFFER_OFFSET(frame);
-    message.offset_end = GST_BUFFER_OFFSET_END(frame);
-    message.flags = GST_BUFFER_FLAGS(frame);
     message.kind = MemoryKind::CudaIpc;
     message.memories.push_back({handle->size, 0});
     // The memory's own layout (its pitch), which its GstVideoMeta, where it has one, says too.
@@ -111,12 +105,7 @@ Result<BufferRef> CudaImports::build(gpointer context, const NewBuffer &message,
     BufferRef out = BufferRef::adopt(gst_buffer_new());
     gst_buffer_append_memory(out.get(), *memory);
     add_video_meta(out.get(), *layout_meta);
-    GST_BUFFER_PTS(out.get()) = message.pts;
-    GST_BUFFER_DTS(out.get()) = message.dts;
-    GST_BUFFER_DURATION(out.get()) = message.duration;
-    GST_BUFFER_OFFSET(out.get()) = message.offset;
-    GST_BUFFER_OFFSET_END(out.get()) = message.offset_end;
-    GST_BUFFER_FLAGS(out.get()) = message.flags;
+    set_fields(out.get(), message);
     return out;
 }
 

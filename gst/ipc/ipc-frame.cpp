@@ -54,10 +54,9 @@ GstVideoInfo layout_of(GstBuffer *frame, const GstVideoInfo &info)
 
 } // namespace
 
-Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
+NewBuffer message_of(GstBuffer *frame, std::uint64_t id)
 {
-    OutgoingFrame out;
-    NewBuffer &message = out.message;
+    NewBuffer message;
     message.id = id;
     message.pts = GST_BUFFER_PTS(frame);
     message.dts = GST_BUFFER_DTS(frame);
@@ -65,6 +64,24 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
     message.offset = GST_BUFFER_OFFSET(frame);
     message.offset_end = GST_BUFFER_OFFSET_END(frame);
     message.flags = GST_BUFFER_FLAGS(frame);
+    return message;
+}
+
+void set_fields(GstBuffer *frame, const NewBuffer &message)
+{
+    GST_BUFFER_PTS(frame) = message.pts;
+    GST_BUFFER_DTS(frame) = message.dts;
+    GST_BUFFER_DURATION(frame) = message.duration;
+    GST_BUFFER_OFFSET(frame) = message.offset;
+    GST_BUFFER_OFFSET_END(frame) = message.offset_end;
+    GST_BUFFER_FLAGS(frame) = message.flags;
+}
+
+Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
+{
+    OutgoingFrame out;
+    out.message = message_of(frame, id);
+    NewBuffer &message = out.message;
     const guint n = gst_buffer_n_memory(frame);
     if (n > kMaxMemories)
         return Error(ErrorCode::InvalidArgument, "a frame of " + std::to_string(n) +
@@ -154,12 +171,7 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
         GST_MINI_OBJECT_FLAG_SET(wrapped, GST_MEMORY_FLAG_READONLY);
         gst_buffer_append_memory(frame.get(), wrapped);
     }
-    GST_BUFFER_PTS(frame.get()) = message.pts;
-    GST_BUFFER_DTS(frame.get()) = message.dts;
-    GST_BUFFER_DURATION(frame.get()) = message.duration;
-    GST_BUFFER_OFFSET(frame.get()) = message.offset;
-    GST_BUFFER_OFFSET_END(frame.get()) = message.offset_end;
-    GST_BUFFER_FLAGS(frame.get()) = message.flags;
+    set_fields(frame.get(), message);
 
     const MetaRecord *layout = nullptr;
     const MetaRecord *view = nullptr;

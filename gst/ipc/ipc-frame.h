@@ -27,6 +27,11 @@ struct OutgoingFrame {
     std::vector<int> fds;
 };
 
+// NEW_BUFFER's fields of `frame` (its times, offsets and flags), id `id`, no memory or meta yet;
+// and the same fields put back on a frame that arrived.
+NewBuffer message_of(GstBuffer *frame, std::uint64_t id);
+void set_fields(GstBuffer *frame, const NewBuffer &message);
+
 // The message of `frame` (caps `info`), id `id`. Its metas: the layout of the memory it reads
 // (the view's source layout, or the frame's GstVideoMeta; none where the caps' layout is the
 // memory's) and the view it carries. Refused: memory that is not fd memory (named, as the element

@@ -40,7 +40,7 @@ void VulkanExports::stop()
 Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info)
 {
     if (!pool_->pool || pool_->device != engine.device()) {
-        pool_->pool = vulkan::ExportedPool::create(engine.device());
+        pool_->pool = vulkan::exported_pool(engine.device());
         pool_->device = engine.device();
     }
     Result<std::shared_ptr<vulkan::ExportedFrame>> exported = pool_->pool->acquire(info);
@@ -69,14 +69,8 @@ std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std
     if (!exported)
         return std::nullopt;
     OutgoingFrame out;
+    out.message = message_of(frame, id);
     NewBuffer &message = out.message;
-    message.id = id;
-    message.pts = GST_BUFFER_PTS(frame);
-    message.dts = GST_BUFFER_DTS(frame);
-    message.duration = GST_BUFFER_DURATION(frame);
-    message.offset = GST_BUFFER_OFFSET(frame);
-    message.offset_end = GST_BUFFER_OFFSET_END(frame);
-    message.flags = GST_BUFFER_FLAGS(frame);
     message.kind = MemoryKind::VulkanImage;
     VulkanImages images;
     images.identity = vulkan::identity_of(exported->device());
@@ -148,12 +142,7 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
     BufferRef face = frame->face(images->planes);
     if (!face)
         return refused("'s imported images cannot be wrapped as a frame");
-    GST_BUFFER_PTS(face.get()) = message.pts;
-    GST_BUFFER_DTS(face.get()) = message.dts;
-    GST_BUFFER_DURATION(face.get()) = message.duration;
-    GST_BUFFER_OFFSET(face.get()) = message.offset;
-    GST_BUFFER_OFFSET_END(face.get()) = message.offset_end;
-    GST_BUFFER_FLAGS(face.get()) = message.flags;
+    set_fields(face.get(), message);
     return face;
 }
 

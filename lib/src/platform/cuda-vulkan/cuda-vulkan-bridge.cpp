@@ -107,8 +107,8 @@ Result<std::shared_ptr<Bridge>> Bridge::create(gpointer cuda_context, std::share
     std::shared_ptr<Bridge> bridge(new Bridge());
     bridge->cuda_ = gst_object_ref(cuda);
     bridge->engine_ = std::move(engine);
-    bridge->images_ = SharedPool<SharedImages>::create(device, cuda);
-    bridge->buffers_ = SharedPool<SharedBuffer>::create(device, cuda);
+    bridge->images_ = shared_pool<SharedImages>(device, cuda);
+    bridge->buffers_ = shared_pool<SharedBuffer>(device, cuda);
     bridge->description_ = cuda_name + " and " + vulkan_name + ", GPU " + uuid_text(vulkan_uuid);
     return bridge;
 }

@@ -37,13 +37,13 @@
 
 namespace g2g::vulkan {
 class Engine;
-}
+template <typename Frame> class FramePool;
+} // namespace g2g::vulkan
 
 namespace g2g::cuda_vulkan {
 
 class SharedImages;
 class SharedBuffer;
-template <typename Frame> class SharedPool;
 
 // The UUID of the GPU `cuda_context` (a GstCudaContext) works on; nullopt without one or without
 // the bridge. What a Vulkan device is matched with.
@@ -92,8 +92,8 @@ private:
 
     gpointer cuda_ = nullptr; // GstCudaContext, one reference
     std::shared_ptr<vulkan::Engine> engine_;
-    std::shared_ptr<SharedPool<SharedImages>> images_;
-    std::shared_ptr<SharedPool<SharedBuffer>> buffers_;
+    std::shared_ptr<vulkan::FramePool<SharedImages>> images_;
+    std::shared_ptr<vulkan::FramePool<SharedBuffer>> buffers_;
     // Views of Vulkan frames are written here by the shader before their copy (the engine's pool).
     Ref<GstBufferPool> staging_;
     GstVideoInfo staging_info_{};

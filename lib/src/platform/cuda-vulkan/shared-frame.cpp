@@ -13,6 +13,7 @@
 #include "compat/vulkan-format-compat.h"
 #include "platform/vulkan/vulkan-commands.h"
 #include "platform/vulkan/vulkan-engine.h"
+#include "platform/vulkan/vulkan-external.h"
 
 namespace g2g::cuda_vulkan {
 
@@ -34,18 +35,6 @@ std::string frame_name(const GstVideoInfo &info)
 gsize align_up(gsize value, gsize alignment)
 {
     return (value + alignment - 1) / alignment * alignment;
-}
-
-// A device-local memory type of `allowed`, or -1.
-gint memory_type(GstVulkanDevice *device, guint32 allowed)
-{
-    const VkPhysicalDeviceMemoryProperties &properties = device->physical_device->memory_properties;
-    for (guint32 i = 0; i < properties.memoryTypeCount; ++i) {
-        if ((allowed >> i & 1) &&
-            (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-            return static_cast<gint>(i);
-    }
-    return -1;
 }
 
 } // namespace
@@ -90,7 +79,7 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
         return calls.error();
     if (!get_fd)
         return refused("the Vulkan device " + vulkan::Engine::describe(device_) + " has no vkGetMemoryFdKHR");
-    const gint type = memory_type(device_, requirements.memoryTypeBits);
+    const gint type = vulkan::device_local_memory_type(device_, requirements.memoryTypeBits);
     if (type < 0)
         return refused("no device-local Vulkan memory type holds " + what + " on " +
                        vulkan::Engine::describe(device_));

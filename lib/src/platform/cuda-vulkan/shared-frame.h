@@ -19,6 +19,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 #include "platform/vulkan/gst-vulkan.h"
+#include "platform/vulkan/frame-pool.h"
 
 #include <atomic>
 #include <memory>
@@ -128,84 +129,22 @@ private:
     GstVideoInfo layout_{};
 };
 
-// Frames of one kind and layout that no face holds, reused: importing an allocation into CUDA
-// costs far more than a frame's copy. A frame comes back when its last face is freed; frames are
-// freed with the pool, or when the layout changes.
-template <typename Frame> class SharedPool : public std::enable_shared_from_this<SharedPool<Frame>> {
-public:
-    static std::shared_ptr<SharedPool> create(GstVulkanDevice *device, GstCudaContext *cuda)
-    {
-        return std::shared_ptr<SharedPool>(new SharedPool(device, cuda));
-    }
-    ~SharedPool()
-    {
-        free_.clear();
-        gst_object_unref(cuda_);
-        gst_object_unref(device_);
-    }
+// Frames of one kind and layout that no face holds, reused (vulkan::FramePool): importing an
+// allocation into CUDA costs far more than a frame's copy.
+template <typename Frame> using SharedPool = vulkan::FramePool<Frame>;
 
-    // A frame of `info`'s format and size: a free one, or a new one.
-    Result<std::shared_ptr<Frame>> acquire(const GstVideoInfo &info)
-    {
-        std::unique_ptr<Frame> frame;
-        std::vector<std::unique_ptr<Frame>> stale;
-        {
-            const std::lock_guard lock(lock_);
-            if (!free_.empty() && !same_frame(free_.back()->info(), info))
-                stale.swap(free_);
-            if (!free_.empty()) {
-                frame = std::move(free_.back());
-                free_.pop_back();
-            }
-        }
-        stale.clear(); // outside the lock: freeing imports takes time
-        if (!frame) {
-            Result<std::unique_ptr<Frame>> made = Frame::create(device_, cuda_, info);
-            if (!made)
-                return made.error();
-            ++allocated_;
-            frame = std::move(*made);
-        }
-        const std::weak_ptr<SharedPool> pool = this->weak_from_this();
-        return std::shared_ptr<Frame>(frame.release(), [pool](Frame *done) {
-            if (const std::shared_ptr<SharedPool> owner = pool.lock())
-                owner->give_back(done);
-            else
-                delete done;
-        });
-    }
-
-    // Frames made since the pool was (each allocation exported to CUDA once).
-    guint64 allocated() const { return allocated_; }
-
-private:
-    SharedPool(GstVulkanDevice *device, GstCudaContext *cuda)
-        : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device))),
-          cuda_(static_cast<GstCudaContext *>(gst_object_ref(cuda)))
-    {
-    }
-
-    static bool same_frame(const GstVideoInfo &a, const GstVideoInfo &b)
-    {
-        return GST_VIDEO_INFO_FORMAT(&a) == GST_VIDEO_INFO_FORMAT(&b) &&
-               GST_VIDEO_INFO_WIDTH(&a) == GST_VIDEO_INFO_WIDTH(&b) &&
-               GST_VIDEO_INFO_HEIGHT(&a) == GST_VIDEO_INFO_HEIGHT(&b);
-    }
-
-    void give_back(Frame *frame)
-    {
-        std::unique_ptr<Frame> returned(frame);
-        const std::lock_guard lock(lock_);
-        if (free_.empty() || same_frame(free_.back()->info(), frame->info()))
-            free_.push_back(std::move(returned));
-        // else: a frame of a layout the stream left, freed here
-    }
-
-    GstVulkanDevice *device_;
-    GstCudaContext *cuda_;
-    std::mutex lock_;
-    std::vector<std::unique_ptr<Frame>> free_;
-    std::atomic<guint64> allocated_ = 0;
-};
+// A pool of `Frame`s (SharedImages or SharedBuffer) of `device`, imported into `cuda` (each held
+// while the pool lives).
+template <typename Frame>
+std::shared_ptr<SharedPool<Frame>> shared_pool(GstVulkanDevice *device, GstCudaContext *cuda)
+{
+    const std::shared_ptr<GstVulkanDevice> held_device(static_cast<GstVulkanDevice *>(gst_object_ref(device)),
+                                                       [](GstVulkanDevice *d) { gst_object_unref(d); });
+    const std::shared_ptr<GstCudaContext> held_cuda(static_cast<GstCudaContext *>(gst_object_ref(cuda)),
+                                                    [](GstCudaContext *c) { gst_object_unref(c); });
+    return SharedPool<Frame>::create([held_device, held_cuda](const GstVideoInfo &info) {
+        return Frame::create(held_device.get(), held_cuda.get(), info);
+    });
+}
 
 } // namespace g2g::cuda_vulkan

@@ -32,18 +32,6 @@ std::string frame_name(const GstVideoInfo &info)
            std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
 }
 
-// A device-local memory type of `allowed`, or -1: both sides pick the same one (same driver, same
-// image).
-gint device_local_type(GstVulkanDevice *device, guint32 allowed)
-{
-    const VkPhysicalDeviceMemoryProperties &properties = device->physical_device->memory_properties;
-    for (guint32 i = 0; i < properties.memoryTypeCount; ++i)
-        if ((allowed >> i & 1) &&
-            (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-            return static_cast<gint>(i);
-    return -1;
-}
-
 // The usage plane `format` gets (kUsage, plus storage where optimal tiling has it), or why the
 // device cannot export and import such images.
 Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, const std::string &which)
@@ -117,7 +105,7 @@ Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &pla
 Result<VkDeviceMemory> bind_memory(GstVulkanDevice *device, VkImage image,
                                    const VkMemoryRequirements &requirements, int fd, const std::string &which)
 {
-    const gint type = device_local_type(device, requirements.memoryTypeBits);
+    const gint type = device_local_memory_type(device, requirements.memoryTypeBits);
     if (type < 0)
         return refused("no device-local Vulkan memory type holds " + which + " on " +
                        Engine::describe(device));
@@ -186,6 +174,16 @@ GstMemory *wrap(GstVulkanDevice *device, const ExternalImage &plane, gpointer ho
 }
 
 } // namespace
+
+gint device_local_memory_type(GstVulkanDevice *device, guint32 allowed)
+{
+    const VkPhysicalDeviceMemoryProperties &properties = device->physical_device->memory_properties;
+    for (guint32 i = 0; i < properties.memoryTypeCount; ++i)
+        if ((allowed >> i & 1) &&
+            (properties.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            return static_cast<gint>(i);
+    return -1;
+}
 
 DeviceIdentity identity_of(GstVulkanDevice *device)
 {
@@ -339,70 +337,12 @@ std::shared_ptr<ExportedFrame> ExportedFrame::of_memory(GstMemory *memory)
 
 // ---- ExportedPool ----
 
-namespace {
-
-bool same_layout(const GstVideoInfo &a, const GstVideoInfo &b)
+std::shared_ptr<ExportedPool> exported_pool(GstVulkanDevice *device)
 {
-    return GST_VIDEO_INFO_FORMAT(&a) == GST_VIDEO_INFO_FORMAT(&b) &&
-           GST_VIDEO_INFO_WIDTH(&a) == GST_VIDEO_INFO_WIDTH(&b) &&
-           GST_VIDEO_INFO_HEIGHT(&a) == GST_VIDEO_INFO_HEIGHT(&b);
-}
-
-} // namespace
-
-ExportedPool::ExportedPool(GstVulkanDevice *device)
-    : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device)))
-{
-}
-
-ExportedPool::~ExportedPool()
-{
-    free_.clear();
-    gst_object_unref(device_);
-}
-
-std::shared_ptr<ExportedPool> ExportedPool::create(GstVulkanDevice *device)
-{
-    return std::shared_ptr<ExportedPool>(new ExportedPool(device));
-}
-
-Result<std::shared_ptr<ExportedFrame>> ExportedPool::acquire(const GstVideoInfo &info)
-{
-    std::unique_ptr<ExportedFrame> frame;
-    std::vector<std::unique_ptr<ExportedFrame>> stale;
-    {
-        const std::lock_guard lock(lock_);
-        if (!free_.empty() && !same_layout(free_.back()->info(), info))
-            stale.swap(free_);
-        if (!free_.empty()) {
-            frame = std::move(free_.back());
-            free_.pop_back();
-        }
-    }
-    stale.clear();
-    if (!frame) {
-        Result<std::unique_ptr<ExportedFrame>> made = ExportedFrame::create(device_, info);
-        if (!made)
-            return made.error();
-        ++allocated_;
-        frame = std::move(*made);
-    }
-    const std::weak_ptr<ExportedPool> pool = weak_from_this();
-    return std::shared_ptr<ExportedFrame>(frame.release(), [pool](ExportedFrame *done) {
-        if (const std::shared_ptr<ExportedPool> owner = pool.lock())
-            owner->give_back(done);
-        else
-            delete done;
-    });
-}
-
-void ExportedPool::give_back(ExportedFrame *frame)
-{
-    std::unique_ptr<ExportedFrame> returned(frame);
-    const std::lock_guard lock(lock_);
-    if (free_.empty() || same_layout(free_.back()->info(), frame->info()))
-        free_.push_back(std::move(returned));
-    // else: a frame of a layout the stream left, freed here
+    const std::shared_ptr<GstVulkanDevice> held(static_cast<GstVulkanDevice *>(gst_object_ref(device)),
+                                                [](GstVulkanDevice *d) { gst_object_unref(d); });
+    return ExportedPool::create(
+        [held](const GstVideoInfo &info) { return ExportedFrame::create(held.get(), info); });
 }
 
 // ---- ImportedFrame ----

@@ -26,11 +26,15 @@
 #include <g2g/error.h>
 #include <g2g/gst-ref.h>
 
+#include "frame-pool.h"
 #include "vulkan-external-plane.h"
 
 namespace g2g::vulkan {
 
 DeviceIdentity identity_of(GstVulkanDevice *device);
+// The first device-local memory type of `allowed` (a VkMemoryRequirements' memoryTypeBits), or -1:
+// an exporter and an importer of the same image on the same driver pick the same one.
+gint device_local_memory_type(GstVulkanDevice *device, guint32 allowed);
 std::string uuid_text(const Uuid &uuid);
 
 // One plane's image and its allocation; an exported one's fd is owned here (closed with its frame),
@@ -77,23 +81,8 @@ private:
 };
 
 // Exported frames of one layout that no face holds, reused: a consumer imports each once.
-class ExportedPool : public std::enable_shared_from_this<ExportedPool> {
-public:
-    static std::shared_ptr<ExportedPool> create(GstVulkanDevice *device);
-    ~ExportedPool();
-    // A frame of `info`'s format and size: a free one, or a new one.
-    Result<std::shared_ptr<ExportedFrame>> acquire(const GstVideoInfo &info);
-    std::uint64_t allocated() const { return allocated_; }
-
-private:
-    explicit ExportedPool(GstVulkanDevice *device);
-    void give_back(ExportedFrame *frame);
-
-    GstVulkanDevice *device_;
-    std::mutex lock_;
-    std::vector<std::unique_ptr<ExportedFrame>> free_;
-    std::uint64_t allocated_ = 0;
-};
+using ExportedPool = FramePool<ExportedFrame>;
+std::shared_ptr<ExportedPool> exported_pool(GstVulkanDevice *device); // the device held while it lives
 
 class ImportedFrame : public std::enable_shared_from_this<ImportedFrame> {
 public:
