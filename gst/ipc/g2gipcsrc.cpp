@@ -105,8 +105,10 @@ struct SrcState {
     GstVideoInfo info{};
     bool have_info = false;
     bool view_caps = false;
-    bool g2g_producer = false; // it sent a SEGMENT: frames carry their own times
-    GstSegment segment{};      // the producer's
+    g2g::ipc::MemoryKind device_kind =
+        g2g::ipc::MemoryKind::Fd; // what a frame of these caps is: a device's kind, or fds
+    bool g2g_producer = false;    // it sent a SEGMENT: frames carry their own times
+    GstSegment segment{};         // the producer's
     bool segment_pending = false;
 };
 
@@ -278,6 +280,9 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
         return GST_FLOW_ERROR;
     if (domain == g2g::MemoryDomainKind::Cuda && !self->priv->cuda.ensure(GST_ELEMENT(self)))
         return GST_FLOW_ERROR;
+    state.device_kind = domain == g2g::MemoryDomainKind::VulkanTexture ? g2g::ipc::MemoryKind::VulkanImage
+                        : domain == g2g::MemoryDomainKind::Cuda        ? g2g::ipc::MemoryKind::CudaIpc
+                                                                       : g2g::ipc::MemoryKind::Fd;
     const GstCapsFeatures *features = gst_caps_get_features(caps.get(), 0);
     state.view_caps = features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
     state.info = info;
@@ -334,13 +339,20 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
     }
     const bool images = decoded->kind == g2g::ipc::MemoryKind::VulkanImage;
     const bool cuda = decoded->kind == g2g::ipc::MemoryKind::CudaIpc;
-    const std::shared_ptr<g2g::vulkan::Engine> engine = images ? self->priv->vulkan.engine() : nullptr;
-    if ((images && !engine) || (cuda && !self->priv->cuda.context())) {
+    // A device's memory in its own caps alone, and descriptors (memfds, DMA-BUFs) in no device's.
+    const g2g::ipc::MemoryKind kind = images || cuda ? decoded->kind : g2g::ipc::MemoryKind::Fd;
+    if (kind != state.device_kind) {
+        auto name = [](g2g::ipc::MemoryKind k) {
+            return k == g2g::ipc::MemoryKind::VulkanImage ? "Vulkan images"
+                   : k == g2g::ipc::MemoryKind::CudaIpc   ? "CUDA memory"
+                                                          : "memfds or DMA-BUFs";
+        };
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                    std::string("sent ") + (images ? "Vulkan images" : "CUDA memory") +
-                        " in caps of another memory");
+                    std::string("sent a frame of ") + name(kind) + " in a stream of " +
+                        name(state.device_kind) + " (its caps)");
     }
+    const std::shared_ptr<g2g::vulkan::Engine> engine = images ? self->priv->vulkan.engine() : nullptr;
     g2g::Result<g2g::BufferRef> frame =
         images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
                                            state.info)

@@ -362,6 +362,35 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
 }
 #endif
 
+// A frame's memory kind must be what its stream's caps say: device memory in a stream of memfds
+// (and memfds in a stream of Vulkan images) would be read as what it is not.
+TEST(IpcHostileProducer, AFrameOfAnotherMemoryThanItsCapsIsRefused)
+{
+    const Ended images = consumer_of([](int socket) {
+        NewBuffer message = frame_message(kFrameSize);
+        message.kind = MemoryKind::VulkanImage;
+        const UniqueFd fd(g2g::test::make_memfd(kFrameSize));
+        const int fds[] = {fd.get()};
+        send_message(socket, MessageType::NewBuffer, encode(message), fds);
+    });
+    EXPECT_EQ(images.status, 1) << images.said;
+    EXPECT_TRUE(
+        says(images, "/socket sent a frame of Vulkan images in a stream of memfds or DMA-BUFs (its caps)"))
+        << images.said;
+    SKIP_WITHOUT_VULKAN();
+    const Ended memfds = consumer_of(
+        [](int socket) {
+            const UniqueFd fd(g2g::test::make_memfd(kFrameSize));
+            const int fds[] = {fd.get()};
+            send_message(socket, MessageType::NewBuffer, encode(frame_message(kFrameSize)), fds);
+        },
+        Stream::Vulkan);
+    EXPECT_EQ(memfds.status, 1) << memfds.said;
+    EXPECT_TRUE(
+        says(memfds, "/socket sent a frame of memfds or DMA-BUFs in a stream of Vulkan images (its caps)"))
+        << memfds.said;
+}
+
 // A producer's CUDA handles are checked before the driver opens anything: a layout past the memory
 // it says it sends is refused, and a handle the driver does not know ends the consumer with the
 // driver's error, never a read of memory that is not there.
