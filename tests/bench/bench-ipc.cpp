@@ -10,7 +10,10 @@
 //    as the producer's memfds).
 // The peers: shmsink / shmsrc (every version; shmsrc carries no caps, so its consumers state them),
 // unixfdsink / unixfdsrc where GStreamer has them (1.24 on).
-// Usage: bench-ipc [--frames N] [--rounds R] [--consumers 1,4,16] [--size WxH]
+// With --domain cuda the frames are CUDA memory (cudaupload after the source, measured in the
+// baseline too), crossing by g2gipcsink's CUDA IPC handles against cudaipcsink / cudaipcsrc (1.24
+// on, where the nvcodec plugin has them).
+// Usage: bench-ipc [--frames N] [--rounds R] [--consumers 1,4,16] [--size WxH] [--domain system|cuda]
 //        bench-ipc consume DESCRIPTION OUT FRAMES   (a consumer process: this program runs itself)
 #include <gst/gst.h>
 
@@ -126,10 +129,14 @@ std::string caps_of(int width, int height)
            ",framerate=30/1";
 }
 
+// "system" or "cuda" (--domain): where the source's frames are.
+std::string domain = "system";
+
 std::string source_description(int frames, int width, int height)
 {
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
-           caps_of(width, height);
+           caps_of(width, height) +
+           (domain == "cuda" ? " ! cudaupload ! video/x-raw(memory:CUDAMemory)" : "");
 }
 
 // Plays `pipeline` to its end; the CPU seconds this process spent meanwhile, negative on error.
@@ -248,6 +255,8 @@ int main(int argc, char **argv)
             frames = std::atoi(argv[i + 1]);
         else if (option == "--rounds")
             rounds = std::max(1, std::atoi(argv[i + 1]));
+        else if (option == "--domain")
+            domain = argv[i + 1];
         else if (option == "--size")
             std::sscanf(argv[i + 1], "%dx%d", &width, &height);
         else if (option == "--consumers") {
@@ -259,15 +268,29 @@ int main(int argc, char **argv)
     }
     const std::string caps = caps_of(width, height);
     const std::string frame_bytes = std::to_string(static_cast<std::uint64_t>(width) * height * 3 / 2);
-    std::vector<Transport> transports = {
-        {"g2gipc", "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
-         "g2gipcsrc name=src socket-path={socket}"},
-        {"shm",
-         "shmsink socket-path={socket} sync=false wait-for-connection=true shm-size=" +
-             std::to_string(std::stoull(frame_bytes) * 12),
-         "shmsrc name=src is-live=true socket-path={socket} ! " + caps},
-    };
-    if (g2g::bench::have_element("unixfdsink")) {
+    std::vector<Transport> transports;
+    if (domain == "cuda") {
+        if (!g2g::bench::have_element("cudaupload")) {
+            std::printf("bench-ipc --domain cuda: no cudaupload here (the nvcodec plugin and a GPU)\n");
+            return 0;
+        }
+        // Its consumers say they take CUDA memory (a downstream of ANY caps takes system memory).
+        transports.push_back({"g2gipc",
+                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
+                              "g2gipcsrc name=src socket-path={socket} ! video/x-raw(memory:CUDAMemory)"});
+        if (g2g::bench::have_element("cudaipcsink"))
+            transports.push_back({"cudaipc", "cudaipcsink address={socket} sync=false",
+                                  "cudaipcsrc name=src address={socket}"});
+    } else {
+        transports.push_back({"g2gipc",
+                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
+                              "g2gipcsrc name=src socket-path={socket}"});
+        transports.push_back({"shm",
+                              "shmsink socket-path={socket} sync=false wait-for-connection=true shm-size=" +
+                                  std::to_string(std::stoull(frame_bytes) * 12),
+                              "shmsrc name=src is-live=true socket-path={socket} ! " + caps});
+    }
+    if (domain != "cuda" && g2g::bench::have_element("unixfdsink")) {
         GstElement *probe = gst_element_factory_make("unixfdsink", nullptr);
         const bool waits = g_object_class_find_property(G_OBJECT_GET_CLASS(probe), "wait-for-connection");
         gst_object_unref(gst_object_ref_sink(probe));
@@ -277,7 +300,8 @@ int main(int argc, char **argv)
                               "unixfdsrc name=src socket-path={socket}"});
     }
     gchar *version = gst_version_string();
-    std::printf("bench-ipc: %dx%d NV12, %d frames at 30 fr/s, %s\n", width, height, frames, version);
+    std::printf("bench-ipc: %dx%d NV12 in %s memory, %d frames at 30 fr/s, %s\n", width, height,
+                domain.c_str(), frames, version);
     g_free(version);
     // Alternating rounds: each round measures the source alone, then every transport, so that all
     // see the same spells of load on a shared machine; each figure is the median of its rounds.
