@@ -269,9 +269,13 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
     g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(text->c_str()));
     const g2g::CapsRef plain = caps ? g2g::dmabuf::caps_from_dma_drm(caps.get()) : g2g::CapsRef();
     GstVideoInfo info;
-    if (!caps || !gst_caps_is_fixed(caps.get()) || !plain || !gst_video_info_from_caps(&info, plain.get()))
+    const char *why = !caps                                                     ? "they do not parse"
+                      : !gst_caps_is_fixed(caps.get())                          ? "not fixed"
+                      : !plain || !gst_video_info_from_caps(&info, plain.get()) ? "no video layout"
+                                                                                : nullptr;
+    if (why)
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                    "sent caps of no fixed video frame: " + *text);
+                    "sent caps of no fixed video frame: " + *text + " (" + why + ")");
     if (!gst_base_src_set_caps(GST_BASE_SRC(self), caps.get()))
         return fail(self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
                     "sent " + *text + ", which downstream does not take");
@@ -545,6 +549,9 @@ static void g2g_ipc_src_init(G2gIpcSrc *self)
     self->priv->vulkan.provide([](GstElement *) { return std::optional<g2g::element::GpuUuid>(); });
     gst_base_src_set_live(GST_BASE_SRC(self), TRUE);
     gst_base_src_set_format(GST_BASE_SRC(self), GST_FORMAT_TIME);
-    // GstVideoMeta's record is read by name: the meta must be known in this process.
+    // GstVideoMeta's record is read by name: the meta must be known in this process; so must the
+    // video library's types a producer's caps carry (nvh264dec's multiview flag set), before the
+    // first caps are parsed.
     gst_video_meta_get_info();
+    gst_video_multiview_flagset_get_type();
 }
