@@ -36,7 +36,7 @@ import numpy
 import g2g
 
 CUDA_CAPS = "video/x-raw(memory:CUDAMemory)"
-FRAMES = 12
+FRAMES = 12  # compared byte for byte with nvh264dec's here; every frame is checked for its memory
 
 
 class NvdecFramesOfAnotherProcessInTorch(unittest.TestCase):
@@ -44,8 +44,9 @@ class NvdecFramesOfAnotherProcessInTorch(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="g2g-ipc-torch-") as scratch:
             socket = os.path.join(scratch, "socket")
             log = open(os.path.join(scratch, "producer.log"), "w+")
+            self.addCleanup(log.close)
             producer = subprocess.Popen(
-                ["gst-launch-1.0", "-m", "filesrc", f"location={MEDIA}", f"num-buffers={FRAMES}", "!", "h264parse",
+                ["gst-launch-1.0", "-m", "filesrc", f"location={MEDIA}", "!", "h264parse",
                  "!", "nvh264dec", "!", "g2gipcsink", f"socket-path={socket}", "min-consumers=1", "queue-full=wait"],
                 stdout=log, stderr=subprocess.STDOUT)
             try:
@@ -72,7 +73,8 @@ class NvdecFramesOfAnotherProcessInTorch(unittest.TestCase):
                             self.assertEqual(tensor.data_ptr(), plane.data_ptr)
                             self.assertTrue(pointer <= tensor.data_ptr() < pointer + size)
                         self.assertEqual(tensors[0].data_ptr(), pointer, "luma starts the frame's memory")
-                        received.append([tensor.cpu().numpy() for tensor in tensors])
+                        received.append([tensor.cpu().numpy() for tensor in tensors] if len(received) < FRAMES
+                                        else None)
                         del tensors, frame
                 self.assertEqual(producer.wait(timeout=30), 0)
             finally:
@@ -84,13 +86,13 @@ class NvdecFramesOfAnotherProcessInTorch(unittest.TestCase):
             self.assertIsNotNone(stats, said)
             self.assertIn("copies=(guint64)0,", stats.group(1))
             self.assertIn("conversions=(guint64)0,", stats.group(1))
-            self.assertIn(f"shares=(guint64){FRAMES},", stats.group(1))
+            self.assertIn(f"shares=(guint64){len(received)},", stats.group(1))
 
-        self.assertEqual(len(received), FRAMES)
-        with Pipeline(f"filesrc location={MEDIA} num-buffers={FRAMES} ! h264parse ! nvh264dec ! cudadownload ! "
+        self.assertGreater(len(received), FRAMES)
+        with Pipeline(f"filesrc location={MEDIA} ! h264parse ! nvh264dec ! cudadownload ! "
                       "video/x-raw ! appsink name=host sync=false max-buffers=2 enable-last-sample=false") as peer:
             host = peer.element("host")
-            for planes in received:
+            for planes in received[:FRAMES]:
                 expected = g2g.pull(host, timeout=20)
                 self.assertIsNotNone(expected, "nvh264dec decoded fewer frames here")
                 for got, want in zip(planes, expected.planes):
