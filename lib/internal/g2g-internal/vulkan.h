@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The Vulkan part of the plugin's contract with the library (plugin-interface.h says what the
 // contract is): internal, never installed, no ABI promise. It includes GStreamer's Vulkan library
-// and the Vulkan SDK's header, so only gst/common/vulkan-* and gst/ipc/ipc-vulkan.cpp include it (DESIGN.md: only a
-// platform's folder and gst/common/<platform>-* include a platform SDK header).
+// and the Vulkan SDK's header, so only gst/common/vulkan-* and gst/ipc/ipc-vulkan.cpp include it (DESIGN.md:
+// only a platform's folder and gst/common/<platform>-* include a platform SDK header).
 #pragma once
 
 // GStreamer's Vulkan headers with the C linkage some of 1.22's lack.

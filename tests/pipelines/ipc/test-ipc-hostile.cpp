@@ -213,7 +213,8 @@ TEST(IpcHostileProducer, CapsOfNoFixedVideoFrameAreRefused)
         },
         Stream::NoCaps);
     EXPECT_EQ(ended.status, 1) << ended.said;
-    EXPECT_TRUE(says(ended, "/socket sent caps of no fixed video frame: video/x-raw, format={ NV12, I420 } (not fixed)"))
+    EXPECT_TRUE(says(
+        ended, "/socket sent caps of no fixed video frame: video/x-raw, format={ NV12, I420 } (not fixed)"))
         << ended.said;
 }
 
