@@ -114,7 +114,9 @@ GstCaps *template_caps()
     g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf.get());
     GstCaps *all = gst_caps_merge(caps.release(), both.release());
     if (g2g::ipc::vulkan_built())
-        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:VulkanImage)"));
+        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:VulkanImage); "
+                                                       "video/x-raw(memory:VulkanImage, " G2G_CAPS_FEATURE_META_TENSOR_VIEW
+                                                       ")"));
     if (g2g::ipc::cuda_built())
         all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:CUDAMemory)"));
     return all;

@@ -359,7 +359,7 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
     const std::shared_ptr<g2g::vulkan::Engine> engine = images ? self->priv->vulkan.engine() : nullptr;
     g2g::Result<g2g::BufferRef> frame =
         images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
-                                           state.info)
+                                           state.info, state.view_caps)
         : cuda ? self->priv->cuda_imports.build(self->priv->cuda.context(), *decoded, state.info)
                : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
     if (!frame) {

@@ -199,7 +199,7 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
     if (view && !view_caps)
         return refused(message.id, "carries a view in caps without meta:G2gTensorView");
     if (view) {
-        Result<FrameView> decoded = decode_view(*view, frame.get(), info);
+        Result<FrameView> decoded = decode_view(*view, frame.get(), info, info);
         if (!decoded)
             return refused(message.id, decoded.error().message());
         attach_tensor_view(frame.get(), std::move(*decoded));

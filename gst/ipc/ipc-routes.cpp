@@ -39,6 +39,13 @@ CapsRef fixed_for(const GstCaps *candidate, const GstCaps *accepts)
     return CapsRef::adopt(gst_caps_fixate(both.release()));
 }
 
+// `caps` (fixed) carry meta:G2gTensorView: their frames are views.
+bool has_view_feature(const GstCaps *caps)
+{
+    const GstCapsFeatures *features = gst_caps_get_features(caps, 0);
+    return features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
 bool all_fd_memory(GstBuffer *frame)
 {
     const guint n = gst_buffer_n_memory(frame);
@@ -90,17 +97,28 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
         return decision; // no stream yet: decided at its caps
     const std::optional<K> domain = detail::domain_of(stream);
     if (domain == K::VulkanTexture) {
-        // Vulkan images cross as images (copied once into exportable ones), to consumers of them.
-        if (accepts) {
-            if (fixed_for(stream, accepts)) {
-                decision.route = kRouteDirect;
-                decision.caps = CapsRef::adopt(gst_caps_copy(stream));
+        // Vulkan images cross as images (copied once into exportable ones), to consumers of them; a
+        // view as its view over those copies, or written dense once on the device for consumers of
+        // dense images.
+        const bool view = has_view_feature(stream);
+        if (accepts && fixed_for(stream, accepts)) {
+            decision.route = kRouteDirect;
+            decision.caps = CapsRef::adopt(gst_caps_copy(stream));
+            return decision;
+        }
+        if (accepts && view) {
+            const CapsRef dense = tee::in_domain(stream, K::VulkanTexture);
+            if (CapsRef caps = fixed_for(dense.get(), accepts)) {
+                decision.route = kRouteDense;
+                decision.caps = std::move(caps);
                 return decision;
             }
         }
-        decision.refusal = sink + " sends " + caps_text(stream) + " as Vulkan images; the consumer takes " +
+        decision.refusal = sink + " sends " + caps_text(stream) + " as Vulkan images" +
+                           (view ? " (as views, or written dense)" : "") + "; the consumer takes " +
                            (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
-                           ": download them before " + sink + " (vulkandownload) for system memory";
+                           (view ? ": write them as system memory before " + sink + " (g2gmaterialize)"
+                                 : ": download them before " + sink + " (vulkandownload) for system memory");
         return decision;
     }
     if (domain == K::Cuda) {
@@ -189,6 +207,7 @@ Result<void> RouteForms::set_stream(const GstCaps *caps)
     stream_dmabuf_ = detail::domain_of(caps) == K::DmaBuf;
     stream_vulkan_ = detail::domain_of(caps) == K::VulkanTexture;
     stream_cuda_ = detail::domain_of(caps) == K::Cuda;
+    stream_view_ = has_view_feature(caps);
     return {};
 }
 
@@ -199,7 +218,8 @@ void RouteForms::set_engine(std::shared_ptr<vulkan::Engine> engine)
 
 void RouteForms::stop()
 {
-    vulkan_exports_.stop();
+    vulkan_copies_.stop();
+    vulkan_dense_.stop();
     for (Ref<GstBufferPool> *pool : {&copies_, &dense_, &dmabufs_}) {
         if (*pool)
             gst_buffer_pool_set_active(pool->get(), FALSE);
@@ -209,7 +229,7 @@ void RouteForms::stop()
 
 MemoryKind RouteForms::kind(RouteId route) const
 {
-    if (route == kRouteDirect && stream_vulkan_)
+    if (stream_vulkan_) // direct, and a view written dense
         return MemoryKind::VulkanImage;
     if (route == kRouteDirect && stream_cuda_)
         return MemoryKind::CudaIpc;
@@ -242,6 +262,8 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
             return BufferRef::adopt(gst_buffer_ref(frame));
         return copy_to_memfd(frame);
     case kRouteDense: {
+        if (stream_vulkan_)
+            return materialize_to_exported(frame, sink);
         if (stream_dmabuf_)
             return BufferRef::adopt(gst_buffer_ref(frame)); // read in place: the DMA-BUF as fd memory
         const FrameView *view = tensor_view_of(frame);
@@ -307,16 +329,37 @@ Result<BufferRef> RouteForms::cuda_to_dmabuf(GstBuffer *frame)
     return std::move(exported->frame);
 }
 
-// A Vulkan frame copied once, on the pipeline's queue, into images another process imports.
+// A Vulkan frame copied once, on the pipeline's queue, into images another process imports; a
+// view's source frame, the view rebuilt over the copy.
 Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::string &sink)
 {
     if (!engine_)
         return Error(ErrorCode::UnsupportedDomain, sink + " has no Vulkan queue to copy the frame on");
-    Result<BufferRef> exported = vulkan_exports_.copy(*engine_, frame, info_);
+    const FrameView *view = stream_view_ ? tensor_view_of(frame) : nullptr;
+    if (stream_view_ && !view)
+        return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+    Result<BufferRef> exported = vulkan_copies_.copy(*engine_, frame, info_, view);
     if (!exported)
         return exported;
     ++counters_.copies;
-    counters_.bytes_copied += GST_VIDEO_INFO_SIZE(&info_);
+    counters_.bytes_copied += view ? GST_VIDEO_INFO_SIZE(&view->source_layout()) : GST_VIDEO_INFO_SIZE(&info_);
+    return exported;
+}
+
+// A Vulkan view written dense once, by the engine's shader, into images another process imports.
+Result<BufferRef> RouteForms::materialize_to_exported(GstBuffer *frame, const std::string &sink)
+{
+    if (!engine_)
+        return Error(ErrorCode::UnsupportedDomain, sink + " has no Vulkan queue to write the view on");
+    const FrameView *view = tensor_view_of(frame);
+    if (!view)
+        return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+    Result<BufferRef> exported = vulkan_dense_.materialize(*engine_, frame, *view);
+    if (!exported)
+        return exported;
+    const std::string pair = pair_name(K::VulkanTexture, K::VulkanTexture);
+    ++counters_.conversions[pair];
+    counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&info_);
     return exported;
 }
 

@@ -12,7 +12,9 @@
 // written once into a memfd (counted as a System-to-System conversion).
 // A consumer that said nothing (unixfdsrc) takes the stream as unixfdsink would send it, its view
 // dense. A VulkanImage stream goes to consumers of Vulkan images alone (direct: each frame copied
-// once on the device into images another process imports, ipc-vulkan.h). A CUDA stream goes to
+// once on the device into images another process imports, ipc-vulkan.h; a view as its view over
+// the copy of its source; dense: a view written dense once by the engine's shader into such images,
+// for consumers of dense images). A CUDA stream goes to
 // consumers of CUDA memory (direct: its IPC handle, ipc-cuda.h) and of DMA-BUFs (dmabuf: the same
 // device memory exported as a DMA-BUF), with no copy either way.
 #pragma once
@@ -68,16 +70,17 @@ private:
     Result<BufferRef> dense(GstBuffer *frame, const FrameView &view, MemoryDomainKind from);
     Result<BufferRef> to_dmabuf(GstBuffer *frame, const std::string &sink);
     Result<BufferRef> copy_to_exported(GstBuffer *frame, const std::string &sink);
+    Result<BufferRef> materialize_to_exported(GstBuffer *frame, const std::string &sink);
     Result<BufferRef> cuda_to_dmabuf(GstBuffer *frame);
 
     CapsRef stream_;
     GstVideoInfo info_{};
-    bool stream_dmabuf_ = false, stream_vulkan_ = false, stream_cuda_ = false;
+    bool stream_dmabuf_ = false, stream_vulkan_ = false, stream_cuda_ = false, stream_view_ = false;
     Ref<GstBufferPool> copies_, dense_, dmabufs_;
     gsize copies_size_ = 0, dense_size_ = 0;
     FormCounters counters_;
     std::shared_ptr<vulkan::Engine> engine_;
-    VulkanExports vulkan_exports_;
+    VulkanExports vulkan_copies_, vulkan_dense_; // one layout each: a view's source, the view dense
 };
 
 } // namespace g2g::ipc

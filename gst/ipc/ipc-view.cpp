@@ -67,7 +67,7 @@ void add_video_meta(GstBuffer *frame, const WireVideoMeta &meta)
                                    meta.n_planes, offsets, strides);
 }
 
-Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info)
+Result<ViewRecord> read_view(const MetaRecord &record, const GstVideoInfo &stream)
 {
     if (record.version != kViewRecordVersion)
         return refused("of version " + std::to_string(record.version) + ", not " +
@@ -77,26 +77,38 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
                        std::to_string(kPayload));
     Reader reader(record.payload);
     std::uint32_t format_value = 0;
-    Grid<PixelStep> wanted;
+    ViewRecord read;
+    Grid<PixelStep> &wanted = read.pixels;
     reader.le(format_value); // the length was checked: every read below is inside the payload
     reader.le(wanted.width);
     reader.le(wanted.height);
     for (std::int64_t *field :
          {&wanted.origin.x, &wanted.origin.y, &wanted.col.x, &wanted.col.y, &wanted.row.x, &wanted.row.y})
         reader.le(*field);
-    const auto format = static_cast<GstVideoFormat>(format_value);
-    if (format != GST_VIDEO_INFO_FORMAT(&source_info))
-        return refused("of format " + std::to_string(format) + " over a frame of " +
-                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&source_info)));
+    read.format = static_cast<GstVideoFormat>(format_value);
+    if (read.format != GST_VIDEO_INFO_FORMAT(&stream))
+        return refused("of format " + std::to_string(read.format) + " over a frame of " +
+                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&stream)));
     if (wanted.width == 0 || wanted.height == 0)
         return refused("of " + std::to_string(wanted.width) + "x" + std::to_string(wanted.height) +
                        " pixels");
+    if (wanted.width != std::uint32_t(GST_VIDEO_INFO_WIDTH(&stream)) ||
+        wanted.height != std::uint32_t(GST_VIDEO_INFO_HEIGHT(&stream)))
+        return refused("of " + std::to_string(wanted.width) + "x" + std::to_string(wanted.height) +
+                       " pixels in a stream of " + std::to_string(GST_VIDEO_INFO_WIDTH(&stream)) + "x" +
+                       std::to_string(GST_VIDEO_INFO_HEIGHT(&stream)));
     if (!unit_axis_step(wanted.col) || !unit_axis_step(wanted.row) ||
         (wanted.col.x == 0) == (wanted.row.x == 0))
         return refused("whose steps are not a crop and an orientation (a column step of (" +
                        std::to_string(wanted.col.x) + ", " + std::to_string(wanted.col.y) +
                        "), a row step of (" + std::to_string(wanted.row.x) + ", " +
                        std::to_string(wanted.row.y) + "))");
+    return read;
+}
+
+Result<FrameView> view_over(const ViewRecord &record, GstBuffer *frame, const GstVideoInfo &source_info)
+{
+    const Grid<PixelStep> &wanted = record.pixels;
     Result<FrameView> identity = FrameView::of_frame(frame, source_info);
     if (!identity)
         return identity.error();
@@ -134,6 +146,16 @@ Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const 
         }
     }
     return refused("whose grid no orientation of its rectangle makes");
+}
+
+
+Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info,
+                              const GstVideoInfo &stream)
+{
+    Result<ViewRecord> read = read_view(record, stream);
+    if (!read)
+        return read.error();
+    return view_over(*read, frame, source_info);
 }
 
 } // namespace g2g::ipc

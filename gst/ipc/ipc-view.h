@@ -27,10 +27,26 @@ MetaRecord encode_view(const FrameView &view);
 WireVideoMeta video_meta_of(const GstVideoInfo &layout);
 void add_video_meta(GstBuffer *frame, const WireVideoMeta &meta);
 
-// The view `record` describes over `frame` (memories as they arrived, laid out by their
-// GstVideoMeta; `source_info` the caps of the frame the view reads). Refused: another version or
-// length, steps that are not a crop and one of videoflip's orientations, a rectangle outside the
-// frame, and what FrameView refuses (a view outside the memory that came).
-Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info);
+// A view record read: its format and which source pixel each view pixel is.
+struct ViewRecord {
+    GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
+    Grid<PixelStep> pixels;
+};
+
+// `record` read, for a stream of caps `stream`, before any memory is looked at. Refused: another
+// version or length, another format than the stream's, a view of another size than the stream's
+// caps say (downstream reads the caps' size), steps that are not a crop and one of videoflip's
+// orientations.
+Result<ViewRecord> read_view(const MetaRecord &record, const GstVideoInfo &stream);
+
+// The view `record` says over `frame` (memories as they arrived, laid out by their GstVideoMeta
+// or, for device memory, as its view backend lays it out; `source_info` the frame the view reads,
+// where no GstVideoMeta says its size). Refused: a rectangle outside the frame, and what FrameView
+// refuses (a view outside the memory that came).
+Result<FrameView> view_over(const ViewRecord &record, GstBuffer *frame, const GstVideoInfo &source_info);
+
+// read_view, then view_over.
+Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info,
+                              const GstVideoInfo &stream);
 
 } // namespace g2g::ipc

@@ -6,6 +6,9 @@
 #include <string>
 #include <utility>
 
+#include <g2g/tensor-view-meta.h>
+
+#include "ipc-view.h"
 #include "ipc-vulkan-record.h"
 #include <g2g-internal/vulkan.h>
 
@@ -37,13 +40,27 @@ void VulkanExports::stop()
     pool_->device = nullptr;
 }
 
-Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info)
+Result<std::shared_ptr<vulkan::ExportedFrame>> VulkanExports::acquire(vulkan::Engine &engine,
+                                                                      const GstVideoInfo &info)
 {
     if (!pool_->pool || pool_->device != engine.device()) {
         pool_->pool = vulkan::exported_pool(engine.device());
         pool_->device = engine.device();
     }
-    Result<std::shared_ptr<vulkan::ExportedFrame>> exported = pool_->pool->acquire(info);
+    return pool_->pool->acquire(info);
+}
+
+Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                                      const FrameView *view)
+{
+    // What is copied: the frame, or the frame a view reads (of the size its layout says).
+    GstVideoInfo source = info;
+    if (view) {
+        const GstVideoInfo &layout = view->source_layout();
+        gst_video_info_set_format(&source, GST_VIDEO_INFO_FORMAT(&layout), GST_VIDEO_INFO_WIDTH(&layout),
+                                  GST_VIDEO_INFO_HEIGHT(&layout));
+    }
+    Result<std::shared_ptr<vulkan::ExportedFrame>> exported = acquire(engine, source);
     if (!exported)
         return exported.error();
     BufferRef face = (*exported)->face();
@@ -52,13 +69,48 @@ Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, 
     // Before the copy's submission holds the face (and makes it read-only).
     gst_buffer_copy_into(face.get(), frame,
                          GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
-    Result<vulkan::Fence> copied = engine.copy_for_export(frame, face.get(), info);
+    if (view) {
+        // The view's byte steps are over the source's images; over the copy's (allocations of other
+        // sizes) it is made again from its pixels, as the consumer will.
+        Result<FrameView> again = decode_view(encode_view(*view), face.get(), source, info);
+        if (!again)
+            return again.error();
+        attach_tensor_view(face.get(), std::move(*again));
+    }
+    Result<vulkan::Fence> copied = engine.copy_for_export(frame, face.get(), source);
     if (!copied)
         return copied.error();
     // The other process reads the images once this signals: it has when the frame is sent.
     if (VkResult r = copied->wait(); r != VK_SUCCESS)
         return Error(ErrorCode::MapFailed,
                      "waiting for the copy into exported images failed (VkResult " + std::to_string(r) + ")");
+    return face;
+}
+
+Result<BufferRef> VulkanExports::materialize(vulkan::Engine &engine, GstBuffer *frame, const FrameView &view)
+{
+    Result<std::shared_ptr<vulkan::ExportedFrame>> exported = acquire(engine, view.info());
+    if (!exported)
+        return exported.error();
+    for (const vulkan::ExternalImage &plane : (*exported)->planes())
+        if (!(plane.description.usage & VK_IMAGE_USAGE_STORAGE_BIT))
+            return Error(ErrorCode::UnsupportedDomain,
+                         std::string("this Vulkan device's exportable images of ") +
+                             gst_video_format_to_string(view.format()) +
+                             " cannot be written by a shader: the view crosses only as a view "
+                             "(a consumer that takes meta:G2gTensorView)");
+    BufferRef face = (*exported)->face();
+    if (!face)
+        return Error(ErrorCode::InvalidArgument, "the exported images cannot be wrapped as a frame");
+    gst_buffer_copy_into(face.get(), frame,
+                         GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    if (Result<void> written = engine.materialize(view, frame, face.get()); !written)
+        return written.error();
+    // The images are another process's next (the external queue family), once the write has run.
+    if (Result<void> released = engine.release_to_external(face.get()); !released)
+        return released.error();
+    if (Result<void> finished = engine.finish(); !finished)
+        return finished.error();
     return face;
 }
 
@@ -81,6 +133,11 @@ std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std
         images.planes.push_back(plane.description);
     }
     message.metas.push_back(encode_vulkan_images(images));
+    if (const FrameView *view = tensor_view_of(frame)) {
+        // The size of the frame the view reads (its images'), then the view.
+        message.metas.push_back(encode_video_meta(video_meta_of(view->source_layout())));
+        message.metas.push_back(encode_view(*view));
+    }
     return Result<OutgoingFrame>(std::move(out));
 }
 
@@ -104,12 +161,17 @@ void VulkanImports::clear()
 }
 
 Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer &message,
-                                       std::vector<UniqueFd> fds, const GstVideoInfo &info)
+                                       std::vector<UniqueFd> fds, const GstVideoInfo &info, bool view_caps)
 {
-    const MetaRecord *record = nullptr;
-    for (const MetaRecord &meta : message.metas)
+    const MetaRecord *record = nullptr, *layout = nullptr, *view = nullptr;
+    for (const MetaRecord &meta : message.metas) {
         if (meta.name == kVulkanRecordName)
             record = &meta;
+        else if (meta.name == kVideoMetaName)
+            layout = &meta;
+        else if (meta.name == kViewRecordName)
+            view = &meta;
+    }
     auto refused = [&message](const std::string &what) {
         return Error(ErrorCode::InvalidArgument, "NEW_BUFFER " + std::to_string(message.id) + " " + what);
     };
@@ -118,6 +180,30 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
     Result<VulkanImages> images = decode_vulkan_images(*record);
     if (!images)
         return refused(images.error().message());
+    // A view travels only in caps that say so (a reader of dense images would read its source).
+    if (view_caps && !view)
+        return refused("arrived in view caps (meta:G2gTensorView) without its view");
+    if (view && !view_caps)
+        return refused("carries a view in caps without meta:G2gTensorView");
+    // The images are the frame the view reads: of the stream's format, at the size its layout says.
+    GstVideoInfo source = info;
+    Result<ViewRecord> wanted = view ? read_view(*view, info) : Result<ViewRecord>(ViewRecord{});
+    if (!wanted)
+        return refused(wanted.error().message());
+    if (view) {
+        if (!layout)
+            return refused("carries a view without the layout of the frame it reads (a GstVideoMeta record)");
+        Result<WireVideoMeta> read = decode_video_meta(*layout);
+        if (!read)
+            return refused(read.error().message());
+        const auto format = static_cast<GstVideoFormat>(read->format);
+        if (format != GST_VIDEO_INFO_FORMAT(&info))
+            return refused(std::string("lays out ") + gst_video_format_to_string(format) + " in a stream of " +
+                           gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
+        if (!gst_video_info_set_format(&source, format, read->width, read->height))
+            return refused("lays out a frame of " + std::to_string(read->width) + "x" +
+                           std::to_string(read->height) + ", which is no video frame");
+    }
     auto &frames = kept_->frames;
     auto known = std::find_if(frames.begin(), frames.end(),
                               [&](const auto &kept) { return kept.first == images->frame; });
@@ -130,7 +216,7 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         for (UniqueFd &fd : fds)
             raw.push_back(fd.release());
         Result<std::shared_ptr<vulkan::ImportedFrame>> imported =
-            vulkan::ImportedFrame::import(device, images->identity, info, images->planes, std::move(raw));
+            vulkan::ImportedFrame::import(device, images->identity, source, images->planes, std::move(raw));
         if (!imported)
             return Error(ErrorCode::InvalidArgument,
                          "NEW_BUFFER " + std::to_string(message.id) + ": " + imported.error().message());
@@ -143,6 +229,12 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
     if (!face)
         return refused("'s imported images cannot be wrapped as a frame");
     set_fields(face.get(), message);
+    if (view) {
+        Result<FrameView> decoded = view_over(*wanted, face.get(), source);
+        if (!decoded)
+            return refused(decoded.error().message());
+        attach_tensor_view(face.get(), std::move(*decoded));
+    }
     return face;
 }
 

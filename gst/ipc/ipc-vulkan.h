@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <g2g/error.h>
+#include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
 
 #include "ipc-frame.h"
@@ -24,7 +25,8 @@ typedef struct _GstVulkanDevice GstVulkanDevice;
 
 namespace g2g::vulkan {
 class Engine;
-}
+class ExportedFrame;
+} // namespace g2g::vulkan
 
 namespace g2g::ipc {
 
@@ -34,22 +36,32 @@ GstVulkanDevice *engine_device(vulkan::Engine &engine);
 // Whether this build carries Vulkan images (the elements' templates name VulkanImage caps).
 bool vulkan_built();
 
+// Frames of images another process imports, of one layout at a time (one per route).
 class VulkanExports {
 public:
     VulkanExports();
     ~VulkanExports();
-    // `frame` (a dense VulkanImage frame of `info`) copied on `engine`'s queue into images another
-    // process imports, the copy waited for: a frame of those images (describe_vulkan_frame's).
-    Result<BufferRef> copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info);
+    // `frame` (a VulkanImage frame of caps `info`) copied on `engine`'s queue into images another
+    // process imports, the copy waited for: a frame of those images (describe_vulkan_frame's). With
+    // `view` (the frame's, in view caps), the frame it reads is copied and the view is made again
+    // over the copy, as a consumer makes it from the view's record.
+    Result<BufferRef> copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                           const FrameView *view = nullptr);
+    // `view` of `frame` written dense by `engine`'s shader into such images, the write waited for.
+    Result<BufferRef> materialize(vulkan::Engine &engine, GstBuffer *frame, const FrameView &view);
     void stop(); // lets go of the images no frame holds
 
 private:
+    // A frame of `info`'s images from the pool of `engine`'s device (made again for another device).
+    Result<std::shared_ptr<vulkan::ExportedFrame>> acquire(vulkan::Engine &engine, const GstVideoInfo &info);
+
     struct Pool;
     std::unique_ptr<Pool> pool_;
 };
 
-// The message of a frame VulkanExports::copy made (kind VulkanImage, one fd per plane, the
-// G2gVulkanImages record), id `id`; nullopt for any other frame.
+// The message of a frame VulkanExports made (kind VulkanImage, one fd per plane, the
+// G2gVulkanImages record; for a view, its source's layout record and its view record, as a view
+// in memfds crosses), id `id`; nullopt for any other frame.
 std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std::uint64_t id);
 
 class VulkanImports {
@@ -58,10 +70,14 @@ public:
     ~VulkanImports();
     // The VulkanImage frame `message` describes (its G2gVulkanImages record; `fds`, taken, one per
     // plane) on `device`, for a stream of `info`: its images imported the first time the producer
-    // sends that frame, kept for the next times (the last kKept frames). Refused before anything
-    // is imported: a missing or unreadable record, what ImportedFrame::import refuses.
+    // sends that frame, kept for the next times (the last kKept frames). In view caps (`view_caps`)
+    // the images are the frame the view reads, of the size its layout record says, and the view is
+    // made again over them (decode_view). Refused before anything is imported: a missing or
+    // unreadable record, a view without its layout or in caps without meta:G2gTensorView (and the
+    // reverse), a layout of another format than the stream's, what ImportedFrame::import refuses;
+    // after: what decode_view refuses.
     Result<BufferRef> build(GstVulkanDevice *device, const NewBuffer &message, std::vector<UniqueFd> fds,
-                            const GstVideoInfo &info);
+                            const GstVideoInfo &info, bool view_caps);
     void clear();
 
 private:

@@ -22,7 +22,12 @@ void VulkanExports::stop()
 {
 }
 
-Result<BufferRef> VulkanExports::copy(vulkan::Engine &, GstBuffer *, const GstVideoInfo &)
+Result<BufferRef> VulkanExports::copy(vulkan::Engine &, GstBuffer *, const GstVideoInfo &, const FrameView *)
+{
+    return Error(ErrorCode::UnsupportedDomain, "this g2g was built without the vulkan feature");
+}
+
+Result<BufferRef> VulkanExports::materialize(vulkan::Engine &, GstBuffer *, const FrameView &)
 {
     return Error(ErrorCode::UnsupportedDomain, "this g2g was built without the vulkan feature");
 }
@@ -40,7 +45,7 @@ void VulkanImports::clear()
 }
 
 Result<BufferRef> VulkanImports::build(GstVulkanDevice *, const NewBuffer &message, std::vector<UniqueFd>,
-                                       const GstVideoInfo &)
+                                       const GstVideoInfo &, bool)
 {
     return Error(ErrorCode::UnsupportedDomain,
                  "NEW_BUFFER " + std::to_string(message.id) +

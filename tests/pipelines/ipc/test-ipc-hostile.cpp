@@ -52,7 +52,7 @@ constexpr std::size_t kFrameSize = 64 * 48 * 3 / 2;
 
 // What the fake producer's stream is: its caps' features (and the consumer reads it with
 // g2gmaterialize, vulkandownload, cudadownload), or no caps at all.
-enum class Stream { System, View, Vulkan, Cuda, NoCaps };
+enum class Stream { System, View, Vulkan, VulkanView, Cuda, NoCaps };
 
 // A producer that listens at `path`, takes one consumer, reads its HELLO and sends it CAPS.
 struct FakeProducer {
@@ -82,6 +82,8 @@ struct FakeProducer {
             caps.replace(caps.find(','), 0, "(memory:SystemMemory, meta:G2gTensorView)");
         if (stream == Stream::Vulkan)
             caps.replace(caps.find(','), 0, "(memory:VulkanImage)");
+        if (stream == Stream::VulkanView)
+            caps.replace(caps.find(','), 0, "(memory:VulkanImage, meta:G2gTensorView)");
         if (stream == Stream::Cuda)
             caps.replace(caps.find(','), 0, "(memory:CUDAMemory)");
         return bool(send_message(consumer.get(), MessageType::Caps, encode_caps(caps)));
@@ -112,8 +114,8 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream st
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
-    const std::string reader = stream == Stream::View     ? " ! g2gmaterialize"
-                               : stream == Stream::Vulkan ? " ! vulkandownload"
+    const std::string reader = stream == Stream::View || stream == Stream::VulkanView ? " ! g2gmaterialize"
+                               : stream == Stream::Vulkan                             ? " ! vulkandownload"
                                : stream == Stream::Cuda   ? " ! cudadownload"
                                                           : "";
     ChildProcess consumer(
@@ -235,13 +237,14 @@ TEST(IpcHostileProducer, AMessageCutShortIsRefused)
 
 TEST(IpcHostileProducer, AViewPastItsMemoryIsRefused)
 {
-    // A 90r view of a 64x48 NV12 frame, sent over a memory of 3000 bytes: its chroma plane is past it.
+    // A view of a 64x48 NV12 frame (the stream's size), sent over a memory of 3000 bytes: its luma
+    // plane ends past it.
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
     g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
     g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(source.get(), info);
     ASSERT_TRUE(view);
-    view->orient(GST_VIDEO_ORIENTATION_90R);
+    view->orient(GST_VIDEO_ORIENTATION_180);
     const MetaRecord record = encode_view(*view);
     const Ended ended = consumer_of(
         [&](int socket) {
@@ -318,8 +321,10 @@ std::optional<VulkanImages> real_images()
     return images;
 }
 
-// A NEW_BUFFER of Vulkan images `images` says, with a memfd of `fd_size` bytes per plane.
-void send_images(int socket, const VulkanImages &images, std::uint64_t fd_size, bool with_record = true)
+// A NEW_BUFFER of Vulkan images `images` says, with a memfd of `fd_size` bytes per plane, and
+// `metas` after the images' record.
+void send_images(int socket, const VulkanImages &images, std::uint64_t fd_size, bool with_record = true,
+                 const std::vector<MetaRecord> &metas = {})
 {
     NewBuffer message;
     message.id = 1;
@@ -334,6 +339,7 @@ void send_images(int socket, const VulkanImages &images, std::uint64_t fd_size, 
     }
     if (with_record)
         message.metas.push_back(encode_vulkan_images(images));
+    message.metas.insert(message.metas.end(), metas.begin(), metas.end());
     send_message(socket, MessageType::NewBuffer, encode(message), raw);
 }
 
@@ -380,6 +386,53 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
         EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
         EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
             << c.what << ": " << ended.said;
+    }
+}
+
+// A view of Vulkan images is checked as a view in memfds is: it travels in view caps alone, with
+// the layout of the frame it reads, of the stream's format, and the view made again over the
+// images must be a crop and an orientation of them of the stream's size.
+TEST(IpcHostileProducer, VulkanViewsThatAreNotWhatTheySayAreRefused)
+{
+    SKIP_WITHOUT_VULKAN();
+    const std::optional<VulkanImages> real = real_images();
+    if (!real)
+        GTEST_SKIP() << "the first Vulkan device exports no NV12 images as opaque fds";
+    const std::uint64_t size = real->planes[0].size;
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    const g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
+    ASSERT_TRUE(identity);
+    g2g::FrameView turned = *identity;
+    turned.orient(GST_VIDEO_ORIENTATION_90R);
+    const MetaRecord layout = encode_video_meta(video_meta_of(info));
+    GstVideoInfo i420;
+    gst_video_info_set_format(&i420, GST_VIDEO_FORMAT_I420, 64, 48);
+    struct Case {
+        const char *what;
+        Stream stream;
+        std::vector<MetaRecord> metas;
+        std::string said;
+    };
+    const std::vector<Case> cases = {
+        {"view caps, no view", Stream::VulkanView, {layout},
+         "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
+        {"a view in caps of dense images", Stream::Vulkan, {layout, encode_view(*identity)},
+         "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
+        {"no layout", Stream::VulkanView, {encode_view(*identity)},
+         "NEW_BUFFER 1 carries a view without the layout of the frame it reads (a GstVideoMeta record)"},
+        {"a layout of another format", Stream::VulkanView,
+         {encode_video_meta(video_meta_of(i420)), encode_view(*identity)},
+         "NEW_BUFFER 1 lays out I420 in a stream of NV12"},
+        {"a view of another size than the caps'", Stream::VulkanView, {layout, encode_view(turned)},
+         "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
+    };
+    for (const Case &c : cases) {
+        const Ended ended =
+            consumer_of([&](int socket) { send_images(socket, *real, size, true, c.metas); }, c.stream);
+        EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said)) << c.what << ": " << ended.said;
     }
 }
 #endif

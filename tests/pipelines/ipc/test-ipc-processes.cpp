@@ -190,6 +190,65 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
     EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
+// A view of Vulkan frames crosses as its view: the producer copies the frame the view reads once
+// into exportable images and the consumer that reads views (its caps say meta:G2gTensorView, so a
+// frame without its view would be refused there) makes the view again over its import and writes
+// it dense itself; a consumer of dense images gets the view written once by the producer's shader
+// into exportable images. Both equal videoflip's, and a consumer of system memory is told where
+// to write them as system memory.
+TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
+{
+    SKIP_WITHOUT_VULKAN();
+    Scratch scratch("g2g-ipc");
+    const int frames = 60; // live, 2 s: the refused consumer joins while it plays
+    const int frame_fds = g2g::test::open_frame_fd_count();
+    Consumer view(scratch, "view",
+                  "\"video/x-raw(memory:VulkanImage,meta:G2gTensorView)\" ! g2gprobe require=vulkan ! "
+                  "g2gmaterialize ! video/x-raw,format=NV12 ! g2gprobe require=system");
+    Consumer dense(scratch, "dense",
+                   "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
+    Consumer refused(scratch, "refused", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    const g2g::test::LogCapture complaints;
+    const PipelineRun producer = run_pipeline(
+        source(frames, "is-live=true") +
+            " ! vulkanupload ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=2 "
+            "queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 60 * GST_SECOND, stats_of_sink(stats));
+    EXPECT_EQ(producer.error, "");
+    const std::vector<std::string> complained = complaints.said();
+    EXPECT_TRUE(complained.empty()) << complained.front();
+    EXPECT_EQ(view.wait(), 0) << view.said();
+    EXPECT_EQ(dense.wait(), 0) << dense.said();
+    EXPECT_EQ(view.said().find("CRITICAL"), std::string::npos) << view.said();
+    EXPECT_EQ(dense.said().find("CRITICAL"), std::string::npos) << dense.said();
+
+    const PipelineRun peer =
+        run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
+    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
+    const std::string expected = g2g::test::bytes_of(peer.buffers);
+    EXPECT_TRUE(view.received() == expected) << view.received().size() << " bytes";
+    EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes";
+
+    EXPECT_NE(refused.wait(), 0);
+    EXPECT_NE(refused.said().find("as Vulkan images (as views, or written dense); the consumer takes video/x-raw"),
+              std::string::npos)
+        << refused.said();
+    EXPECT_NE(refused.said().find(": write them as system memory before ipc (g2gmaterialize)"), std::string::npos)
+        << refused.said();
+
+    ASSERT_NE(stats, nullptr);
+    EXPECT_EQ(stat_of(stats, "shares"), guint64(2 * frames));
+    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
+    // The frame the view reads, copied once on the device for the view's consumer; the view written
+    // dense once for the other.
+    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
+    EXPECT_EQ(stat_of(stats, "conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
+    gst_structure_free(stats);
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
+}
+
 // CUDA frames cross as their memory: nvh264dec's frames go to one consumer process as CUDA IPC
 // handles (it reads the producer's device memory in place) and to another as DMA-BUFs over the
 // same memory; neither is a copy. The CUDA consumer's bytes equal nvh264dec's in this process, and

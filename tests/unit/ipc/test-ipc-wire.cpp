@@ -415,7 +415,7 @@ TEST(IpcView, EveryOrientationAndCropCrossesAsTheSameView)
                 g2g::Result<WireVideoMeta> arrived_layout = decode_video_meta(layout);
                 ASSERT_TRUE(arrived_layout) << arrived_layout.error().message();
                 add_video_meta(arrived.get(), *arrived_layout);
-                g2g::Result<g2g::FrameView> back = decode_view(record, arrived.get(), info);
+                g2g::Result<g2g::FrameView> back = decode_view(record, arrived.get(), info, view->info());
                 const std::string which = std::string(gst_video_format_to_string(format)) + " method " +
                                           std::to_string(m) + (crop ? " cropped" : "");
                 ASSERT_TRUE(back) << which << ": " << back.error().message();
@@ -439,7 +439,7 @@ TEST(IpcView, AViewThatIsNoCropAndOrientationIsRefused)
     const auto with = [&](std::size_t at, std::int64_t value) {
         MetaRecord record = good;
         std::memcpy(record.payload.data() + at, &value, sizeof value);
-        return decode_view(record, frame.get(), info);
+        return decode_view(record, frame.get(), info, info);
     };
     // Payload: format, width, height (u32); origin x, y; col x, y; row x, y (i64) from byte 12.
     EXPECT_EQ(with(36, 1).error().message(),
@@ -456,22 +456,27 @@ TEST(IpcView, AViewThatIsNoCropAndOrientationIsRefused)
               "a G2gTensorView record starting at pixel (9223372036854775807, 0), outside the 64x48 frame");
     MetaRecord other = good;
     other.version = 2;
-    EXPECT_EQ(decode_view(other, frame.get(), info).error().message(),
+    EXPECT_EQ(decode_view(other, frame.get(), info, info).error().message(),
               "a G2gTensorView record of version 2, not 1");
     other = good;
     other.payload.pop_back();
-    EXPECT_EQ(decode_view(other, frame.get(), info).error().message(),
+    EXPECT_EQ(decode_view(other, frame.get(), info, info).error().message(),
               "a G2gTensorView record of 59 bytes, not 60");
+    // A view of another size than the stream's caps: downstream would read the caps' size.
+    GstVideoInfo turned;
+    gst_video_info_set_format(&turned, GST_VIDEO_FORMAT_RGBA, 48, 64);
+    EXPECT_EQ(decode_view(good, frame.get(), info, turned).error().message(),
+              "a G2gTensorView record of 64x48 pixels in a stream of 48x64");
     GstVideoInfo nv12;
     gst_video_info_set_format(&nv12, GST_VIDEO_FORMAT_NV12, 64, 48);
-    EXPECT_EQ(decode_view(good, frame.get(), nv12).error().message(),
+    EXPECT_EQ(decode_view(good, frame.get(), nv12, nv12).error().message(),
               "a G2gTensorView record of format " + std::to_string(GST_VIDEO_FORMAT_RGBA) +
                   " over a frame of NV12");
     // A frame whose memory is shorter than its layout: FrameView's own refusal.
     GstVideoInfo small_info;
     const g2g::BufferRef small = numbered_frame(small_info, GST_VIDEO_FORMAT_RGBA, 64, 48);
     gst_buffer_resize(small.get(), 0, 1000);
-    g2g::Result<g2g::FrameView> outside = decode_view(good, small.get(), info);
+    g2g::Result<g2g::FrameView> outside = decode_view(good, small.get(), info, info);
     ASSERT_FALSE(outside);
     EXPECT_NE(outside.error().message().find("outside the 1000-byte"), std::string::npos)
         << outside.error().message();
@@ -576,10 +581,11 @@ TEST(IpcFrame, FramesAndViewsCrossAsTheirMemory)
         view->orient(GST_VIDEO_ORIENTATION_90R);
         g2g::BufferRef view_frame = g2g::BufferRef::adopt(gst_buffer_copy(frame.get()));
         g2g::attach_tensor_view(view_frame.get(), *view);
-        g2g::Result<g2g::BufferRef> crossed_view = crossed(view_frame.get(), info, true);
+        // The stream's caps are the view's (its size); the frame it reads is laid out by its record.
+        g2g::Result<g2g::BufferRef> crossed_view = crossed(view_frame.get(), view->info(), true);
         ASSERT_TRUE(crossed_view) << crossed_view.error().message();
         // The same frame in caps without the view feature: refused, never read as dense bytes.
-        EXPECT_EQ(crossed(view_frame.get(), info, false).error().message(),
+        EXPECT_EQ(crossed(view_frame.get(), view->info(), false).error().message(),
                   "NEW_BUFFER 7 carries a view in caps without meta:G2gTensorView");
         const g2g::FrameView *arrived = g2g::tensor_view_of(crossed_view->get());
         ASSERT_TRUE(arrived);
