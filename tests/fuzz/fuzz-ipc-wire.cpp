@@ -18,6 +18,7 @@
 
 #include "fuzz-main.h"
 #include "ipc-cuda-record.h"
+#include "ipc-view.h"
 #include "ipc-vulkan-record.h"
 #include "ipc-wire.h"
 
@@ -72,6 +73,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             g2g::Result<g2g::ipc::VulkanImages> images = g2g::ipc::decode_vulkan_images(record);
             if (images && g2g::ipc::encode_vulkan_images(*images).payload != record.payload)
                 fail("an accepted G2gVulkanImages record does not encode back to its bytes");
+        } else if (record.name == g2g::ipc::kViewRecordName) {
+            // Read for a stream of NV12 64x48: a view it accepts is of that size, and its steps are
+            // those of a crop and an orientation (one unit along one axis each, not the same axis).
+            GstVideoInfo stream;
+            gst_video_info_set_format(&stream, GST_VIDEO_FORMAT_NV12, 64, 48);
+            g2g::Result<g2g::ipc::ViewRecord> view = g2g::ipc::read_view(record, stream);
+            if (view && (view->pixels.width != 64 || view->pixels.height != 48))
+                fail("accepted a view of another size than its stream's caps");
+            if (view && (std::abs(view->pixels.col.x) + std::abs(view->pixels.col.y) != 1 ||
+                         std::abs(view->pixels.row.x) + std::abs(view->pixels.row.y) != 1 ||
+                         (view->pixels.col.x == 0) == (view->pixels.row.x == 0)))
+                fail("accepted a view whose steps are no crop and orientation");
         } else if (record.name == g2g::ipc::kCudaRecordName) {
             g2g::Result<std::vector<g2g::cuda::IpcHandle>> handles = g2g::ipc::decode_cuda_handles(record);
             if (handles && g2g::ipc::encode_cuda_handles(*handles).payload != record.payload)

@@ -408,6 +408,22 @@ def ipc_wire_seeds():
                                                                         (16, 32, 24, 0x17, 0, 1, 8192)]))],
                                                                     kind=2))
 
+    # A view of those images: their layout (64x48), then the view record (fuzz-ipc-wire reads it for
+    # a stream of NV12 64x48): the identity view, which it accepts, and a 90r one (48x64), refused.
+    def view_record(width, height, origin, col, row):
+        import struct
+        return struct.pack("<3I6q", 23, width, height, *origin, *col, *row)  # 23: GST_VIDEO_FORMAT_NV12
+    for name, view in (("identity", view_record(64, 48, (0, 0), (1, 0), (0, 1))),
+                       ("90r", view_record(48, 64, (0, 47), (0, -1), (1, 0)))):
+        write("ipc-wire", "nv12-vulkan-view-" + name,
+              bytes([2]) + new_buffer([(12288, 0), (8192, 0)],
+                                      [(b"G2gVulkanImages", 1, vulkan_images(7, [
+                                          (9, 64, 48, 0x17, 0, 1, 12288),
+                                          (16, 32, 24, 0x17, 0, 1, 8192)])),
+                                       (b"GstVideoMeta", 0, video_meta(64, 48, [0, 64 * 48], [64, 64])),
+                                       (b"G2gTensorView", 1, view)],
+                                      kind=2))
+
     write("ipc-wire", "nv12-cuda-ipc-handle", bytes([0]) + new_buffer([(3110400, 0)],
                                                                       [(b"GstVideoMeta", 0, nv12),
                                                                        (b"G2gCudaIpc", 1, bytes(range(64)) +
