@@ -118,7 +118,9 @@ GstCaps *template_caps()
                                                        "video/x-raw(memory:VulkanImage, " G2G_CAPS_FEATURE_META_TENSOR_VIEW
                                                        ")"));
     if (g2g::ipc::cuda_built())
-        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:CUDAMemory)"));
+        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:CUDAMemory); "
+                                                       "video/x-raw(memory:CUDAMemory, " G2G_CAPS_FEATURE_META_TENSOR_VIEW
+                                                       ")"));
     return all;
 }
 

@@ -360,7 +360,8 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
     g2g::Result<g2g::BufferRef> frame =
         images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
                                            state.info, state.view_caps)
-        : cuda ? self->priv->cuda_imports.build(self->priv->cuda.context(), *decoded, state.info)
+        : cuda ? self->priv->cuda_imports.build(self->priv->cuda.context(), *decoded, state.info,
+                                                     state.view_caps)
                : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
     if (!frame) {
         state.connection->release(decoded->id);

@@ -123,11 +123,22 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
     }
     if (domain == K::Cuda) {
         // CUDA memory crosses as it is (its IPC handle), or as a DMA-BUF over the same memory where
-        // a consumer asks for memory:DMABuf (and DRM has a fourcc for the format).
+        // a consumer asks for memory:DMABuf (and DRM has a fourcc for the format). A view crosses
+        // as its view, or written dense once on the device for consumers of dense frames (and of
+        // DMA-BUFs, over that dense frame).
+        const bool view = has_view_feature(stream);
         if (accepts && fixed_for(stream, accepts)) {
             decision.route = kRouteDirect;
             decision.caps = CapsRef::adopt(gst_caps_copy(stream));
             return decision;
+        }
+        if (accepts && view) {
+            const CapsRef dense = tee::in_domain(stream, K::Cuda);
+            if (CapsRef caps = fixed_for(dense.get(), accepts)) {
+                decision.route = kRouteDense;
+                decision.caps = std::move(caps);
+                return decision;
+            }
         }
         GstVideoInfo info;
         const bool exportable = gst_video_info_from_caps(&info, stream) &&
@@ -142,7 +153,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
             }
         }
         decision.refusal = sink + " sends " + caps_text(stream) + " as CUDA memory" +
-                           (exportable ? " or DMA-BUFs" : "") + "; the consumer takes " +
+                           (view ? " (as views, or written dense)" : "") + (exportable ? " or DMA-BUFs" : "") +
+                           "; the consumer takes " +
                            (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
                            ": download them before " + sink + " (cudadownload) for system memory";
         return decision;
@@ -220,6 +232,7 @@ void RouteForms::stop()
 {
     vulkan_copies_.stop();
     vulkan_dense_.stop();
+    cuda_dense_.stop();
     for (Ref<GstBufferPool> *pool : {&copies_, &dense_, &dmabufs_}) {
         if (*pool)
             gst_buffer_pool_set_active(pool->get(), FALSE);
@@ -231,7 +244,7 @@ MemoryKind RouteForms::kind(RouteId route) const
 {
     if (stream_vulkan_) // direct, and a view written dense
         return MemoryKind::VulkanImage;
-    if (route == kRouteDirect && stream_cuda_)
+    if ((route == kRouteDirect || route == kRouteDense) && stream_cuda_) // a view written dense too
         return MemoryKind::CudaIpc;
     return route == kRouteDmaBuf || (route == kRouteDirect && stream_dmabuf_) ? MemoryKind::DmaBuf
                                                                               : MemoryKind::Fd;
@@ -264,6 +277,8 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
     case kRouteDense: {
         if (stream_vulkan_)
             return materialize_to_exported(frame, sink);
+        if (stream_cuda_)
+            return cuda_dense(frame);
         if (stream_dmabuf_)
             return BufferRef::adopt(gst_buffer_ref(frame)); // read in place: the DMA-BUF as fd memory
         const FrameView *view = tensor_view_of(frame);
@@ -272,6 +287,10 @@ Result<BufferRef> RouteForms::form(RouteId route, GstBuffer *frame, const std::s
         return dense(frame, *view, K::SystemView);
     }
     case kRouteDmaBuf:
+        if (stream_cuda_ && stream_view_) {
+            Result<BufferRef> dense = cuda_dense(frame);
+            return dense ? cuda_to_dmabuf(dense->get()) : dense;
+        }
         if (stream_cuda_)
             return cuda_to_dmabuf(frame);
         return to_dmabuf(frame, sink);
@@ -327,6 +346,21 @@ Result<BufferRef> RouteForms::cuda_to_dmabuf(GstBuffer *frame)
     gst_buffer_copy_into(exported->frame.get(), frame,
                          GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
     return std::move(exported->frame);
+}
+
+// A CUDA view written dense once, by the library's kernel, into a frame of a CUDA pool.
+Result<BufferRef> RouteForms::cuda_dense(GstBuffer *frame)
+{
+    const FrameView *view = tensor_view_of(frame);
+    if (!view)
+        return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+    Result<BufferRef> dense = cuda_dense_.materialize(frame, *view);
+    if (!dense)
+        return dense;
+    const std::string pair = pair_name(K::Cuda, K::Cuda);
+    ++counters_.conversions[pair];
+    counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&info_);
+    return dense;
 }
 
 // A Vulkan frame copied once, on the pipeline's queue, into images another process imports; a

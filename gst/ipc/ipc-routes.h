@@ -16,7 +16,9 @@
 // the copy of its source; dense: a view written dense once by the engine's shader into such images,
 // for consumers of dense images). A CUDA stream goes to
 // consumers of CUDA memory (direct: its IPC handle, ipc-cuda.h) and of DMA-BUFs (dmabuf: the same
-// device memory exported as a DMA-BUF), with no copy either way.
+// device memory exported as a DMA-BUF), with no copy either way; a CUDA view crosses as its view
+// over the same memory (direct), or written dense once by the library's kernel for consumers of
+// dense CUDA frames (dense) and of DMA-BUFs (dmabuf, that dense frame exported).
 #pragma once
 
 #include <gst/video/video.h>
@@ -31,6 +33,7 @@
 #include <g2g/gst-ref.h>
 #include <g2g/memory-domain-kind.h>
 
+#include "ipc-cuda.h"
 #include "ipc-server.h"
 #include "ipc-vulkan.h"
 
@@ -72,6 +75,7 @@ private:
     Result<BufferRef> copy_to_exported(GstBuffer *frame, const std::string &sink);
     Result<BufferRef> materialize_to_exported(GstBuffer *frame, const std::string &sink);
     Result<BufferRef> cuda_to_dmabuf(GstBuffer *frame);
+    Result<BufferRef> cuda_dense(GstBuffer *frame);
 
     CapsRef stream_;
     GstVideoInfo info_{};
@@ -81,6 +85,7 @@ private:
     FormCounters counters_;
     std::shared_ptr<vulkan::Engine> engine_;
     VulkanExports vulkan_copies_, vulkan_dense_; // one layout each: a view's source, the view dense
+    CudaDense cuda_dense_;
 };
 
 } // namespace g2g::ipc

@@ -15,6 +15,18 @@ std::optional<Result<OutgoingFrame>> describe_cuda_frame(GstBuffer *, std::uint6
     return std::nullopt;
 }
 
+struct CudaDense::Pool {};
+CudaDense::CudaDense() = default;
+CudaDense::~CudaDense() = default;
+void CudaDense::stop()
+{
+}
+
+Result<BufferRef> CudaDense::materialize(GstBuffer *, const FrameView &)
+{
+    return Error(ErrorCode::UnsupportedDomain, "this g2g was built without the cuda feature");
+}
+
 struct CudaImports::Opened {};
 CudaImports::CudaImports() = default;
 CudaImports::~CudaImports() = default;
@@ -22,7 +34,7 @@ void CudaImports::clear()
 {
 }
 
-Result<BufferRef> CudaImports::build(gpointer, const NewBuffer &message, const GstVideoInfo &)
+Result<BufferRef> CudaImports::build(gpointer, const NewBuffer &message, const GstVideoInfo &, bool)
 {
     return Error(ErrorCode::UnsupportedDomain,
                  "NEW_BUFFER " + std::to_string(message.id) +

@@ -299,6 +299,60 @@ TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
     gst_structure_free(stats);
 }
 
+// A view of CUDA frames crosses as its view over the producer's memory (its IPC handle, no byte
+// copied); a consumer of dense CUDA frames gets the view written once by the library's kernel on
+// the producer's device, and a consumer of DMA-BUFs that dense frame exported. The view's and the
+// dense consumer's bytes equal videoflip's of nvh264dec's frames.
+TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
+{
+    if (!g2g::test::have_cuda_device())
+        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (nvh264dec)";
+    const std::string media = g2g::test::media_path("ball-1920x1080-300f.h264");
+    if (media.empty())
+        GTEST_SKIP() << "the sample stream ball-1920x1080-300f.h264 is not on this machine";
+    Scratch scratch("g2g-ipc");
+    const std::string decode = "filesrc location=" + media + " num-buffers=20 ! h264parse ! nvh264dec";
+    Consumer view(scratch, "view",
+                  "\"video/x-raw(memory:CUDAMemory,meta:G2gTensorView)\" ! g2gprobe require=cuda ! "
+                  "g2gmaterialize ! cudadownload ! video/x-raw,format=NV12");
+    Consumer dense(scratch, "dense",
+                   "\"video/x-raw(memory:CUDAMemory)\" ! cudadownload ! video/x-raw,format=NV12");
+    Consumer dmabuf(
+        scratch, "dmabuf",
+        "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf ! identity drop-probability=1.0");
+    Consumer refused(scratch, "refused", "g2gprobe require=system");
+    GstStructure *stats = nullptr;
+    const g2g::test::LogCapture complaints;
+    const PipelineRun producer = run_pipeline(
+        decode + " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
+                 "sync=false socket-path=" +
+            scratch.path("socket"),
+        {}, 60 * GST_SECOND, stats_of_sink(stats));
+    EXPECT_EQ(producer.error, "");
+    const std::vector<std::string> complained = complaints.said();
+    EXPECT_TRUE(complained.empty()) << complained.front();
+    EXPECT_EQ(view.wait(), 0) << view.said();
+    EXPECT_EQ(dense.wait(), 0) << dense.said();
+    EXPECT_EQ(dmabuf.wait(), 0) << dmabuf.said();
+    const PipelineRun peer = run_pipeline(decode + " ! cudadownload ! video/x-raw,format=NV12 ! videoflip "
+                                                   "video-direction=90r ! appsink name=sink sync=false");
+    ASSERT_FALSE(peer.buffers.empty()) << peer.error;
+    const std::string expected = g2g::test::bytes_of(peer.buffers);
+    EXPECT_TRUE(view.received() == expected) << view.received().size() << " bytes against " << expected.size();
+    EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes against " << expected.size();
+    EXPECT_NE(refused.wait(), 0);
+    EXPECT_NE(refused.said().find("as CUDA memory (as views, or written dense) or DMA-BUFs"), std::string::npos)
+        << refused.said();
+    ASSERT_NE(stats, nullptr);
+    const guint64 frames = stat_of(stats, "frames");
+    EXPECT_EQ(frames, guint64(peer.buffers.size()));
+    EXPECT_EQ(stat_of(stats, "shares"), 3 * frames);
+    EXPECT_EQ(stat_of(stats, "copies"), 0u);
+    // The view written dense once per frame for the dense consumer, once for the DMA-BUF one.
+    EXPECT_EQ(stat_of(stats, "conversions.Cuda-to-Cuda"), 2 * frames);
+    gst_structure_free(stats);
+}
+
 // A producer killed with SIGKILL ends its consumer with an error naming the socket, at once (the
 // socket closes with the process): never a hang.
 TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)
