@@ -295,6 +295,33 @@ static gboolean g2g_ipc_sink_event(GstBaseSink *sink, GstEvent *event)
     return GST_BASE_SINK_CLASS(g2g_ipc_sink_parent_class)->event(sink, event);
 }
 
+namespace {
+
+// The message of `frame`, a frame of a route whose memory kind is `kind` (fixed at negotiation):
+// its images' fds, its CUDA handle, or its fds.
+g2g::Result<g2g::ipc::OutgoingFrame> describe_as(g2g::ipc::MemoryKind kind, GstBuffer *frame, std::uint64_t id)
+{
+    std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> device;
+    switch (kind) {
+    case g2g::ipc::MemoryKind::VulkanImage:
+        device = g2g::ipc::describe_vulkan_frame(frame, id);
+        break;
+    case g2g::ipc::MemoryKind::CudaIpc:
+        device = g2g::ipc::describe_cuda_frame(frame, id);
+        break;
+    default:
+        return g2g::ipc::describe_frame(frame, id);
+    }
+    if (!device)
+        return g2g::Error(g2g::ErrorCode::UnsupportedDomain,
+                          std::string("a frame of a route of ") +
+                              (kind == g2g::ipc::MemoryKind::VulkanImage ? "Vulkan images" : "CUDA memory") +
+                              " is not made of them");
+    return std::move(*device);
+}
+
+} // namespace
+
 static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
 {
     G2gIpcSink *self = G2G_IPC_SINK(sink);
@@ -325,13 +352,7 @@ static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
         GstBuffer *shared = form->get();
         const g2g::ipc::MemoryKind kind = state.forms.kind(route);
         auto describe = [&](std::uint64_t id) -> g2g::Result<g2g::ipc::OutgoingFrame> {
-            // A device frame's own message (its images' fds, its CUDA handle), else its fds'.
-            std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> device =
-                g2g::ipc::describe_vulkan_frame(shared, id);
-            if (!device)
-                device = g2g::ipc::describe_cuda_frame(shared, id);
-            g2g::Result<g2g::ipc::OutgoingFrame> out =
-                device ? std::move(*device) : g2g::ipc::describe_frame(shared, id);
+            g2g::Result<g2g::ipc::OutgoingFrame> out = describe_as(kind, shared, id);
             if (!out)
                 return out;
             g2g::ipc::NewBuffer &message = out->message;
