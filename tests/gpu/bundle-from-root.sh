@@ -4,7 +4,8 @@
 # in debian-unstable): ../shared/device/make-gst-bundle.sh run inside the root, plus that root's
 # loader and C and C++ runtimes, which the GPU machine (Ubuntu 24.04, glibc 2.39) is too old for.
 # Every program of the bundle then runs through the root's loader (bin/NAME is a wrapper of
-# bin/.real/NAME); env.sh sets no LD_LIBRARY_PATH, so the machine's own programs keep its C library,
+# bin/.real/NAME, whose argv[0] is the wrapper's: a program that runs itself again, as bench-ipc
+# runs its consumers, goes through the loader too); env.sh sets no LD_LIBRARY_PATH, so the machine's own programs keep its C library,
 # and GST_REGISTRY_FORK=no, so GStreamer scans plugins in-process instead of starting its scanner.
 #
 #   tests/gpu/bundle-from-root.sh ROOT OUTDIR [BUILD_OUTPUT ...]     (from the project's root, as root)
@@ -33,7 +34,7 @@ for program in "$out"/bin/*; do
   cat >"$program" <<WRAP
 #!/bin/sh
 b=\$(cd "\$(dirname "\$0")/.." && pwd)
-exec "\$b/sys/ld-linux-x86-64.so.2" --library-path "\$b/sys:\$b/lib" "\$b/bin/.real/$name" "\$@"
+exec "\$b/sys/ld-linux-x86-64.so.2" --argv0 "\$0" --library-path "\$b/sys:\$b/lib" "\$b/bin/.real/$name" "\$@"
 WRAP
   chmod +x "$program"
 done

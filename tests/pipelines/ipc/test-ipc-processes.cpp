@@ -187,7 +187,9 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
     EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
     EXPECT_EQ(stat_of(stats, "conversions"), 0u);
     gst_structure_free(stats);
-    EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
+    // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
+    // late may close meanwhile: the count never ends above where it began).
+    EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
 // A view of Vulkan frames crosses as its view: the producer copies the frame the view reads once
@@ -246,7 +248,9 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
     EXPECT_EQ(stat_of(stats, "conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
     gst_structure_free(stats);
-    EXPECT_EQ(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
+    // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
+    // late may close meanwhile: the count never ends above where it began).
+    EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
 // CUDA frames cross as their memory: nvh264dec's frames go to one consumer process as CUDA IPC
