@@ -156,7 +156,9 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
                            (view ? " (as views, or written dense)" : "") + (exportable ? " or DMA-BUFs" : "") +
                            "; the consumer takes " +
                            (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
-                           ": download them before " + sink + " (cudadownload) for system memory";
+                           (view ? ": write them dense and download them before " + sink +
+                                       " (g2gmaterialize ! cudadownload) for system memory"
+                                 : ": download them before " + sink + " (cudadownload) for system memory");
         return decision;
     }
     const bool view = domain == K::SystemView;

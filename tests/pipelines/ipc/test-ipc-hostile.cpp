@@ -52,7 +52,7 @@ constexpr std::size_t kFrameSize = 64 * 48 * 3 / 2;
 
 // What the fake producer's stream is: its caps' features (and the consumer reads it with
 // g2gmaterialize, vulkandownload, cudadownload), or no caps at all.
-enum class Stream { System, View, Vulkan, VulkanView, Cuda, NoCaps };
+enum class Stream { System, View, Vulkan, VulkanView, Cuda, CudaView, NoCaps };
 
 // A producer that listens at `path`, takes one consumer, reads its HELLO and sends it CAPS.
 struct FakeProducer {
@@ -86,6 +86,8 @@ struct FakeProducer {
             caps.replace(caps.find(','), 0, "(memory:VulkanImage, meta:G2gTensorView)");
         if (stream == Stream::Cuda)
             caps.replace(caps.find(','), 0, "(memory:CUDAMemory)");
+        if (stream == Stream::CudaView)
+            caps.replace(caps.find(','), 0, "(memory:CUDAMemory, meta:G2gTensorView)");
         return bool(send_message(consumer.get(), MessageType::Caps, encode_caps(caps)));
     }
 };
@@ -114,7 +116,8 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream st
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
-    const std::string reader = stream == Stream::View || stream == Stream::VulkanView ? " ! g2gmaterialize"
+    const std::string reader = stream == Stream::View || stream == Stream::VulkanView || stream == Stream::CudaView
+                                   ? " ! g2gmaterialize"
                                : stream == Stream::Vulkan                             ? " ! vulkandownload"
                                : stream == Stream::Cuda   ? " ! cudadownload"
                                                           : "";
@@ -493,6 +496,52 @@ TEST(IpcHostileProducer, CudaHandlesThatAreNotWhatTheySayAreRefused)
                      "/socket sent a frame refused here: NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's "
                      "allocation failed: CUDA_ERROR_"))
         << unknown.said;
+}
+
+// A view of CUDA memory is read before the handle is opened: in view caps alone, of the stream's
+// size; a view that passes is made again over the opened memory (not reached here: the handle is
+// no allocation's, and the driver refuses it).
+TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
+{
+    if (!g2g::test::have_cuda_device())
+        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (the consumer opens a CUDA context)";
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    const g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
+    ASSERT_TRUE(identity);
+    g2g::FrameView turned = *identity;
+    turned.orient(GST_VIDEO_ORIENTATION_90R);
+    auto send_view = [](int socket, const std::vector<MetaRecord> &views) {
+        NewBuffer message = frame_message(kFrameSize);
+        message.kind = MemoryKind::CudaIpc;
+        g2g::cuda::IpcHandle handle; // no allocation's handle
+        handle.size = kFrameSize;
+        message.metas.push_back(encode_cuda_handles({handle}));
+        message.metas.insert(message.metas.end(), views.begin(), views.end());
+        send_message(socket, MessageType::NewBuffer, encode(message), {});
+    };
+    struct Case {
+        const char *what;
+        Stream stream;
+        std::vector<MetaRecord> views;
+        std::string said;
+    };
+    const std::vector<Case> cases = {
+        {"view caps, no view", Stream::CudaView, {},
+         "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
+        {"a view in caps of dense frames", Stream::Cuda, {encode_view(*identity)},
+         "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
+        {"a view of another size than the caps'", Stream::CudaView, {encode_view(turned)},
+         "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
+        {"a view that passes, over a handle the driver does not know", Stream::CudaView, {encode_view(*identity)},
+         "NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's allocation failed: CUDA_ERROR_"},
+    };
+    for (const Case &c : cases) {
+        const Ended ended = consumer_of([&](int socket) { send_view(socket, c.views); }, c.stream);
+        EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said)) << c.what << ": " << ended.said;
+    }
 }
 
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)

@@ -347,6 +347,10 @@ TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
     EXPECT_NE(refused.wait(), 0);
     EXPECT_NE(refused.said().find("as CUDA memory (as views, or written dense) or DMA-BUFs"), std::string::npos)
         << refused.said();
+    EXPECT_NE(refused.said().find(": write them dense and download them before ipc (g2gmaterialize ! cudadownload) "
+                                  "for system memory"),
+              std::string::npos)
+        << refused.said();
     ASSERT_NE(stats, nullptr);
     const guint64 frames = stat_of(stats, "frames");
     EXPECT_EQ(frames, guint64(peer.buffers.size()));
