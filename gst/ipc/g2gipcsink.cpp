@@ -114,13 +114,15 @@ GstCaps *template_caps()
     g2g::CapsRef both = g2g::dmabuf::caps_with_dma_drm(dmabuf.get());
     GstCaps *all = gst_caps_merge(caps.release(), both.release());
     if (g2g::ipc::vulkan_built())
-        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:VulkanImage); "
-                                                       "video/x-raw(memory:VulkanImage, " G2G_CAPS_FEATURE_META_TENSOR_VIEW
-                                                       ")"));
+        all = gst_caps_merge(
+            all,
+            gst_caps_from_string("video/x-raw(memory:VulkanImage); "
+                                 "video/x-raw(memory:VulkanImage, " G2G_CAPS_FEATURE_META_TENSOR_VIEW ")"));
     if (g2g::ipc::cuda_built())
-        all = gst_caps_merge(all, gst_caps_from_string("video/x-raw(memory:CUDAMemory); "
-                                                       "video/x-raw(memory:CUDAMemory, " G2G_CAPS_FEATURE_META_TENSOR_VIEW
-                                                       ")"));
+        all =
+            gst_caps_merge(all, gst_caps_from_string(
+                                    "video/x-raw(memory:CUDAMemory); "
+                                    "video/x-raw(memory:CUDAMemory, " G2G_CAPS_FEATURE_META_TENSOR_VIEW ")"));
     return all;
 }
 
@@ -299,7 +301,8 @@ namespace {
 
 // The message of `frame`, a frame of a route whose memory kind is `kind` (fixed at negotiation):
 // its images' fds, its CUDA handle, or its fds.
-g2g::Result<g2g::ipc::OutgoingFrame> describe_as(g2g::ipc::MemoryKind kind, GstBuffer *frame, std::uint64_t id)
+g2g::Result<g2g::ipc::OutgoingFrame> describe_as(g2g::ipc::MemoryKind kind, GstBuffer *frame,
+                                                 std::uint64_t id)
 {
     std::optional<g2g::Result<g2g::ipc::OutgoingFrame>> device;
     switch (kind) {

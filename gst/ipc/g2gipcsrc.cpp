@@ -124,6 +124,8 @@ struct SrcPrivate {
     // allocations opened so far (streaming thread).
     g2g::element::CudaContextUse cuda;
     g2g::ipc::CudaImports cuda_imports;
+    // The producer's memfds and DMA-BUFs received so far, kept mapped (streaming thread).
+    g2g::ipc::ReceivedMemories memories;
 };
 
 std::string caps_text(const GstCaps *caps)
@@ -219,6 +221,7 @@ static gboolean g2g_ipc_src_stop(GstBaseSrc *base)
 {
     G2G_IPC_SRC(base)->priv->imports.clear();
     G2G_IPC_SRC(base)->priv->cuda_imports.clear();
+    G2G_IPC_SRC(base)->priv->memories.clear();
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     // Frames still out keep the connection; closed, their releases go nowhere and the producer,
     // seeing the socket close, lets go of all of them at once.
@@ -290,6 +293,7 @@ GstFlowReturn take_caps(G2gIpcSrc *self, const std::vector<std::uint8_t> &payloa
     const GstCapsFeatures *features = gst_caps_get_features(caps.get(), 0);
     state.view_caps = features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
     state.info = info;
+    self->priv->memories.clear(); // a new stream: the producer's pool of the old one goes
     state.have_info = true;
     return GST_FLOW_OK;
 }
@@ -361,8 +365,9 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
         images ? self->priv->imports.build(g2g::ipc::engine_device(*engine), *decoded, std::move(message.fds),
                                            state.info, state.view_caps)
         : cuda ? self->priv->cuda_imports.build(self->priv->cuda.context(), *decoded, state.info,
-                                                     state.view_caps)
-               : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps);
+                                                state.view_caps)
+               : g2g::ipc::build_frame(*decoded, std::move(message.fds), state.info, state.view_caps,
+                                       self->priv->memories);
     if (!frame) {
         state.connection->release(decoded->id);
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,

@@ -79,10 +79,12 @@ Result<BufferRef> CudaDense::materialize(GstBuffer *frame, const FrameView &view
     if (!pool_->pool || pool_->context != context || !gst_video_info_is_equal(&pool_->info, &info)) {
         stop();
         CapsRef caps = CapsRef::adopt(gst_video_info_to_caps(&info));
-        gst_caps_set_features(caps.get(), 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+        gst_caps_set_features(caps.get(), 0,
+                              gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
         Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(gst_cuda_buffer_pool_new(context));
         GstStructure *config = gst_buffer_pool_get_config(pool.get());
-        gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
+        gst_buffer_pool_config_set_params(config, caps.get(), static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)),
+                                          0, 0);
         gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
         bool configured = gst_buffer_pool_set_config(pool.get(), config);
         if (!configured) {
@@ -92,7 +94,8 @@ Result<BufferRef> CudaDense::materialize(GstBuffer *frame, const FrameView &view
         }
         if (!configured || !gst_buffer_pool_set_active(pool.get(), TRUE))
             return Error(ErrorCode::InvalidArgument, std::string("no CUDA pool of ") +
-                                                         GST_VIDEO_INFO_NAME(&info) + " frames to write a view into");
+                                                         GST_VIDEO_INFO_NAME(&info) +
+                                                         " frames to write a view into");
         pool_->pool = std::move(pool);
         pool_->context = context;
         pool_->info = info;
@@ -101,7 +104,8 @@ Result<BufferRef> CudaDense::materialize(GstBuffer *frame, const FrameView &view
     if (gst_buffer_pool_acquire_buffer(pool_->pool.get(), &out, nullptr) != GST_FLOW_OK)
         return Error(ErrorCode::InvalidArgument, "no CUDA frame to write a view into");
     BufferRef dense = BufferRef::adopt(out);
-    gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+    gst_buffer_copy_into(out, frame, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS),
+                         0, -1);
     if (Result<void> written = view.materialize_to(frame, out, info); !written)
         return written.error();
     return dense;
@@ -145,7 +149,8 @@ Result<BufferRef> CudaImports::build(gpointer context, const NewBuffer &message,
         return refused("arrived in view caps (meta:G2gTensorView) without its view");
     if (view_record && !view_caps)
         return refused("carries a view in caps without meta:G2gTensorView");
-    Result<ViewRecord> wanted = view_record ? read_view(*view_record, info) : Result<ViewRecord>(ViewRecord{});
+    Result<ViewRecord> wanted =
+        view_record ? read_view(*view_record, info) : Result<ViewRecord>(ViewRecord{});
     if (!wanted)
         return refused(wanted.error().message());
     Result<std::vector<cuda::IpcHandle>> handles = decode_cuda_handles(*record);

@@ -3,11 +3,14 @@
 
 #include <gst/allocators/allocators.h>
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <string>
 
@@ -140,8 +143,73 @@ Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size)
     return {};
 }
 
+struct ReceivedMemories::Kept {
+    struct File {
+        dev_t device;
+        ino_t inode;
+        MemoryKind kind;
+        GstMemory *whole; // one reference: the file's descriptor, mapped once read
+    };
+    std::deque<File> files; // the most recent last
+
+    void forget(std::deque<File>::iterator file)
+    {
+        gst_memory_unref(file->whole);
+        files.erase(file);
+    }
+};
+
+ReceivedMemories::ReceivedMemories() : kept_(std::make_unique<Kept>())
+{
+}
+
+ReceivedMemories::~ReceivedMemories()
+{
+    clear();
+}
+
+void ReceivedMemories::clear()
+{
+    while (!kept_->files.empty())
+        kept_->forget(kept_->files.begin());
+}
+
+Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset,
+                                           std::uint64_t size, std::uint64_t file_size)
+{
+    struct stat status {};
+    if (::fstat(fd.get(), &status) != 0)
+        return Error(ErrorCode::InvalidArgument,
+                     std::string("a descriptor that does not stat (") + std::strerror(errno) + ")");
+    auto &files = kept_->files;
+    auto kept = std::find_if(files.begin(), files.end(), [&](const Kept::File &file) {
+        return file.device == status.st_dev && file.inode == status.st_ino && file.kind == kind;
+    });
+    // A file that grew since it was kept is wrapped again, at its new size.
+    if (kept != files.end() && offset + size > kept->whole->size)
+        kept_->forget(kept);
+    else if (kept != files.end()) {
+        Kept::File again = *kept;
+        files.erase(kept);
+        files.push_back(again); // fd closes here: the kept descriptor is the same file
+    } else {
+        GstMemory *whole =
+            gst_fd_allocator_alloc(allocator_for(kind).get(), fd.get(), static_cast<gsize>(file_size),
+                                   GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+        if (!whole)
+            return Error(ErrorCode::InvalidArgument, "a descriptor that cannot be wrapped");
+        fd.release(); // the memory owns it now
+        GST_MINI_OBJECT_FLAG_SET(whole, GST_MEMORY_FLAG_READONLY);
+        files.push_back({status.st_dev, status.st_ino, kind, whole});
+        if (files.size() > kKeptFiles)
+            kept_->forget(files.begin());
+    }
+    // Read-only, as every share is: the consumer reads the producer's pages, never writes them.
+    return gst_memory_share(files.back().whole, static_cast<gssize>(offset), static_cast<gssize>(size));
+}
+
 Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
-                              bool view_caps)
+                              bool view_caps, ReceivedMemories &memories)
 {
     if (fds.size() != message.memories.size())
         return refused(message.id, "came with " + std::to_string(fds.size()) + " descriptors for " +
@@ -160,16 +228,11 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
                            "memory " + std::to_string(i) + " (bytes " + std::to_string(memory.offset) + ".." +
                                std::to_string(memory.offset + memory.size) + ") lies past the end of its " +
                                std::to_string(end) + "-byte descriptor");
-        // The descriptor stays owned here until a memory has taken it.
-        GstMemory *wrapped =
-            gst_fd_allocator_alloc(allocator_for(message.kind).get(), fds[i].get(),
-                                   static_cast<gsize>(memory.offset + memory.size), GST_FD_MEMORY_FLAG_NONE);
+        Result<GstMemory *> wrapped = memories.wrap(message.kind, std::move(fds[i]), memory.offset,
+                                                    memory.size, static_cast<std::uint64_t>(end));
         if (!wrapped)
-            return refused(message.id, "memory " + std::to_string(i) + " cannot be wrapped");
-        fds[i].release();
-        gst_memory_resize(wrapped, static_cast<gssize>(memory.offset), static_cast<gsize>(memory.size));
-        GST_MINI_OBJECT_FLAG_SET(wrapped, GST_MEMORY_FLAG_READONLY);
-        gst_buffer_append_memory(frame.get(), wrapped);
+            return refused(message.id, "memory " + std::to_string(i) + ": " + wrapped.error().message());
+        gst_buffer_append_memory(frame.get(), *wrapped);
     }
     set_fields(frame.get(), message);
 

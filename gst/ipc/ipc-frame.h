@@ -10,6 +10,7 @@
 #include <gst/video/video.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <g2g/error.h>
@@ -42,13 +43,39 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id);
 // for the formats a FrameView does not describe, and memory no FrameView maps (CUDA's).
 Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size);
 
+// The memories a consumer wrapped, kept mapped by file. A producer's pool sends the same memfds
+// (and DMA-BUFs) frame after frame: a memory wrapped anew for each arrival is mapped anew when it is
+// read, a page fault for every page of every frame. So each file is wrapped once (kept mapped from
+// its first map on), each frame's memory is a share of it (the same pages, read-only), and a
+// descriptor of a file already kept is closed at once. A kept file stays open, so it stays that
+// file (its st_dev and st_ino name it); the last kKeptFiles are kept, and clear() lets go of them
+// (a new stream's caps).
+class ReceivedMemories {
+public:
+    ReceivedMemories();
+    ~ReceivedMemories();
+    ReceivedMemories(const ReceivedMemories &) = delete;
+    ReceivedMemories &operator=(const ReceivedMemories &) = delete;
+    // A read-only memory of bytes [offset, offset + size) of `fd`'s file (taken), `file_size` bytes
+    // long (checked by the caller to hold the range), as DMA-BUF memory where `kind` says so.
+    Result<GstMemory *> wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset, std::uint64_t size,
+                             std::uint64_t file_size);
+    void clear();
+
+    static constexpr std::size_t kKeptFiles = 32; // more than a producer's pool holds
+
+private:
+    struct Kept;
+    std::unique_ptr<Kept> kept_;
+};
+
 // The frame `message` describes, its memories wrapping `fds` (taken; each owned by its memory
-// once wrapped), read-only, laid out by the GstVideoMeta record where there is one, carrying the
-// view where there is one. `info`: the stream's caps; `view_caps`: they carry meta:G2gTensorView
+// once wrapped, through `memories`), read-only, laid out by the GstVideoMeta record where there is one,
+// carrying the view where there is one. `info`: the stream's caps; `view_caps`: they carry meta:G2gTensorView
 // (a frame without its view record is refused there). Refused before anything is read: a memory
 // past the end of its descriptor, a layout outside the memories (FrameView::of_frame's check), a
 // view record decode_view refuses.
 Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
-                              bool view_caps);
+                              bool view_caps, ReceivedMemories &memories);
 
 } // namespace g2g::ipc

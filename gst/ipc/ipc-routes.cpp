@@ -153,8 +153,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
             }
         }
         decision.refusal = sink + " sends " + caps_text(stream) + " as CUDA memory" +
-                           (view ? " (as views, or written dense)" : "") + (exportable ? " or DMA-BUFs" : "") +
-                           "; the consumer takes " +
+                           (view ? " (as views, or written dense)" : "") +
+                           (exportable ? " or DMA-BUFs" : "") + "; the consumer takes " +
                            (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
                            (view ? ": write them dense and download them before " + sink +
                                        " (g2gmaterialize ! cudadownload) for system memory"
@@ -378,7 +378,8 @@ Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::stri
     if (!exported)
         return exported;
     ++counters_.copies;
-    counters_.bytes_copied += view ? GST_VIDEO_INFO_SIZE(&view->source_layout()) : GST_VIDEO_INFO_SIZE(&info_);
+    counters_.bytes_copied +=
+        view ? GST_VIDEO_INFO_SIZE(&view->source_layout()) : GST_VIDEO_INFO_SIZE(&info_);
     return exported;
 }
 

@@ -148,7 +148,6 @@ Result<FrameView> view_over(const ViewRecord &record, GstBuffer *frame, const Gs
     return refused("whose grid no orientation of its rectangle makes");
 }
 
-
 Result<FrameView> decode_view(const MetaRecord &record, GstBuffer *frame, const GstVideoInfo &source_info,
                               const GstVideoInfo &stream)
 {

@@ -198,8 +198,8 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
             return refused(read.error().message());
         const auto format = static_cast<GstVideoFormat>(read->format);
         if (format != GST_VIDEO_INFO_FORMAT(&info))
-            return refused(std::string("lays out ") + gst_video_format_to_string(format) + " in a stream of " +
-                           gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
+            return refused(std::string("lays out ") + gst_video_format_to_string(format) +
+                           " in a stream of " + gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
         if (!gst_video_info_set_format(&source, format, read->width, read->height))
             return refused("lays out a frame of " + std::to_string(read->width) + "x" +
                            std::to_string(read->height) + ", which is no video frame");

@@ -116,11 +116,12 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream st
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
-    const std::string reader = stream == Stream::View || stream == Stream::VulkanView || stream == Stream::CudaView
-                                   ? " ! g2gmaterialize"
-                               : stream == Stream::Vulkan                             ? " ! vulkandownload"
-                               : stream == Stream::Cuda   ? " ! cudadownload"
-                                                          : "";
+    const std::string reader =
+        stream == Stream::View || stream == Stream::VulkanView || stream == Stream::CudaView
+            ? " ! g2gmaterialize"
+        : stream == Stream::Vulkan ? " ! vulkandownload"
+        : stream == Stream::Cuda   ? " ! cudadownload"
+                                   : "";
     ChildProcess consumer(
         g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + reader + " ! fakesink",
                                       scratch.path("registry.bin"), scratch.path("consumer.log")));
@@ -404,7 +405,8 @@ TEST(IpcHostileProducer, VulkanViewsThatAreNotWhatTheySayAreRefused)
     const std::uint64_t size = real->planes[0].size;
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
-    const g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    const g2g::BufferRef source =
+        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
     g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
     ASSERT_TRUE(identity);
     g2g::FrameView turned = *identity;
@@ -419,23 +421,33 @@ TEST(IpcHostileProducer, VulkanViewsThatAreNotWhatTheySayAreRefused)
         std::string said;
     };
     const std::vector<Case> cases = {
-        {"view caps, no view", Stream::VulkanView, {layout},
+        {"view caps, no view",
+         Stream::VulkanView,
+         {layout},
          "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
-        {"a view in caps of dense images", Stream::Vulkan, {layout, encode_view(*identity)},
+        {"a view in caps of dense images",
+         Stream::Vulkan,
+         {layout, encode_view(*identity)},
          "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
-        {"no layout", Stream::VulkanView, {encode_view(*identity)},
+        {"no layout",
+         Stream::VulkanView,
+         {encode_view(*identity)},
          "NEW_BUFFER 1 carries a view without the layout of the frame it reads (a GstVideoMeta record)"},
-        {"a layout of another format", Stream::VulkanView,
+        {"a layout of another format",
+         Stream::VulkanView,
          {encode_video_meta(video_meta_of(i420)), encode_view(*identity)},
          "NEW_BUFFER 1 lays out I420 in a stream of NV12"},
-        {"a view of another size than the caps'", Stream::VulkanView, {layout, encode_view(turned)},
+        {"a view of another size than the caps'",
+         Stream::VulkanView,
+         {layout, encode_view(turned)},
          "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
     };
     for (const Case &c : cases) {
         const Ended ended =
             consumer_of([&](int socket) { send_images(socket, *real, size, true, c.metas); }, c.stream);
         EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
-        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said)) << c.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
+            << c.what << ": " << ended.said;
     }
 }
 #endif
@@ -507,7 +519,8 @@ TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
         GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (the consumer opens a CUDA context)";
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
-    const g2g::BufferRef source = g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    const g2g::BufferRef source =
+        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
     g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
     ASSERT_TRUE(identity);
     g2g::FrameView turned = *identity;
@@ -528,19 +541,28 @@ TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
         std::string said;
     };
     const std::vector<Case> cases = {
-        {"view caps, no view", Stream::CudaView, {},
+        {"view caps, no view",
+         Stream::CudaView,
+         {},
          "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
-        {"a view in caps of dense frames", Stream::Cuda, {encode_view(*identity)},
+        {"a view in caps of dense frames",
+         Stream::Cuda,
+         {encode_view(*identity)},
          "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
-        {"a view of another size than the caps'", Stream::CudaView, {encode_view(turned)},
+        {"a view of another size than the caps'",
+         Stream::CudaView,
+         {encode_view(turned)},
          "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
-        {"a view that passes, over a handle the driver does not know", Stream::CudaView, {encode_view(*identity)},
+        {"a view that passes, over a handle the driver does not know",
+         Stream::CudaView,
+         {encode_view(*identity)},
          "NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's allocation failed: CUDA_ERROR_"},
     };
     for (const Case &c : cases) {
         const Ended ended = consumer_of([&](int socket) { send_view(socket, c.views); }, c.stream);
         EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
-        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said)) << c.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
+            << c.what << ": " << ended.said;
     }
 }
 

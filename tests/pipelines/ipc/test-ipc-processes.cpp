@@ -13,6 +13,9 @@
 #include "pipeline.h"
 #include "processes.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <algorithm>
@@ -234,10 +237,12 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes";
 
     EXPECT_NE(refused.wait(), 0);
-    EXPECT_NE(refused.said().find("as Vulkan images (as views, or written dense); the consumer takes video/x-raw"),
-              std::string::npos)
+    EXPECT_NE(
+        refused.said().find("as Vulkan images (as views, or written dense); the consumer takes video/x-raw"),
+        std::string::npos)
         << refused.said();
-    EXPECT_NE(refused.said().find(": write them as system memory before ipc (g2gmaterialize)"), std::string::npos)
+    EXPECT_NE(refused.said().find(": write them as system memory before ipc (g2gmaterialize)"),
+              std::string::npos)
         << refused.said();
 
     ASSERT_NE(stats, nullptr);
@@ -328,8 +333,9 @@ TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
     GstStructure *stats = nullptr;
     const g2g::test::LogCapture complaints;
     const PipelineRun producer = run_pipeline(
-        decode + " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
-                 "sync=false socket-path=" +
+        decode +
+            " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
+            "sync=false socket-path=" +
             scratch.path("socket"),
         {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
@@ -342,14 +348,18 @@ TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
                                                    "video-direction=90r ! appsink name=sink sync=false");
     ASSERT_FALSE(peer.buffers.empty()) << peer.error;
     const std::string expected = g2g::test::bytes_of(peer.buffers);
-    EXPECT_TRUE(view.received() == expected) << view.received().size() << " bytes against " << expected.size();
-    EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes against " << expected.size();
+    EXPECT_TRUE(view.received() == expected)
+        << view.received().size() << " bytes against " << expected.size();
+    EXPECT_TRUE(dense.received() == expected)
+        << dense.received().size() << " bytes against " << expected.size();
     EXPECT_NE(refused.wait(), 0);
-    EXPECT_NE(refused.said().find("as CUDA memory (as views, or written dense) or DMA-BUFs"), std::string::npos)
-        << refused.said();
-    EXPECT_NE(refused.said().find(": write them dense and download them before ipc (g2gmaterialize ! cudadownload) "
-                                  "for system memory"),
+    EXPECT_NE(refused.said().find("as CUDA memory (as views, or written dense) or DMA-BUFs"),
               std::string::npos)
+        << refused.said();
+    EXPECT_NE(
+        refused.said().find(": write them dense and download them before ipc (g2gmaterialize ! cudadownload) "
+                            "for system memory"),
+        std::string::npos)
         << refused.said();
     ASSERT_NE(stats, nullptr);
     const guint64 frames = stat_of(stats, "frames");
@@ -585,6 +595,58 @@ TEST(IpcProcesses, KilledConsumersLetGoOfWhatTheyHeld)
         }
     }
     EXPECT_EQ(g2g::test::open_frame_fd_count(), fds_before);
+}
+
+// A consumer that reads every byte of every frame faults a pool frame's pages in once: the
+// producer's pool sends the same memfds frame after frame, and the consumer keeps each file mapped
+// (a memory wrapped anew for each arrival would be mapped anew, a fault per page of every frame).
+// The faults are the reading thread's own (RUSAGE_THREAD), around the map and the reads alone.
+TEST(IpcProcesses, AConsumerFaultsThePoolsPagesInOnce)
+{
+    Scratch scratch("g2g-ipc");
+    const int frames = 120;
+    auto producer = producer_process(scratch,
+                                     "videotestsrc num-buffers=" + std::to_string(frames) +
+                                         " ! video/x-raw,format=GRAY8,width=1024,height=1024,framerate=30/1",
+                                     "min-consumers=1 queue-full=wait sync=false");
+    ASSERT_TRUE(producer->started());
+    const long page = ::sysconf(_SC_PAGESIZE);
+    const long pages = 1024 * 1024 / page;
+    std::vector<long> faults;
+    const PipelineRun consumer = run_pipeline(
+        "g2gipcsrc socket-path=" + scratch.path("socket") + " ! identity name=tap ! fakesink sync=false",
+        [&](GstBuffer *frame) {
+            rusage before{}, after{};
+            ::getrusage(RUSAGE_THREAD, &before);
+            GstMapInfo map;
+            if (gst_buffer_map(frame, &map, GST_MAP_READ)) {
+                volatile guint8 sum = 0;
+                for (gsize at = 0; at < map.size; at += static_cast<gsize>(page))
+                    sum = sum + map.data[at];
+                gst_buffer_unmap(frame, &map);
+            }
+            ::getrusage(RUSAGE_THREAD, &after);
+            faults.push_back(after.ru_minflt - before.ru_minflt);
+        },
+        60 * GST_SECOND);
+    EXPECT_EQ(consumer.error, "");
+    EXPECT_EQ(producer->wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
+    ASSERT_EQ(faults.size(), static_cast<std::size_t>(frames));
+    // The first frame maps its file and faults its pages in (the kernel maps up to 16 pages of a
+    // memfd a fault): the measure sees faults.
+    const long first = faults[0];
+    EXPECT_GE(first, pages / 32);
+    // Past the pool's first round, a frame faults its pages in only where the pool made a new one
+    // (it holds max-queued frames and a few, 8 by default): not every frame, as a frame mapped anew
+    // would. Counted are the frames that took half the first frame's faults or more.
+    std::string counts;
+    int faulting = 0;
+    for (std::size_t i = 40; i < faults.size(); ++i) {
+        faulting += faults[i] * 2 >= first ? 1 : 0;
+        counts += std::to_string(faults[i]) + " ";
+    }
+    EXPECT_LT(faulting, 8) << "faults of frames 40.." << frames << ": " << counts
+                           << "(the first frame: " << first << ")";
 }
 
 // GStreamer's unixfdsrc reads g2gipcsink: it says no HELLO, so it takes the stream as unixfdsink

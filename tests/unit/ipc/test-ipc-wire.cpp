@@ -25,6 +25,7 @@
 
 #include "ipc-frame.h"
 #include "memfd-dmabuf.h"
+#include "open-fds.h"
 #include "reference-frames.h"
 #include "ipc-socket.h"
 #include "ipc-cuda-record.h"
@@ -532,7 +533,8 @@ g2g::Result<g2g::BufferRef> crossed(GstBuffer *frame, const GstVideoInfo &info, 
     g2g::Result<NewBuffer> message = decode_new_buffer(in->payload, in->fds.size());
     if (!message)
         return message.error();
-    return build_frame(*message, std::move(in->fds), info, view_caps);
+    ReceivedMemories memories;
+    return build_frame(*message, std::move(in->fds), info, view_caps, memories);
 }
 
 } // namespace
@@ -606,10 +608,11 @@ TEST(IpcFrame, WhatCannotCrossOrDoesNotFitIsRefused)
     g2g::Result<OutgoingFrame> out = describe_frame(frame.get(), 9);
     ASSERT_TRUE(out) << out.error().message();
     ASSERT_EQ(out->message.metas.size(), 1u); // the layout record
+    ReceivedMemories memories;
     const auto build = [&](NewBuffer message, std::size_t fd_size, bool view_caps = false) {
         std::vector<UniqueFd> fds;
         fds.emplace_back(g2g::test::make_memfd(fd_size));
-        return build_frame(message, std::move(fds), info, view_caps);
+        return build_frame(message, std::move(fds), info, view_caps, memories);
     };
     const std::size_t size = gst_buffer_get_size(frame.get());
     ASSERT_TRUE(build(out->message, size));
@@ -643,8 +646,59 @@ TEST(IpcFrame, WhatCannotCrossOrDoesNotFitIsRefused)
     EXPECT_EQ(build(out->message, size, true).error().message(),
               "NEW_BUFFER 9 arrived in view caps (meta:G2gTensorView) without its view");
     // Descriptors that do not match the memories.
-    EXPECT_EQ(build_frame(out->message, {}, info, false).error().message(),
+    EXPECT_EQ(build_frame(out->message, {}, info, false, memories).error().message(),
               "NEW_BUFFER 9 came with 0 descriptors for 1 memories");
+}
+
+// A file that arrives again (a producer's pool frame sent again) is the memory it was: its
+// descriptor is closed at once, and each frame's memory is a read-only share of one wrap of the
+// file, mapped once, so reading it again faults no page in again.
+TEST(IpcFrame, AFileReceivedAgainIsTheMemoryItWas)
+{
+    const int before = g2g::test::open_frame_fd_count();
+    const UniqueFd file(g2g::test::make_memfd(8192));
+    {
+        ReceivedMemories memories;
+        const auto wrap = [&](std::uint64_t offset, std::uint64_t size) {
+            return memories.wrap(MemoryKind::Fd, UniqueFd(::dup(file.get())), offset, size, 8192);
+        };
+        g2g::Result<GstMemory *> first = wrap(0, 4096);
+        g2g::Result<GstMemory *> second = wrap(4096, 4096);
+        ASSERT_TRUE(first) << first.error().message();
+        ASSERT_TRUE(second) << second.error().message();
+        EXPECT_NE((*first)->parent, nullptr);
+        EXPECT_EQ((*first)->parent, (*second)->parent);
+        EXPECT_TRUE(GST_MEMORY_IS_READONLY(*first));
+        GstMapInfo write_map;
+        EXPECT_FALSE(gst_memory_map(*second, &write_map, GST_MAP_WRITE));
+        // One descriptor kept for the file, beside the test's own: the second arrival's was closed.
+        EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 2);
+        GstMapInfo a, b;
+        ASSERT_TRUE(gst_memory_map(*first, &a, GST_MAP_READ));
+        ASSERT_TRUE(gst_memory_map(*second, &b, GST_MAP_READ));
+        EXPECT_EQ(b.data, a.data + 4096); // one mapping of the file
+        gst_memory_unmap(*second, &b);
+        gst_memory_unmap(*first, &a);
+        gst_memory_unref(*first);
+        // Still mapped where it was once no frame maps it: the next frame reads the same pages.
+        g2g::Result<GstMemory *> third = wrap(0, 8192);
+        ASSERT_TRUE(third);
+        GstMapInfo c;
+        ASSERT_TRUE(gst_memory_map(*third, &c, GST_MAP_READ));
+        EXPECT_EQ(c.data, b.data - 4096);
+        gst_memory_unmap(*third, &c);
+        gst_memory_unref(*third);
+        // Another file is another memory.
+        const UniqueFd other(g2g::test::make_memfd(4096));
+        g2g::Result<GstMemory *> elsewhere =
+            memories.wrap(MemoryKind::Fd, UniqueFd(::dup(other.get())), 0, 4096, 4096);
+        ASSERT_TRUE(elsewhere);
+        EXPECT_NE((*elsewhere)->parent, (*second)->parent);
+        gst_memory_unref(*elsewhere);
+        gst_memory_unref(*second);
+    }
+    // Let go of with the memories: the test's descriptor alone is left.
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 1);
 }
 
 // The G2gVulkanImages record: what the producer says of its images comes back as it was said;
