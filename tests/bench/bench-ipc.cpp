@@ -6,6 +6,9 @@
 //    source into fakesink (measured in the same run), so what the sink and its consumers cost it;
 //  - the latency from the frame's arrival at the sink to each consumer's receipt (its source pad),
 //    both on CLOCK_MONOTONIC, median and 99th percentile over every frame of every consumer;
+//  - each consumer's CPU per frame (its process's user+system time over its stream over the frames
+//    it received, the median of the consumers), each consumer reading every frame as an application
+//    would (mapping it and reading a byte of every page; system memory only);
 //  - frames each consumer received, and g2gipcsink's copies and conversions (zero: the frames cross
 //    as the producer's memfds).
 // The peers: shmsink / shmsrc (every version; shmsrc carries no caps, so its consumers state them),
@@ -14,7 +17,7 @@
 // baseline too), crossing by g2gipcsink's CUDA IPC handles against cudaipcsink / cudaipcsrc (1.24
 // on, where the nvcodec plugin has them).
 // Usage: bench-ipc [--frames N] [--rounds R] [--consumers 1,4,16] [--size WxH] [--domain system|cuda]
-//        bench-ipc consume DESCRIPTION OUT FRAMES   (a consumer process: this program runs itself)
+//        bench-ipc consume DESCRIPTION OUT FRAMES READ   (a consumer process: this program runs itself)
 #include <gst/gst.h>
 
 #include <sys/resource.h>
@@ -74,9 +77,25 @@ bool play_to_end(GstElement *pipeline, int timeout_s)
     return ok;
 }
 
-// The consumer process: `description` (its source named "src") to its end; the receipt time of
-// each frame at the source's pad, one per line, into `out`.
-int consume(const std::string &description, const std::string &out, int frames)
+// Maps a frame reaching the consumer's sink and reads a byte of every page, as an application that
+// reads the frame would (what the mapping costs: a fault per page mapped anew).
+GstPadProbeReturn read_frame(GstPad *, GstPadProbeInfo *info, gpointer)
+{
+    GstBuffer *frame = GST_PAD_PROBE_INFO_BUFFER(info);
+    GstMapInfo map;
+    if (frame && gst_buffer_map(frame, &map, GST_MAP_READ)) {
+        volatile guint8 sum = 0;
+        for (gsize at = 0; at < map.size; at += 4096)
+            sum = sum + map.data[at];
+        gst_buffer_unmap(frame, &map);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+// The consumer process: `description` (its source named "src", its sink "sink") to its end; into
+// `out`, its CPU per frame received (µs), then the receipt time of each frame at the source's pad,
+// one per line. With `read`, each frame is read at the sink.
+int consume(const std::string &description, const std::string &out, int frames, bool read)
 {
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
@@ -91,10 +110,20 @@ int consume(const std::string &description, const std::string &out, int frames)
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_time, &times, nullptr);
     gst_object_unref(pad);
     gst_object_unref(src);
+    if (read) {
+        GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+        GstPad *sink_pad = gst_element_get_static_pad(sink, "sink");
+        gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_BUFFER, read_frame, nullptr, nullptr);
+        gst_object_unref(sink_pad);
+        gst_object_unref(sink);
+    }
+    const double before = cpu_seconds();
     play_to_end(pipeline, 120);
+    const double took = cpu_seconds() - before;
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     std::ofstream file(out);
+    file << static_cast<gint64>(times.empty() ? 0 : took * 1e6 / times.size()) << "\n";
     for (gint64 t : times)
         file << t << "\n";
     return 0;
@@ -115,6 +144,7 @@ std::string replaced(std::string text, const std::string &what, const std::strin
 
 struct Figures {
     double cpu_us = 0;             // per frame, less the baseline
+    double consumer_cpu_us = 0;    // per frame, the median consumer's
     double p50_us = 0, p99_us = 0; // latency
     int least_frames = 0;          // the consumer that received the fewest
     std::string copies = "";       // g2gipcsink's copies and conversions
@@ -180,10 +210,11 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     std::vector<GPid> children;
     for (int c = 0; c < consumers; ++c) {
         const std::string description =
-            replaced(transport.source, "{socket}", socket) + " ! fakesink sync=false";
+            replaced(transport.source, "{socket}", socket) + " ! fakesink name=sink sync=false";
         const std::string out = dir + "/consumer-" + std::to_string(c);
         const std::string count = std::to_string(frames);
-        const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(), nullptr};
+        const char *read = domain == "system" ? "1" : "0";
+        const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(), read, nullptr};
         GPid pid = 0;
         g_spawn_async(nullptr, const_cast<gchar **>(argv), nullptr, G_SPAWN_DO_NOT_REAP_CHILD, nullptr,
                       nullptr, &pid, nullptr);
@@ -215,13 +246,16 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     figures.cpu_us = took * 1e6 / frames - baseline;
-    std::vector<double> latencies;
+    std::vector<double> latencies, consumer_cpu;
     figures.least_frames = frames;
     for (int c = 0; c < consumers; ++c) {
         int status = 0;
         waitpid(children[c], &status, 0);
         g_spawn_close_pid(children[c]);
         std::ifstream file(dir + "/consumer-" + std::to_string(c));
+        gint64 cpu = 0;
+        if (file >> cpu)
+            consumer_cpu.push_back(static_cast<double>(cpu));
         std::vector<gint64> received;
         for (gint64 t; file >> t;)
             received.push_back(t);
@@ -231,6 +265,9 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
         for (std::size_t i = 0; i < received.size() && i < pushed.size(); ++i)
             latencies.push_back(static_cast<double>(received[i] - pushed[i]));
     }
+    std::sort(consumer_cpu.begin(), consumer_cpu.end());
+    if (!consumer_cpu.empty())
+        figures.consumer_cpu_us = consumer_cpu[consumer_cpu.size() / 2];
     std::sort(latencies.begin(), latencies.end());
     if (!latencies.empty()) {
         figures.p50_us = latencies[latencies.size() / 2];
@@ -245,8 +282,8 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
-    if (argc >= 5 && std::string(argv[1]) == "consume")
-        return consume(argv[2], argv[3], std::atoi(argv[4]));
+    if (argc >= 6 && std::string(argv[1]) == "consume")
+        return consume(argv[2], argv[3], std::atoi(argv[4]), std::string(argv[5]) == "1");
     int frames = 150, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -309,8 +346,8 @@ int main(int argc, char **argv)
         "%d alternating rounds; medians. producer CPU: less the source alone (videotestsrc ! fakesink) "
         "in the same round\n\n",
         rounds);
-    std::printf("%-8s %9s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
-                "latency p50 us", "latency p99 us", "least frames", "copies / conv");
+    std::printf("%-8s %9s %16s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
+                "consumer CPU us", "latency p50 us", "latency p99 us", "least frames", "copies / conv");
     std::vector<std::vector<Figures>> all(transports.size());
     const auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -326,28 +363,32 @@ int main(int argc, char **argv)
         }
         for (std::size_t t = 0; t < transports.size(); ++t) {
             Figures f = by_round[t][0];
-            std::vector<double> cpu, p50, p99;
+            std::vector<double> cpu, consumer_cpu, p50, p99;
             for (const Figures &r : by_round[t]) {
                 cpu.push_back(r.cpu_us);
+                consumer_cpu.push_back(r.consumer_cpu_us);
                 p50.push_back(r.p50_us);
                 p99.push_back(r.p99_us);
                 f.least_frames = std::min(f.least_frames, r.least_frames);
             }
             f.cpu_us = median(cpu);
+            f.consumer_cpu_us = median(consumer_cpu);
             f.p50_us = median(p50);
             f.p99_us = median(p99);
             all[t].push_back(f);
-            std::printf("%-8s %9d %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
-                        consumers, f.cpu_us, f.p50_us, f.p99_us, f.least_frames, frames, f.copies.c_str());
+            std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
+                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames, frames,
+                        f.copies.c_str());
             std::fflush(stdout);
         }
     }
-    std::printf("\npeer / g2gipc (above 1: g2g costs less)\n%-8s %9s %16s %14s\n", "peer", "consumers",
-                "producer CPU", "latency p50");
+    std::printf("\npeer / g2gipc (above 1: g2g costs less)\n%-8s %9s %16s %16s %14s\n", "peer", "consumers",
+                "producer CPU", "consumer CPU", "latency p50");
     for (std::size_t t = 1; t < transports.size(); ++t)
         for (std::size_t c = 0; c < counts.size(); ++c)
-            std::printf("%-8s %9d %15.2fx %13.2fx\n", transports[t].name.c_str(), counts[c],
+            std::printf("%-8s %9d %15.2fx %15.2fx %13.2fx\n", transports[t].name.c_str(), counts[c],
                         all[t][c].cpu_us / std::max(all[0][c].cpu_us, 1.0),
+                        all[t][c].consumer_cpu_us / std::max(all[0][c].consumer_cpu_us, 1.0),
                         all[t][c].p50_us / std::max(all[0][c].p50_us, 1.0));
     return 0;
 }
