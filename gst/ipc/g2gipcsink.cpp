@@ -347,6 +347,7 @@ static GstFlowReturn g2g_ipc_sink_render(GstBaseSink *sink, GstBuffer *frame)
     const GstClockTime base_time = gst_element_get_base_time(GST_ELEMENT(self));
     const GstClockTime latency = gst_base_sink_get_latency(sink);
 
+    state.forms.next_frame();
     for (g2g::ipc::RouteId route : state.server->routes_in_use()) {
         g2g::Result<g2g::BufferRef> form = state.forms.form(route, frame, name);
         if (!form)

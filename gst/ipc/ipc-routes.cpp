@@ -232,6 +232,7 @@ void RouteForms::set_engine(std::shared_ptr<vulkan::Engine> engine)
 
 void RouteForms::stop()
 {
+    next_frame();
     vulkan_copies_.stop();
     vulkan_dense_.stop();
     cuda_dense_.stop();
@@ -350,15 +351,24 @@ Result<BufferRef> RouteForms::cuda_to_dmabuf(GstBuffer *frame)
     return std::move(exported->frame);
 }
 
-// A CUDA view written dense once, by the library's kernel, into a frame of a CUDA pool.
+void RouteForms::next_frame()
+{
+    dense_cuda_of_ = {};
+}
+
+// A CUDA view written dense once, by the library's kernel, into a frame of a CUDA pool: once per
+// frame, for the dense route and the DMA-BUF route alike.
 Result<BufferRef> RouteForms::cuda_dense(GstBuffer *frame)
 {
+    if (dense_cuda_of_.first == frame && dense_cuda_of_.second)
+        return BufferRef::adopt(gst_buffer_ref(dense_cuda_of_.second.get()));
     const FrameView *view = tensor_view_of(frame);
     if (!view)
         return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
     Result<BufferRef> dense = cuda_dense_.materialize(frame, *view);
     if (!dense)
         return dense;
+    dense_cuda_of_ = {frame, BufferRef::adopt(gst_buffer_ref(dense->get()))};
     const std::string pair = pair_name(K::Cuda, K::Cuda);
     ++counters_.conversions[pair];
     counters_.bytes_converted[pair] += GST_VIDEO_INFO_SIZE(&info_);

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <g2g/error.h>
 #include <g2g/frame-view.h>
@@ -61,8 +62,10 @@ public:
     Result<void> set_stream(const GstCaps *caps);
     // The queue a VulkanImage stream's frames are copied on (the pipeline's).
     void set_engine(std::shared_ptr<vulkan::Engine> engine);
-    // `frame` in the form of `route`; refused with the reason (named by `sink`).
+    // `frame` in the form of `route`; refused with the reason (named by `sink`). Between two
+    // next_frame() calls, every form is of the same frame (what two routes share is made once).
     Result<BufferRef> form(RouteId route, GstBuffer *frame, const std::string &sink);
+    void next_frame();
     // The memory kind NEW_BUFFER says for `route`'s frames: DmaBuf in memory:DMABuf caps alone.
     MemoryKind kind(RouteId route) const;
     const FormCounters &counters() const { return counters_; }
@@ -86,6 +89,7 @@ private:
     std::shared_ptr<vulkan::Engine> engine_;
     VulkanExports vulkan_copies_, vulkan_dense_; // one layout each: a view's source, the view dense
     CudaDense cuda_dense_;
+    std::pair<GstBuffer *, BufferRef> dense_cuda_of_; // this frame's view written dense, for two routes
 };
 
 } // namespace g2g::ipc

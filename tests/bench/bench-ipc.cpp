@@ -214,7 +214,8 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
         const std::string out = dir + "/consumer-" + std::to_string(c);
         const std::string count = std::to_string(frames);
         const char *read = domain == "system" ? "1" : "0";
-        const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(), read, nullptr};
+        const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(),
+                               read, nullptr};
         GPid pid = 0;
         g_spawn_async(nullptr, const_cast<gchar **>(argv), nullptr, G_SPAWN_DO_NOT_REAP_CHILD, nullptr,
                       nullptr, &pid, nullptr);
