@@ -186,9 +186,11 @@ Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::ui
         return file.device == status.st_dev && file.inode == status.st_ino && file.kind == kind;
     });
     // A file that grew since it was kept is wrapped again, at its new size.
-    if (kept != files.end() && offset + size > kept->whole->size)
+    if (kept != files.end() && offset + size > kept->whole->size) {
         kept_->forget(kept);
-    else if (kept != files.end()) {
+        kept = files.end();
+    }
+    if (kept != files.end()) {
         Kept::File again = *kept;
         files.erase(kept);
         files.push_back(again); // fd closes here: the kept descriptor is the same file

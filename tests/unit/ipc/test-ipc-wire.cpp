@@ -688,6 +688,23 @@ TEST(IpcFrame, AFileReceivedAgainIsTheMemoryItWas)
         EXPECT_EQ(c.data, b.data - 4096);
         gst_memory_unmap(*third, &c);
         gst_memory_unref(*third);
+        // A file that grew since (a producer's memfd it did not seal): wrapped again, at its size.
+        const UniqueFd growing(g2g::test::make_memfd(4096));
+        g2g::Result<GstMemory *> small =
+            memories.wrap(MemoryKind::Fd, UniqueFd(::dup(growing.get())), 0, 4096, 4096);
+        ASSERT_TRUE(small);
+        ASSERT_EQ(::ftruncate(growing.get(), 8192), 0);
+        g2g::Result<GstMemory *> grown =
+            memories.wrap(MemoryKind::Fd, UniqueFd(::dup(growing.get())), 4096, 4096, 8192);
+        ASSERT_TRUE(grown) << grown.error().message();
+        EXPECT_NE((*grown)->parent, (*small)->parent);
+        EXPECT_EQ((*grown)->parent->size, 8192u);
+        GstMapInfo d;
+        ASSERT_TRUE(gst_memory_map(*grown, &d, GST_MAP_READ));
+        EXPECT_EQ(d.size, 4096u);
+        gst_memory_unmap(*grown, &d);
+        gst_memory_unref(*grown);
+        gst_memory_unref(*small);
         // Another file is another memory.
         const UniqueFd other(g2g::test::make_memfd(4096));
         g2g::Result<GstMemory *> elsewhere =
