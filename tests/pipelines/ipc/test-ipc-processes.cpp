@@ -13,6 +13,8 @@
 #include "pipeline.h"
 #include "processes.h"
 
+#include "ipc-consumers.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -30,59 +32,10 @@ using g2g::test::PipelineRun;
 using g2g::test::run_pipeline;
 using g2g::test::Scratch;
 
-namespace {
-
-// `frames` frames of a moving ball, NV12 64x48.
-std::string source(int frames, const std::string &extra = "")
-{
-    return "videotestsrc num-buffers=" + std::to_string(frames) + " pattern=ball " + extra +
-           " ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
-}
-
-// A consumer process: `g2gipcsrc socket-path=<socket> ! <chain> ! filesink`, started once the
-// producer listens; what it received is in the file `name`, what it said in `name`.log. The
-// filesink writes each frame as it comes: by default it keeps 64 KiB of frames to write at once,
-// more than the producer lets a consumer hold (max-queued), which would stall a producer that
-// waits for it.
-struct Consumer {
-    std::string out, log;
-    std::unique_ptr<ChildProcess> process;
-
-    Consumer(const Scratch &scratch, const std::string &name, const std::string &chain,
-             const std::string &options = "-q")
-        : out(scratch.path(name)), log(scratch.path(name + ".log"))
-    {
-        const std::string socket = scratch.path("socket");
-        process = std::make_unique<ChildProcess>(
-            g2g::test::launch_when_socket(socket,
-                                          "g2gipcsrc socket-path='" + socket + "' ! " + chain +
-                                              " ! filesink buffer-mode=unbuffered location='" + out + "'",
-                                          scratch.path("registry.bin"), log, options));
-    }
-    int wait() { return process->wait(); }
-    std::string received() const { return g2g::test::read_file(out); }
-    std::string said() const { return g2g::test::read_file(log); }
-};
-
-guint64 stat_of(const GstStructure *stats, const char *field)
-{
-    guint64 value = 0;
-    if (!gst_structure_get_uint64(stats, field, &value))
-        return G_MAXUINT64;
-    return value;
-}
-
-// An `inspect` for run_pipeline: the stats of its g2gipcsink named "ipc" at EOS, into `stats`.
-g2g::test::PipelineInspector stats_of_sink(GstStructure *&stats)
-{
-    return [&stats](GstBin *bin) {
-        GstElement *sink = gst_bin_get_by_name(bin, "ipc");
-        g_object_get(sink, "stats", &stats, nullptr);
-        gst_object_unref(sink);
-    };
-}
-
-} // namespace
+using ipc_test::Consumer;
+using ipc_test::source;
+using ipc_test::stat_of;
+using ipc_test::stats_of_sink;
 
 // One producer, three consumer processes, each in its own domain: a dense system consumer gets
 // the 90r view materialized once, a consumer that reads views gets the view (and materializes it
@@ -142,121 +95,6 @@ std::unique_ptr<ChildProcess> producer_process(const Scratch &scratch, const std
 }
 
 } // namespace
-
-// Vulkan images cross as images: the producer copies each frame once on its device into
-// exportable images, the consumer process imports them on its own device (lavapipe here, the same
-// driver and "GPU") and vulkandownload reads them there; the bytes equal the source's, and every
-// exported image's descriptor is let go of with the stream.
-TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
-{
-    SKIP_WITHOUT_VULKAN();
-    Scratch scratch("g2g-ipc");
-    const int frames = 60; // live, 2 s: the refused consumer joins while it plays
-    const int frame_fds = g2g::test::open_frame_fd_count();
-    Consumer images(
-        scratch, "images",
-        "g2gprobe require=vulkan ! vulkandownload ! video/x-raw,format=NV12 ! g2gprobe require=system");
-    Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer =
-        run_pipeline(source(frames, "is-live=true") +
-                         " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
-                         "socket-path=" +
-                         scratch.path("socket"),
-                     {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
-    EXPECT_EQ(images.wait(), 0) << images.said();
-    EXPECT_EQ(images.said().find("CRITICAL"), std::string::npos) << images.said();
-    const PipelineRun peer = run_pipeline(source(frames) + " ! appsink name=sink sync=false");
-    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
-    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
-        << images.received().size() << " bytes";
-
-    // A consumer of system memory is told to download before the producer.
-    EXPECT_NE(refused.wait(), 0);
-    EXPECT_NE(refused.said().find("as Vulkan images; the consumer takes video/x-raw"), std::string::npos)
-        << refused.said();
-    EXPECT_NE(refused.said().find(": download them before ipc (vulkandownload) for system memory"),
-              std::string::npos)
-        << refused.said();
-
-    ASSERT_NE(stats, nullptr);
-    EXPECT_EQ(stat_of(stats, "shares"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
-    // GStreamer's own Vulkan allocations are not exportable: each frame is copied once, on the device.
-    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "conversions"), 0u);
-    gst_structure_free(stats);
-    // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
-    // late may close meanwhile: the count never ends above where it began).
-    EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
-}
-
-// A view of Vulkan frames crosses as its view: the producer copies the frame the view reads once
-// into exportable images and the consumer that reads views (its caps say meta:G2gTensorView, so a
-// frame without its view would be refused there) makes the view again over its import and writes
-// it dense itself; a consumer of dense images gets the view written once by the producer's shader
-// into exportable images. Both equal videoflip's, and a consumer of system memory is told where
-// to write them as system memory.
-TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
-{
-    SKIP_WITHOUT_VULKAN();
-    Scratch scratch("g2g-ipc");
-    const int frames = 60; // live, 2 s: the refused consumer joins while it plays
-    const int frame_fds = g2g::test::open_frame_fd_count();
-    Consumer view(scratch, "view",
-                  "\"video/x-raw(memory:VulkanImage,meta:G2gTensorView)\" ! g2gprobe require=vulkan ! "
-                  "g2gmaterialize ! video/x-raw,format=NV12 ! g2gprobe require=system");
-    Consumer dense(scratch, "dense",
-                   "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
-    Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer = run_pipeline(
-        source(frames, "is-live=true") +
-            " ! vulkanupload ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=2 "
-            "queue-full=wait sync=false socket-path=" +
-            scratch.path("socket"),
-        {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
-    EXPECT_EQ(view.wait(), 0) << view.said();
-    EXPECT_EQ(dense.wait(), 0) << dense.said();
-    EXPECT_EQ(view.said().find("CRITICAL"), std::string::npos) << view.said();
-    EXPECT_EQ(dense.said().find("CRITICAL"), std::string::npos) << dense.said();
-
-    const PipelineRun peer =
-        run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
-    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
-    const std::string expected = g2g::test::bytes_of(peer.buffers);
-    EXPECT_TRUE(view.received() == expected) << view.received().size() << " bytes";
-    EXPECT_TRUE(dense.received() == expected) << dense.received().size() << " bytes";
-
-    EXPECT_NE(refused.wait(), 0);
-    EXPECT_NE(
-        refused.said().find("as Vulkan images (as views, or written dense); the consumer takes video/x-raw"),
-        std::string::npos)
-        << refused.said();
-    EXPECT_NE(refused.said().find(": write them as system memory before ipc (g2gmaterialize)"),
-              std::string::npos)
-        << refused.said();
-
-    ASSERT_NE(stats, nullptr);
-    EXPECT_EQ(stat_of(stats, "shares"), guint64(2 * frames));
-    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
-    // The frame the view reads, copied once on the device for the view's consumer; the view written
-    // dense once for the other.
-    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
-    gst_structure_free(stats);
-    // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
-    // late may close meanwhile: the count never ends above where it began).
-    EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
-}
 
 // CUDA frames cross as their memory: nvh264dec's frames go to one consumer process as CUDA IPC
 // handles (it reads the producer's device memory in place) and to another as DMA-BUFs over the
