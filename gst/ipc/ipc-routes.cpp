@@ -10,6 +10,7 @@
 #include <gst/allocators/allocators.h>
 
 #include <cstring>
+#include <optional>
 
 #include "tee-caps.h"
 
@@ -44,6 +45,30 @@ bool has_view_feature(const GstCaps *caps)
 {
     const GstCapsFeatures *features = gst_caps_get_features(caps, 0);
     return features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+}
+
+// The route of a consumer of a device stream (`kind`'s memory) that takes the stream as it is
+// (direct), or, of a view stream, dense frames in the same memory (dense: the view written once on
+// the device); nullopt where it takes neither.
+std::optional<RouteDecision> on_the_device(const GstCaps *stream, const GstCaps *accepts, K kind)
+{
+    if (!accepts)
+        return std::nullopt;
+    RouteDecision decision;
+    if (fixed_for(stream, accepts)) {
+        decision.route = kRouteDirect;
+        decision.caps = CapsRef::adopt(gst_caps_copy(stream));
+        return decision;
+    }
+    if (!has_view_feature(stream))
+        return std::nullopt;
+    const CapsRef dense = tee::in_domain(stream, kind);
+    CapsRef caps = fixed_for(dense.get(), accepts);
+    if (!caps)
+        return std::nullopt;
+    decision.route = kRouteDense;
+    decision.caps = std::move(caps);
+    return decision;
 }
 
 bool all_fd_memory(GstBuffer *frame)
@@ -101,19 +126,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
         // view as its view over those copies, or written dense once on the device for consumers of
         // dense images.
         const bool view = has_view_feature(stream);
-        if (accepts && fixed_for(stream, accepts)) {
-            decision.route = kRouteDirect;
-            decision.caps = CapsRef::adopt(gst_caps_copy(stream));
-            return decision;
-        }
-        if (accepts && view) {
-            const CapsRef dense = tee::in_domain(stream, K::VulkanTexture);
-            if (CapsRef caps = fixed_for(dense.get(), accepts)) {
-                decision.route = kRouteDense;
-                decision.caps = std::move(caps);
-                return decision;
-            }
-        }
+        if (std::optional<RouteDecision> images = on_the_device(stream, accepts, K::VulkanTexture))
+            return std::move(*images);
         decision.refusal = sink + " sends " + caps_text(stream) + " as Vulkan images" +
                            (view ? " (as views, or written dense)" : "") + "; the consumer takes " +
                            (accepts ? caps_text(accepts) : "what unixfdsink sends (memfds and DMA-BUFs)") +
@@ -127,19 +141,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
         // as its view, or written dense once on the device for consumers of dense frames (and of
         // DMA-BUFs, over that dense frame).
         const bool view = has_view_feature(stream);
-        if (accepts && fixed_for(stream, accepts)) {
-            decision.route = kRouteDirect;
-            decision.caps = CapsRef::adopt(gst_caps_copy(stream));
-            return decision;
-        }
-        if (accepts && view) {
-            const CapsRef dense = tee::in_domain(stream, K::Cuda);
-            if (CapsRef caps = fixed_for(dense.get(), accepts)) {
-                decision.route = kRouteDense;
-                decision.caps = std::move(caps);
-                return decision;
-            }
-        }
+        if (std::optional<RouteDecision> memory = on_the_device(stream, accepts, K::Cuda))
+            return std::move(*memory);
         GstVideoInfo info;
         const bool exportable = gst_video_info_from_caps(&info, stream) &&
                                 dmabuf::drm_fourcc_of(GST_VIDEO_INFO_FORMAT(&info)) &&

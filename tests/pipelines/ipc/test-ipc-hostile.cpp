@@ -145,6 +145,45 @@ bool says(const Ended &ended, const std::string &what)
            ended.said.find(what) != std::string::npos;
 }
 
+// The view records a lying producer sends of an NV12 64x48 frame: its identity view, of the
+// stream's size, and its 90r view (48x64).
+struct Nv12Views {
+    MetaRecord identity, turned;
+};
+
+Nv12Views nv12_views()
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    const g2g::BufferRef source =
+        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
+    g2g::Result<g2g::FrameView> view = g2g::FrameView::of_frame(source.get(), info);
+    EXPECT_TRUE(view);
+    Nv12Views views{encode_view(*view), {}};
+    view->orient(GST_VIDEO_ORIENTATION_90R);
+    views.turned = encode_view(*view);
+    return views;
+}
+
+// A lie of records: the stream's caps, the records a frame carries, what the consumer says of it.
+struct RecordLie {
+    const char *what;
+    Stream stream;
+    std::vector<MetaRecord> metas;
+    std::string said;
+};
+
+// Each lie, sent by `send(socket, metas)` to a consumer of its stream, ends it with its refusal.
+template <typename Send> void expect_each_refused(const std::vector<RecordLie> &lies, Send &&send)
+{
+    for (const RecordLie &lie : lies) {
+        const Ended ended = consumer_of([&](int socket) { send(socket, lie.metas); }, lie.stream);
+        EXPECT_EQ(ended.status, 1) << lie.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + lie.said))
+            << lie.what << ": " << ended.said;
+    }
+}
+
 } // namespace
 
 TEST(IpcHostileProducer, AMemoryPastItsDescriptorIsRefused)
@@ -402,53 +441,37 @@ TEST(IpcHostileProducer, VulkanViewsThatAreNotWhatTheySayAreRefused)
     const std::optional<VulkanImages> real = real_images();
     if (!real)
         GTEST_SKIP() << "the first Vulkan device exports no NV12 images as opaque fds";
-    const std::uint64_t size = real->planes[0].size;
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
-    const g2g::BufferRef source =
-        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
-    g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
-    ASSERT_TRUE(identity);
-    g2g::FrameView turned = *identity;
-    turned.orient(GST_VIDEO_ORIENTATION_90R);
-    const MetaRecord layout = encode_video_meta(video_meta_of(info));
-    GstVideoInfo i420;
+    const Nv12Views views = nv12_views();
+    GstVideoInfo nv12, i420;
+    gst_video_info_set_format(&nv12, GST_VIDEO_FORMAT_NV12, 64, 48);
     gst_video_info_set_format(&i420, GST_VIDEO_FORMAT_I420, 64, 48);
-    struct Case {
-        const char *what;
-        Stream stream;
-        std::vector<MetaRecord> metas;
-        std::string said;
-    };
-    const std::vector<Case> cases = {
-        {"view caps, no view",
-         Stream::VulkanView,
-         {layout},
-         "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
-        {"a view in caps of dense images",
-         Stream::Vulkan,
-         {layout, encode_view(*identity)},
-         "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
-        {"no layout",
-         Stream::VulkanView,
-         {encode_view(*identity)},
-         "NEW_BUFFER 1 carries a view without the layout of the frame it reads (a GstVideoMeta record)"},
-        {"a layout of another format",
-         Stream::VulkanView,
-         {encode_video_meta(video_meta_of(i420)), encode_view(*identity)},
-         "NEW_BUFFER 1 lays out I420 in a stream of NV12"},
-        {"a view of another size than the caps'",
-         Stream::VulkanView,
-         {layout, encode_view(turned)},
-         "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
-    };
-    for (const Case &c : cases) {
-        const Ended ended =
-            consumer_of([&](int socket) { send_images(socket, *real, size, true, c.metas); }, c.stream);
-        EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
-        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
-            << c.what << ": " << ended.said;
-    }
+    const MetaRecord layout = encode_video_meta(video_meta_of(nv12));
+    expect_each_refused(
+        {
+            {"view caps, no view",
+             Stream::VulkanView,
+             {layout},
+             "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
+            {"a view in caps of dense images",
+             Stream::Vulkan,
+             {layout, views.identity},
+             "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
+            {"no layout",
+             Stream::VulkanView,
+             {views.identity},
+             "NEW_BUFFER 1 carries a view without the layout of the frame it reads (a GstVideoMeta record)"},
+            {"a layout of another format",
+             Stream::VulkanView,
+             {encode_video_meta(video_meta_of(i420)), views.identity},
+             "NEW_BUFFER 1 lays out I420 in a stream of NV12"},
+            {"a view of another size than the caps'",
+             Stream::VulkanView,
+             {layout, views.turned},
+             "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
+        },
+        [&](int socket, const std::vector<MetaRecord> &metas) {
+            send_images(socket, *real, real->planes[0].size, true, metas);
+        });
 }
 #endif
 
@@ -517,53 +540,35 @@ TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
 {
     if (!g2g::test::have_cuda_device())
         GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (the consumer opens a CUDA context)";
-    GstVideoInfo info;
-    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
-    const g2g::BufferRef source =
-        g2g::BufferRef::adopt(gst_buffer_new_allocate(nullptr, kFrameSize, nullptr));
-    g2g::Result<g2g::FrameView> identity = g2g::FrameView::of_frame(source.get(), info);
-    ASSERT_TRUE(identity);
-    g2g::FrameView turned = *identity;
-    turned.orient(GST_VIDEO_ORIENTATION_90R);
-    auto send_view = [](int socket, const std::vector<MetaRecord> &views) {
-        NewBuffer message = frame_message(kFrameSize);
-        message.kind = MemoryKind::CudaIpc;
-        g2g::cuda::IpcHandle handle; // no allocation's handle
-        handle.size = kFrameSize;
-        message.metas.push_back(encode_cuda_handles({handle}));
-        message.metas.insert(message.metas.end(), views.begin(), views.end());
-        send_message(socket, MessageType::NewBuffer, encode(message), {});
-    };
-    struct Case {
-        const char *what;
-        Stream stream;
-        std::vector<MetaRecord> views;
-        std::string said;
-    };
-    const std::vector<Case> cases = {
-        {"view caps, no view",
-         Stream::CudaView,
-         {},
-         "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
-        {"a view in caps of dense frames",
-         Stream::Cuda,
-         {encode_view(*identity)},
-         "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
-        {"a view of another size than the caps'",
-         Stream::CudaView,
-         {encode_view(turned)},
-         "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
-        {"a view that passes, over a handle the driver does not know",
-         Stream::CudaView,
-         {encode_view(*identity)},
-         "NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's allocation failed: CUDA_ERROR_"},
-    };
-    for (const Case &c : cases) {
-        const Ended ended = consumer_of([&](int socket) { send_view(socket, c.views); }, c.stream);
-        EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
-        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
-            << c.what << ": " << ended.said;
-    }
+    const Nv12Views views = nv12_views();
+    expect_each_refused(
+        {
+            {"view caps, no view",
+             Stream::CudaView,
+             {},
+             "NEW_BUFFER 1 arrived in view caps (meta:G2gTensorView) without its view"},
+            {"a view in caps of dense frames",
+             Stream::Cuda,
+             {views.identity},
+             "NEW_BUFFER 1 carries a view in caps without meta:G2gTensorView"},
+            {"a view of another size than the caps'",
+             Stream::CudaView,
+             {views.turned},
+             "NEW_BUFFER 1 a G2gTensorView record of 48x64 pixels in a stream of 64x48"},
+            {"a view that passes, over a handle the driver does not know",
+             Stream::CudaView,
+             {views.identity},
+             "NEW_BUFFER 1: cuIpcOpenMemHandle of the producer's allocation failed: CUDA_ERROR_"},
+        },
+        [](int socket, const std::vector<MetaRecord> &metas) {
+            NewBuffer message = frame_message(kFrameSize);
+            message.kind = MemoryKind::CudaIpc;
+            g2g::cuda::IpcHandle handle; // no allocation's handle
+            handle.size = kFrameSize;
+            message.metas.push_back(encode_cuda_handles({handle}));
+            message.metas.insert(message.metas.end(), metas.begin(), metas.end());
+            send_message(socket, MessageType::NewBuffer, encode(message), {});
+        });
 }
 
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
