@@ -8,6 +8,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "log-capture.h"
 
 #include "pipeline.h"
 #include "processes.h"
@@ -65,6 +68,33 @@ inline g2g::test::PipelineInspector stats_of_sink(GstStructure *&stats)
         g_object_get(sink, "stats", &stats, nullptr);
         gst_object_unref(sink);
     };
+}
+
+// A producer run in this process to its end (its g2gipcsink named "ipc"): its error, its counters
+// at EOS, and the warnings and criticals GStreamer and GLib logged meanwhile.
+struct ProducerRun {
+    std::string error;
+    GstStructure *stats = nullptr; // owned
+    std::vector<std::string> complaints;
+
+    ProducerRun() = default;
+    ~ProducerRun()
+    {
+        if (stats)
+            gst_structure_free(stats);
+    }
+    ProducerRun(const ProducerRun &) = delete;
+    ProducerRun &operator=(const ProducerRun &) = delete;
+    guint64 stat(const char *field) const { return stat_of(stats, field); }
+};
+
+inline std::unique_ptr<ProducerRun> run_producer(const std::string &description)
+{
+    auto run = std::make_unique<ProducerRun>();
+    const g2g::test::LogCapture complaints;
+    run->error = g2g::test::run_pipeline(description, {}, 60 * GST_SECOND, stats_of_sink(run->stats)).error;
+    run->complaints = complaints.said();
+    return run;
 }
 
 } // namespace ipc_test

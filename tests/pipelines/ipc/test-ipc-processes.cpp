@@ -96,19 +96,34 @@ std::unique_ptr<ChildProcess> producer_process(const Scratch &scratch, const std
 
 } // namespace
 
+namespace {
+
+// nvh264dec decoding 20 chunks of the 1080p sample stream, or "" and why this machine cannot.
+std::string nvh264dec_sample(std::string &why)
+{
+    if (!g2g::test::have_cuda_device()) {
+        why = "needs a CUDA device and the nvcodec plugin (nvh264dec)";
+        return "";
+    }
+    const std::string media = g2g::test::media_path("ball-1920x1080-300f.h264");
+    if (media.empty())
+        why = "the sample stream ball-1920x1080-300f.h264 is not on this machine";
+    return media.empty() ? "" : "filesrc location=" + media + " num-buffers=20 ! h264parse ! nvh264dec";
+}
+
+} // namespace
+
 // CUDA frames cross as their memory: nvh264dec's frames go to one consumer process as CUDA IPC
 // handles (it reads the producer's device memory in place) and to another as DMA-BUFs over the
 // same memory; neither is a copy. The CUDA consumer's bytes equal nvh264dec's in this process, and
 // a consumer of system memory is told to download before the producer.
 TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
 {
-    if (!g2g::test::have_cuda_device())
-        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (nvh264dec)";
-    const std::string media = g2g::test::media_path("ball-1920x1080-300f.h264");
-    if (media.empty())
-        GTEST_SKIP() << "the sample stream ball-1920x1080-300f.h264 is not on this machine";
+    std::string why;
+    const std::string decode = nvh264dec_sample(why);
+    if (decode.empty())
+        GTEST_SKIP() << why;
     Scratch scratch("g2g-ipc");
-    const std::string decode = "filesrc location=" + media + " num-buffers=20 ! h264parse ! nvh264dec";
     Consumer cuda(scratch, "cuda", "g2gprobe require=cuda ! cudadownload ! video/x-raw,format=NV12");
     // CUDA memory exported as a DMA-BUF does not map for the CPU: the consumer checks its frames'
     // domain and drops them before its filesink.
@@ -116,15 +131,11 @@ TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
         scratch, "dmabuf",
         "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf ! identity drop-probability=1.0");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer = run_pipeline(
+    const auto producer = ipc_test::run_producer(
         decode + " ! g2gipcsink name=ipc min-consumers=2 queue-full=wait sync=false socket-path=" +
-            scratch.path("socket"),
-        {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
+        scratch.path("socket"));
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(cuda.wait(), 0) << cuda.said();
     const PipelineRun peer =
         run_pipeline(decode + " ! cudadownload ! video/x-raw,format=NV12 ! appsink name=sink sync=false");
@@ -136,14 +147,13 @@ TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
     EXPECT_NE(refused.said().find(": download them before ipc (cudadownload) for system memory"),
               std::string::npos)
         << refused.said();
-    ASSERT_NE(stats, nullptr);
-    const guint64 frames = stat_of(stats, "frames");
+    ASSERT_NE(producer->stats, nullptr);
+    const guint64 frames = producer->stat("frames");
     EXPECT_EQ(frames, guint64(peer.buffers.size()));
-    EXPECT_EQ(stat_of(stats, "copies"), 0u);
-    EXPECT_EQ(stat_of(stats, "conversions"), 0u);
+    EXPECT_EQ(producer->stat("copies"), 0u);
+    EXPECT_EQ(producer->stat("conversions"), 0u);
     EXPECT_EQ(dmabuf.wait(), 0) << dmabuf.said();
-    EXPECT_EQ(stat_of(stats, "shares"), 2 * frames);
-    gst_structure_free(stats);
+    EXPECT_EQ(producer->stat("shares"), 2 * frames);
 }
 
 // A view of CUDA frames crosses as its view over the producer's memory (its IPC handle, no byte
@@ -152,13 +162,11 @@ TEST(IpcProcesses, CudaFramesCrossAsTheirMemory)
 // dense consumer's bytes equal videoflip's of nvh264dec's frames.
 TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
 {
-    if (!g2g::test::have_cuda_device())
-        GTEST_SKIP() << "needs a CUDA device and the nvcodec plugin (nvh264dec)";
-    const std::string media = g2g::test::media_path("ball-1920x1080-300f.h264");
-    if (media.empty())
-        GTEST_SKIP() << "the sample stream ball-1920x1080-300f.h264 is not on this machine";
+    std::string why;
+    const std::string decode = nvh264dec_sample(why);
+    if (decode.empty())
+        GTEST_SKIP() << why;
     Scratch scratch("g2g-ipc");
-    const std::string decode = "filesrc location=" + media + " num-buffers=20 ! h264parse ! nvh264dec";
     Consumer view(scratch, "view",
                   "\"video/x-raw(memory:CUDAMemory,meta:G2gTensorView)\" ! g2gprobe require=cuda ! "
                   "g2gmaterialize ! cudadownload ! video/x-raw,format=NV12");
@@ -168,17 +176,13 @@ TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
         scratch, "dmabuf",
         "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf ! identity drop-probability=1.0");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer = run_pipeline(
+    const auto producer = ipc_test::run_producer(
         decode +
-            " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
-            "sync=false socket-path=" +
-            scratch.path("socket"),
-        {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
+        " ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=3 queue-full=wait "
+        "sync=false socket-path=" +
+        scratch.path("socket"));
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(view.wait(), 0) << view.said();
     EXPECT_EQ(dense.wait(), 0) << dense.said();
     EXPECT_EQ(dmabuf.wait(), 0) << dmabuf.said();
@@ -199,14 +203,13 @@ TEST(IpcProcesses, CudaViewsCrossAsViewsAndEqualVideoflip)
                             "for system memory"),
         std::string::npos)
         << refused.said();
-    ASSERT_NE(stats, nullptr);
-    const guint64 frames = stat_of(stats, "frames");
+    ASSERT_NE(producer->stats, nullptr);
+    const guint64 frames = producer->stat("frames");
     EXPECT_EQ(frames, guint64(peer.buffers.size()));
-    EXPECT_EQ(stat_of(stats, "shares"), 3 * frames);
-    EXPECT_EQ(stat_of(stats, "copies"), 0u);
+    EXPECT_EQ(producer->stat("shares"), 3 * frames);
+    EXPECT_EQ(producer->stat("copies"), 0u);
     // The view written dense once per frame, for the dense consumer and the DMA-BUF one alike.
-    EXPECT_EQ(stat_of(stats, "conversions.Cuda-to-Cuda"), frames);
-    gst_structure_free(stats);
+    EXPECT_EQ(producer->stat("conversions.Cuda-to-Cuda"), frames);
 }
 
 // A producer killed with SIGKILL ends its consumer with an error naming the socket, at once (the

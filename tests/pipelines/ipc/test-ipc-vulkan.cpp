@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include "g2g-config.h"
-#include "log-capture.h"
 #include "open-fds.h"
 #include "pipeline.h"
 #include "processes.h"
@@ -25,8 +24,6 @@ using g2g::test::run_pipeline;
 using g2g::test::Scratch;
 using ipc_test::Consumer;
 using ipc_test::source;
-using ipc_test::stat_of;
-using ipc_test::stats_of_sink;
 
 // Vulkan images cross as images: the producer copies each frame once on its device into
 // exportable images, the consumer process imports them on its own device (lavapipe here, the same
@@ -42,17 +39,12 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
         scratch, "images",
         "g2gprobe require=vulkan ! vulkandownload ! video/x-raw,format=NV12 ! g2gprobe require=system");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer =
-        run_pipeline(source(frames, "is-live=true") +
-                         " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
-                         "socket-path=" +
-                         scratch.path("socket"),
-                     {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
+    const auto producer = ipc_test::run_producer(
+        source(frames, "is-live=true") +
+        " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
+        scratch.path("socket"));
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(images.wait(), 0) << images.said();
     EXPECT_EQ(images.said().find("CRITICAL"), std::string::npos) << images.said();
     const PipelineRun peer = run_pipeline(source(frames) + " ! appsink name=sink sync=false");
@@ -68,13 +60,12 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
               std::string::npos)
         << refused.said();
 
-    ASSERT_NE(stats, nullptr);
-    EXPECT_EQ(stat_of(stats, "shares"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
+    ASSERT_NE(producer->stats, nullptr);
+    EXPECT_EQ(producer->stat("shares"), guint64(frames));
+    EXPECT_EQ(producer->stat("dropped"), 0u);
     // GStreamer's own Vulkan allocations are not exportable: each frame is copied once, on the device.
-    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "conversions"), 0u);
-    gst_structure_free(stats);
+    EXPECT_EQ(producer->stat("copies"), guint64(frames));
+    EXPECT_EQ(producer->stat("conversions"), 0u);
     // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
     // late may close meanwhile: the count never ends above where it began).
     EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
@@ -98,17 +89,13 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     Consumer dense(scratch, "dense",
                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
-    GstStructure *stats = nullptr;
-    const g2g::test::LogCapture complaints;
-    const PipelineRun producer = run_pipeline(
+    const auto producer = ipc_test::run_producer(
         source(frames, "is-live=true") +
-            " ! vulkanupload ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=2 "
-            "queue-full=wait sync=false socket-path=" +
-            scratch.path("socket"),
-        {}, 60 * GST_SECOND, stats_of_sink(stats));
-    EXPECT_EQ(producer.error, "");
-    const std::vector<std::string> complained = complaints.said();
-    EXPECT_TRUE(complained.empty()) << complained.front();
+        " ! vulkanupload ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=2 "
+        "queue-full=wait sync=false socket-path=" +
+        scratch.path("socket"));
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(view.wait(), 0) << view.said();
     EXPECT_EQ(dense.wait(), 0) << dense.said();
     EXPECT_EQ(view.said().find("CRITICAL"), std::string::npos) << view.said();
@@ -130,14 +117,13 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
               std::string::npos)
         << refused.said();
 
-    ASSERT_NE(stats, nullptr);
-    EXPECT_EQ(stat_of(stats, "shares"), guint64(2 * frames));
-    EXPECT_EQ(stat_of(stats, "dropped"), 0u);
+    ASSERT_NE(producer->stats, nullptr);
+    EXPECT_EQ(producer->stat("shares"), guint64(2 * frames));
+    EXPECT_EQ(producer->stat("dropped"), 0u);
     // The frame the view reads, copied once on the device for the view's consumer; the view written
     // dense once for the other.
-    EXPECT_EQ(stat_of(stats, "copies"), guint64(frames));
-    EXPECT_EQ(stat_of(stats, "conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
-    gst_structure_free(stats);
+    EXPECT_EQ(producer->stat("copies"), guint64(frames));
+    EXPECT_EQ(producer->stat("conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
     // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
     // late may close meanwhile: the count never ends above where it began).
     EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
