@@ -3,7 +3,9 @@
 
 #include <gst/allocators/allocators.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -53,6 +55,20 @@ GstVideoInfo layout_of(GstBuffer *frame, const GstVideoInfo &info)
         }
     }
     return layout;
+}
+
+// Whether `fd`'s file keeps every page a mapping of it reads for as long as this process maps it:
+// a DMA-BUF's size is fixed, and a file sealed against shrinking (F_SEAL_SHRINK: g2g's memfds,
+// GStreamer's unixfdsink's) cannot lose pages. Any other file, its sender could truncate under a
+// reader of this process (SIGBUS).
+bool keeps_its_pages(int fd)
+{
+    constexpr long kDmaBufMagic = 0x444d4142; // linux/magic.h's DMA_BUF_MAGIC
+    struct statfs filesystem {};
+    if (::fstatfs(fd, &filesystem) == 0 && static_cast<long>(filesystem.f_type) == kDmaBufMagic)
+        return true;
+    const int seals = ::fcntl(fd, F_GET_SEALS);
+    return seals >= 0 && (seals & F_SEAL_SHRINK) != 0;
 }
 
 } // namespace
@@ -195,6 +211,10 @@ Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::ui
         files.erase(kept);
         files.push_back(again); // fd closes here: the kept descriptor is the same file
     } else {
+        if (!keeps_its_pages(fd.get()))
+            return Error(ErrorCode::InvalidArgument,
+                         "a file its producer could shrink under this process's reads (neither a DMA-BUF nor "
+                         "sealed with F_SEAL_SHRINK, as g2gipcsink's and unixfdsink's memfds are)");
         GstMemory *whole =
             gst_fd_allocator_alloc(allocator_for(kind).get(), fd.get(), static_cast<gsize>(file_size),
                                    GST_FD_MEMORY_FLAG_KEEP_MAPPED);

@@ -58,6 +58,8 @@ public:
     ReceivedMemories &operator=(const ReceivedMemories &) = delete;
     // A read-only memory of bytes [offset, offset + size) of `fd`'s file (taken), `file_size` bytes
     // long (checked by the caller to hold the range), as DMA-BUF memory where `kind` says so.
+    // Refused: a file whose sender could shrink it under a mapping (a SIGBUS for its reader):
+    // neither a DMA-BUF nor sealed with F_SEAL_SHRINK.
     Result<GstMemory *> wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset, std::uint64_t size,
                              std::uint64_t file_size);
     void clear();

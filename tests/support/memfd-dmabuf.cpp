@@ -7,16 +7,20 @@
 #include <gst/allocators/allocators.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 namespace g2g::test {
 
-int make_memfd(gsize size)
+int make_memfd(gsize size, bool sealed)
 {
-    int fd = memfd_create("g2g-test", MFD_CLOEXEC);
+    int fd = memfd_create("g2g-test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     EXPECT_GE(fd, 0);
     EXPECT_EQ(ftruncate(fd, static_cast<off_t>(size)), 0);
+    if (sealed) {
+        EXPECT_EQ(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+    }
     return fd;
 }
 

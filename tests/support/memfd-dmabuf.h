@@ -7,8 +7,9 @@
 
 namespace g2g::test {
 
-// A memfd of `size` bytes (close it yourself, or hand it to an allocator that does).
-int make_memfd(gsize size);
+// A memfd of `size` bytes (close it yourself, or hand it to an allocator that does), sealed against
+// shrinking as every producer's memfd is (g2g's, GStreamer's unixfdsink's), unless `sealed` is false.
+int make_memfd(gsize size, bool sealed = true);
 
 // A DMABuf memory (GstDmaBufAllocator's) over a fresh memfd of `size` bytes, with `flags` set on
 // it (GST_MEMORY_FLAG_NO_SHARE for a capture pool's memory). The memory owns the fd: ask

@@ -200,6 +200,22 @@ TEST(IpcHostileProducer, AMemoryPastItsDescriptorIsRefused)
         << ended.said;
 }
 
+// A memfd its producer did not seal against shrinking could be truncated under the consumer's
+// reads (a SIGBUS): refused before it is mapped.
+TEST(IpcHostileProducer, AFileItsProducerCouldShrinkIsRefused)
+{
+    const Ended ended = consumer_of([](int socket) {
+        const UniqueFd fd(g2g::test::make_memfd(kFrameSize, false));
+        const int fds[] = {fd.get()};
+        send_message(socket, MessageType::NewBuffer, encode(frame_message(kFrameSize)), fds);
+    });
+    EXPECT_EQ(ended.status, 1) << ended.said;
+    EXPECT_TRUE(says(ended, "/socket sent a frame refused here: NEW_BUFFER 1 memory 0: a file its producer "
+                            "could shrink under this process's reads (neither a DMA-BUF nor sealed with "
+                            "F_SEAL_SHRINK, as g2gipcsink's and unixfdsink's memfds are)"))
+        << ended.said;
+}
+
 TEST(IpcHostileProducer, AWrongDescriptorCountIsRefused)
 {
     const Ended ended = consumer_of([](int socket) {
