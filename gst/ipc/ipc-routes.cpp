@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "tee-caps.h"
+#include "view-caps.h"
 
 namespace g2g::ipc {
 
@@ -40,11 +41,10 @@ CapsRef fixed_for(const GstCaps *candidate, const GstCaps *accepts)
     return CapsRef::adopt(gst_caps_fixate(both.release()));
 }
 
-// `caps` (fixed) carry meta:G2gTensorView: their frames are views.
+// `caps` (fixed) carry meta:G2gTensorView: their frames are views (view-caps' test of a structure).
 bool has_view_feature(const GstCaps *caps)
 {
-    const GstCapsFeatures *features = gst_caps_get_features(caps, 0);
-    return features && gst_caps_features_contains(features, G2G_CAPS_FEATURE_META_TENSOR_VIEW);
+    return caps::has_view_feature(gst_caps_get_features(caps, 0));
 }
 
 // The route of a consumer of a device stream (`kind`'s memory) that takes the stream as it is
