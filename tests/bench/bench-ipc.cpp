@@ -56,6 +56,14 @@ GstPadProbeReturn record_time(GstPad *, GstPadProbeInfo *, gpointer data)
     return GST_PAD_PROBE_OK;
 }
 
+// How long a stream of `frames` at 30 fr/s may take before its run is given up: shmsink's
+// intermittent stall (a consumer that connected waits forever for its first frame) then costs a
+// run its frames (the table's received column says so), not the whole benchmark.
+int stream_timeout_s(int frames)
+{
+    return frames / 30 + 15;
+}
+
 // Runs `pipeline` (already PAUSED or not) to EOS or error, at most `timeout_s`; false on error.
 bool play_to_end(GstElement *pipeline, int timeout_s)
 {
@@ -118,7 +126,7 @@ int consume(const std::string &description, const std::string &out, int frames, 
         gst_object_unref(sink);
     }
     const double before = cpu_seconds();
-    play_to_end(pipeline, 120);
+    play_to_end(pipeline, stream_timeout_s(frames));
     const double took = cpu_seconds() - before;
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
@@ -170,10 +178,10 @@ std::string source_description(int frames, int width, int height)
 }
 
 // Plays `pipeline` to its end; the CPU seconds this process spent meanwhile, negative on error.
-double cpu_to_end(GstElement *pipeline)
+double cpu_to_end(GstElement *pipeline, int frames)
 {
     const double before = cpu_seconds();
-    const bool ended = play_to_end(pipeline, 120);
+    const bool ended = play_to_end(pipeline, stream_timeout_s(frames));
     const double took = cpu_seconds() - before;
     return ended ? took : -1;
 }
@@ -182,7 +190,7 @@ double baseline_cpu_us(int frames, int width, int height)
 {
     GstElement *pipeline = gst_parse_launch(
         (source_description(frames, width, height) + " ! fakesink sync=false").c_str(), nullptr);
-    const double took = cpu_to_end(pipeline);
+    const double took = cpu_to_end(pipeline, frames);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     return took * 1e6 / frames;
@@ -233,7 +241,7 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     } else {
         g_usleep(static_cast<gulong>(1500000 + 100000 * consumers));
     }
-    const double took = cpu_to_end(pipeline);
+    const double took = cpu_to_end(pipeline, frames);
     if (g_object_class_find_property(G_OBJECT_GET_CLASS(sink_element), "stats")) {
         GstStructure *stats = nullptr;
         g_object_get(sink_element, "stats", &stats, nullptr);
