@@ -11,26 +11,36 @@
 //    would (mapping it and reading a byte of every page; system memory only);
 //  - frames each consumer received, and g2gipcsink's copies and conversions (zero: the frames cross
 //    as the producer's memfds).
+// Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA): what starting costs
+// (a CUDA context made in each process, plugins loaded, the first pages faulted in) is not a frame's.
+// A consumer's frame is matched to the producer's by its timestamp where the transport carries it
+// (g2gipc, unixfd, cudaipc), so a frame dropped on the way leaves the others' latencies right; by
+// its order where it does not (shmsrc timestamps frames anew).
 // The peers: shmsink / shmsrc (every version; shmsrc carries no caps, so its consumers state them),
 // unixfdsink / unixfdsrc where GStreamer has them (1.24 on).
 // With --domain cuda the frames are CUDA memory (cudaupload after the source, measured in the
 // baseline too), crossing by g2gipcsink's CUDA IPC handles against cudaipcsink / cudaipcsrc (1.24
 // on, where the nvcodec plugin has them).
-// Usage: bench-ipc [--frames N] [--rounds R] [--consumers 1,4,16] [--size WxH] [--domain system|cuda]
-//        bench-ipc consume DESCRIPTION OUT FRAMES READ   (a consumer process: this program runs itself)
+// Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
+//                  [--domain system|cuda]
+//        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bench-util.h"
@@ -50,10 +60,44 @@ double cpu_seconds()
            (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-GstPadProbeReturn record_time(GstPad *, GstPadProbeInfo *, gpointer data)
+// Where a stream's frames passed one pad, and the CPU this process had spent when the first frame
+// after the warm-up passed it.
+struct Passage {
+    explicit Passage(int frames, int warm) : warm(warm)
+    {
+        times.reserve(frames);
+        timestamps.reserve(frames);
+    }
+    int warm;
+    std::vector<gint64> times;
+    std::vector<GstClockTime> timestamps;
+    double cpu_after_warm = -1;
+
+    // The CPU per frame after the warm-up up to now, in µs; -1 where no frame came after it.
+    double cpu_per_frame_us(double cpu_now) const
+    {
+        const int counted = static_cast<int>(times.size()) - warm;
+        return cpu_after_warm < 0 || counted <= 0 ? -1 : (cpu_now - cpu_after_warm) * 1e6 / counted;
+    }
+};
+
+GstPadProbeReturn record_passage(GstPad *, GstPadProbeInfo *info, gpointer data)
 {
-    static_cast<std::vector<gint64> *>(data)->push_back(now_us());
+    auto *passage = static_cast<Passage *>(data);
+    if (static_cast<int>(passage->times.size()) == passage->warm)
+        passage->cpu_after_warm = cpu_seconds();
+    passage->times.push_back(now_us());
+    passage->timestamps.push_back(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
     return GST_PAD_PROBE_OK;
+}
+
+void watch_passage(GstElement *pipeline, const char *element, const char *pad_name, Passage *passage)
+{
+    GstElement *found = gst_bin_get_by_name(GST_BIN(pipeline), element);
+    GstPad *pad = gst_element_get_static_pad(found, pad_name);
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_passage, passage, nullptr);
+    gst_object_unref(pad);
+    gst_object_unref(found);
 }
 
 // How long a stream of `frames` at 30 fr/s may take before its run is given up: shmsink's
@@ -64,8 +108,9 @@ int stream_timeout_s(int frames)
     return frames / 30 + 15;
 }
 
-// Runs `pipeline` (already PAUSED or not) to EOS or error, at most `timeout_s`; false on error.
-bool play_to_end(GstElement *pipeline, int timeout_s)
+// Runs `pipeline` (already PAUSED or not) to EOS or error, at most `timeout_s`; false on error or
+// timeout, its error message into `error_text` where given, else printed.
+bool play_to_end(GstElement *pipeline, int timeout_s, std::string *error_text = nullptr)
 {
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
@@ -76,7 +121,11 @@ bool play_to_end(GstElement *pipeline, int timeout_s)
     if (message && !ok) {
         GError *error = nullptr;
         gst_message_parse_error(message, &error, nullptr);
-        std::fprintf(stderr, "error: %s\n", error ? error->message : "?");
+        const std::string text = error ? error->message : "?";
+        if (error_text)
+            *error_text = text;
+        else
+            std::fprintf(stderr, "error: %s\n", text.c_str());
         g_clear_error(&error);
     }
     if (message)
@@ -101,9 +150,10 @@ GstPadProbeReturn read_frame(GstPad *, GstPadProbeInfo *info, gpointer)
 }
 
 // The consumer process: `description` (its source named "src", its sink "sink") to its end; into
-// `out`, its CPU per frame received (µs), then the receipt time of each frame at the source's pad,
-// one per line. With `read`, each frame is read at the sink.
-int consume(const std::string &description, const std::string &out, int frames, bool read)
+// `out`, its CPU per frame received after its first `warm` (µs; -1 where none came), then the
+// receipt time and timestamp of each frame at the source's pad, a pair per line. With `read`, each
+// frame is read at the sink.
+int consume(const std::string &description, const std::string &out, int frames, int warm, bool read)
 {
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
@@ -111,13 +161,8 @@ int consume(const std::string &description, const std::string &out, int frames, 
         std::fprintf(stderr, "consumer: %s\n", error ? error->message : "?");
         return 2;
     }
-    std::vector<gint64> times;
-    times.reserve(frames);
-    GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-    GstPad *pad = gst_element_get_static_pad(src, "src");
-    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_time, &times, nullptr);
-    gst_object_unref(pad);
-    gst_object_unref(src);
+    Passage received(frames, warm);
+    watch_passage(pipeline, "src", "src", &received);
     if (read) {
         GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
         GstPad *sink_pad = gst_element_get_static_pad(sink, "sink");
@@ -125,16 +170,62 @@ int consume(const std::string &description, const std::string &out, int frames, 
         gst_object_unref(sink_pad);
         gst_object_unref(sink);
     }
-    const double before = cpu_seconds();
-    play_to_end(pipeline, stream_timeout_s(frames));
-    const double took = cpu_seconds() - before;
+    // shmsrc ends in an error when its producer goes, after the last frame: only a consumer that
+    // missed frames says why.
+    std::string why = "no end within the stream's time";
+    if (!play_to_end(pipeline, stream_timeout_s(frames), &why) && static_cast<int>(received.times.size()) < frames)
+        std::fprintf(stderr, "a consumer of `%s` received %zu of %d frames: %s\n", description.c_str(),
+                     received.times.size(), frames, why.c_str());
+    const double cpu_us = received.cpu_per_frame_us(cpu_seconds());
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     std::ofstream file(out);
-    file << static_cast<gint64>(times.empty() ? 0 : took * 1e6 / times.size()) << "\n";
-    for (gint64 t : times)
-        file << t << "\n";
+    file << static_cast<gint64>(cpu_us) << "\n";
+    for (std::size_t i = 0; i < received.times.size(); ++i)
+        file << received.times[i] << " " << received.timestamps[i] << "\n";
     return 0;
+}
+
+// The floor under every transport's latency on this machine: one process waking another through a
+// socket, 30 times a second as the frames come (each wake-up from idle, as a consumer's is). The
+// child writes back how long each message took from its sending to its receipt; median and 99th
+// percentile in µs, or {-1, -1} where the child could not be made.
+std::pair<double, double> wake_floor_us(int messages)
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        return {-1, -1};
+    const pid_t child = fork();
+    if (child < 0) {
+        close(pair[0]);
+        close(pair[1]);
+        return {-1, -1};
+    }
+    if (child == 0) {
+        close(pair[0]);
+        for (gint64 sent = 0; read(pair[1], &sent, sizeof sent) == sizeof sent;) {
+            const gint64 took = now_us() - sent;
+            if (write(pair[1], &took, sizeof took) != sizeof took)
+                break;
+        }
+        _exit(0);
+    }
+    close(pair[1]);
+    std::vector<double> took;
+    for (int i = 0; i < messages; ++i) {
+        g_usleep(33000);
+        const gint64 sent = now_us();
+        gint64 back = 0;
+        if (write(pair[0], &sent, sizeof sent) != sizeof sent || read(pair[0], &back, sizeof back) != sizeof back)
+            break;
+        took.push_back(static_cast<double>(back));
+    }
+    close(pair[0]);
+    waitpid(child, nullptr, 0);
+    if (took.empty())
+        return {-1, -1};
+    std::sort(took.begin(), took.end());
+    return {took[took.size() / 2], took[std::min(took.size() - 1, took.size() * 99 / 100)]};
 }
 
 struct Transport {
@@ -151,10 +242,10 @@ std::string replaced(std::string text, const std::string &what, const std::strin
 }
 
 struct Figures {
-    double cpu_us = 0;             // per frame, less the baseline
-    double consumer_cpu_us = 0;    // per frame, the median consumer's
-    double p50_us = 0, p99_us = 0; // latency
-    int least_frames = 0;          // the consumer that received the fewest
+    double cpu_us = NAN;               // per frame, less the baseline
+    double consumer_cpu_us = NAN;      // per frame, the median consumer's
+    double p50_us = NAN, p99_us = NAN; // latency
+    int least_frames = 0;              // after the warm-up, the consumer that received the fewest
     std::string copies = "";       // g2gipcsink's copies and conversions
 };
 
@@ -177,27 +268,47 @@ std::string source_description(int frames, int width, int height)
            (domain == "cuda" ? " ! cudaupload ! video/x-raw(memory:CUDAMemory)" : "");
 }
 
-// Plays `pipeline` to its end; the CPU seconds this process spent meanwhile, negative on error.
-double cpu_to_end(GstElement *pipeline, int frames)
+// Plays `pipeline` to its end; the CPU µs a frame this process spent after the warm-up (the frames
+// `passage` saw), -1 on error or where no frame came after the warm-up.
+double cpu_per_frame_to_end(GstElement *pipeline, int frames, const Passage &passage)
 {
-    const double before = cpu_seconds();
     const bool ended = play_to_end(pipeline, stream_timeout_s(frames));
-    const double took = cpu_seconds() - before;
-    return ended ? took : -1;
+    const double cpu_us = passage.cpu_per_frame_us(cpu_seconds());
+    return ended ? cpu_us : -1;
 }
 
-double baseline_cpu_us(int frames, int width, int height)
+double baseline_cpu_us(int frames, int warm, int width, int height)
 {
     GstElement *pipeline = gst_parse_launch(
-        (source_description(frames, width, height) + " ! fakesink sync=false").c_str(), nullptr);
-    const double took = cpu_to_end(pipeline, frames);
+        (source_description(frames, width, height) + " ! fakesink name=sink sync=false").c_str(), nullptr);
+    Passage passed(frames, warm);
+    watch_passage(pipeline, "sink", "sink", &passed);
+    const double cpu_us = cpu_per_frame_to_end(pipeline, frames, passed);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
-    return took * 1e6 / frames;
+    return cpu_us;
 }
 
-Figures run(const Transport &transport, int consumers, int frames, int width, int height, const char *self,
-            double baseline)
+// The latencies of one consumer's frames after the warm-up, each matched to the producer's by its
+// timestamp, or by its order where the transport does not carry the producer's timestamps.
+std::vector<double> latencies_of(const std::vector<std::pair<gint64, GstClockTime>> &received,
+                                 const Passage &pushed)
+{
+    std::unordered_map<GstClockTime, std::size_t> index_of;
+    for (std::size_t i = 0; i < pushed.timestamps.size(); ++i)
+        index_of.emplace(pushed.timestamps[i], i);
+    std::vector<double> latencies;
+    for (std::size_t i = 0; i < received.size(); ++i) {
+        const auto found = index_of.find(received[i].second);
+        const std::size_t sent = found != index_of.end() ? found->second : i;
+        if (sent >= static_cast<std::size_t>(pushed.warm) && sent < pushed.times.size())
+            latencies.push_back(static_cast<double>(received[i].first - pushed.times[sent]));
+    }
+    return latencies;
+}
+
+Figures run(const Transport &transport, int consumers, int frames, int warm, int width, int height,
+            const char *self, double baseline)
 {
     Figures figures;
     char pattern[] = "/tmp/g2g-bench-ipc-XXXXXX";
@@ -207,12 +318,9 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
         replaced(replaced(transport.sink, "{socket}", socket), "{consumers}", std::to_string(consumers));
     GstElement *pipeline = gst_parse_launch(
         (source_description(frames, width, height) + " ! " + sink + " name=sink").c_str(), nullptr);
-    std::vector<gint64> pushed;
-    pushed.reserve(frames);
+    Passage pushed(frames, warm);
+    watch_passage(pipeline, "sink", "sink", &pushed);
     GstElement *sink_element = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-    GstPad *pad = gst_element_get_static_pad(sink_element, "sink");
-    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_time, &pushed, nullptr);
-    gst_object_unref(pad);
     // The sink listens from PAUSED; a live source sends nothing before PLAYING.
     gst_element_set_state(pipeline, GST_STATE_PAUSED);
     std::vector<GPid> children;
@@ -220,12 +328,14 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
         const std::string description =
             replaced(transport.source, "{socket}", socket) + " ! fakesink name=sink sync=false";
         const std::string out = dir + "/consumer-" + std::to_string(c);
-        const std::string count = std::to_string(frames);
+        const std::string count = std::to_string(frames), warm_count = std::to_string(warm);
         const char *read = domain == "system" ? "1" : "0";
         const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(),
-                               read, nullptr};
+                               warm_count.c_str(), read, nullptr};
         GPid pid = 0;
-        g_spawn_async(nullptr, const_cast<gchar **>(argv), nullptr, G_SPAWN_DO_NOT_REAP_CHILD, nullptr,
+        // By PATH where this program was started by its name (a bundle's bin/ on PATH).
+        g_spawn_async(nullptr, const_cast<gchar **>(argv), nullptr,
+                      static_cast<GSpawnFlags>(G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH), nullptr,
                       nullptr, &pid, nullptr);
         children.push_back(pid);
     }
@@ -241,7 +351,7 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     } else {
         g_usleep(static_cast<gulong>(1500000 + 100000 * consumers));
     }
-    const double took = cpu_to_end(pipeline, frames);
+    const double cpu_us = cpu_per_frame_to_end(pipeline, frames, pushed);
     if (g_object_class_find_property(G_OBJECT_GET_CLASS(sink_element), "stats")) {
         GstStructure *stats = nullptr;
         g_object_get(sink_element, "stats", &stats, nullptr);
@@ -254,25 +364,23 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
     gst_object_unref(sink_element);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
-    figures.cpu_us = took * 1e6 / frames - baseline;
+    figures.cpu_us = cpu_us < 0 || baseline < 0 ? NAN : cpu_us - baseline;
     std::vector<double> latencies, consumer_cpu;
-    figures.least_frames = frames;
+    figures.least_frames = frames - warm;
     for (int c = 0; c < consumers; ++c) {
         int status = 0;
         waitpid(children[c], &status, 0);
         g_spawn_close_pid(children[c]);
         std::ifstream file(dir + "/consumer-" + std::to_string(c));
-        gint64 cpu = 0;
-        if (file >> cpu)
+        gint64 cpu = -1;
+        if (file >> cpu && cpu >= 0)
             consumer_cpu.push_back(static_cast<double>(cpu));
-        std::vector<gint64> received;
-        for (gint64 t; file >> t;)
-            received.push_back(t);
-        figures.least_frames = std::min(figures.least_frames, static_cast<int>(received.size()));
-        // The i-th frame received is the i-th sent (shmsrc keeps no offsets; none was dropped when
-        // every consumer got them all).
-        for (std::size_t i = 0; i < received.size() && i < pushed.size(); ++i)
-            latencies.push_back(static_cast<double>(received[i] - pushed[i]));
+        std::vector<std::pair<gint64, GstClockTime>> received;
+        for (std::pair<gint64, GstClockTime> frame; file >> frame.first >> frame.second;)
+            received.push_back(frame);
+        const std::vector<double> mine = latencies_of(received, pushed);
+        figures.least_frames = std::min(figures.least_frames, static_cast<int>(mine.size()));
+        latencies.insert(latencies.end(), mine.begin(), mine.end());
     }
     std::sort(consumer_cpu.begin(), consumer_cpu.end());
     if (!consumer_cpu.empty())
@@ -291,14 +399,16 @@ Figures run(const Transport &transport, int consumers, int frames, int width, in
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
-    if (argc >= 6 && std::string(argv[1]) == "consume")
-        return consume(argv[2], argv[3], std::atoi(argv[4]), std::string(argv[5]) == "1");
-    int frames = 150, width = 3840, height = 2160, rounds = 3;
+    if (argc >= 7 && std::string(argv[1]) == "consume")
+        return consume(argv[2], argv[3], std::atoi(argv[4]), std::atoi(argv[5]), std::string(argv[6]) == "1");
+    int frames = 150, warm = -1, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string option = argv[i];
         if (option == "--frames")
             frames = std::atoi(argv[i + 1]);
+        else if (option == "--warm")
+            warm = std::max(0, std::atoi(argv[i + 1]));
         else if (option == "--rounds")
             rounds = std::max(1, std::atoi(argv[i + 1]));
         else if (option == "--domain")
@@ -311,6 +421,12 @@ int main(int argc, char **argv)
             for (std::string n; std::getline(list, n, ',');)
                 counts.push_back(std::atoi(n.c_str()));
         }
+    }
+    if (warm < 0)
+        warm = domain == "cuda" ? 45 : 15;
+    if (frames <= warm) {
+        std::fprintf(stderr, "bench-ipc: --frames %d leaves nothing after the warm-up of %d\n", frames, warm);
+        return 2;
     }
     const std::string caps = caps_of(width, height);
     const std::string frame_bytes = std::to_string(static_cast<std::uint64_t>(width) * height * 3 / 2);
@@ -346,9 +462,13 @@ int main(int argc, char **argv)
                               "unixfdsrc name=src socket-path={socket}"});
     }
     gchar *version = gst_version_string();
-    std::printf("bench-ipc: %dx%d NV12 in %s memory, %d frames at 30 fr/s, %s\n", width, height,
-                domain.c_str(), frames, version);
+    std::printf("bench-ipc: %dx%d NV12 in %s memory, %d frames at 30 fr/s, the first %d left out, %s\n",
+                width, height, domain.c_str(), frames, warm, version);
     g_free(version);
+    const auto [floor_p50, floor_p99] = wake_floor_us(90);
+    std::printf("the floor: a process woken through a socket by another, 30 times a second: p50 %.0f us, "
+                "p99 %.0f us\n",
+                floor_p50, floor_p99);
     // Alternating rounds: each round measures the source alone, then every transport, so that all
     // see the same spells of load on a shared machine; each figure is the median of its rounds.
     std::printf(
@@ -358,17 +478,19 @@ int main(int argc, char **argv)
     std::printf("%-8s %9s %16s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
                 "consumer CPU us", "latency p50 us", "latency p99 us", "least frames", "copies / conv");
     std::vector<std::vector<Figures>> all(transports.size());
+    // Of the rounds that gave the figure (a round whose stream failed gives none).
     const auto median = [](std::vector<double> v) {
+        v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
         std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
+        return v.empty() ? NAN : v[v.size() / 2];
     };
     for (int consumers : counts) {
         std::vector<std::vector<Figures>> by_round(transports.size());
         for (int round = 0; round < rounds; ++round) {
-            const double baseline = baseline_cpu_us(frames, width, height);
+            const double baseline = baseline_cpu_us(frames, warm, width, height);
             for (std::size_t t = 0; t < transports.size(); ++t)
                 by_round[t].push_back(
-                    run(transports[t], consumers, frames, width, height, argv[0], baseline));
+                    run(transports[t], consumers, frames, warm, width, height, argv[0], baseline));
         }
         for (std::size_t t = 0; t < transports.size(); ++t) {
             Figures f = by_round[t][0];
@@ -386,7 +508,7 @@ int main(int argc, char **argv)
             f.p99_us = median(p99);
             all[t].push_back(f);
             std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
-                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames, frames,
+                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames, frames - warm,
                         f.copies.c_str());
             std::fflush(stdout);
         }
