@@ -13,9 +13,9 @@
 //    as the producer's memfds).
 // Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA): what starting costs
 // (a CUDA context made in each process, plugins loaded, the first pages faulted in) is not a frame's.
-// A consumer's frame is matched to the producer's by its timestamp where the transport carries it
-// (g2gipc, unixfd, cudaipc), so a frame dropped on the way leaves the others' latencies right; by
-// its order where it does not (shmsrc timestamps frames anew).
+// A consumer's frame is matched to the producer's by its timestamp where the transport keeps the
+// producer's (g2gipc), so a frame dropped on the way leaves the others' latencies right; by its
+// order elsewhere (shmsrc stamps frames anew, unixfdsrc and cudaipcsrc with clock times).
 // The peers: shmsink / shmsrc (every version; shmsrc carries no caps, so its consumers state them),
 // unixfdsink / unixfdsrc where GStreamer has them (1.24 on).
 // With --domain cuda the frames are CUDA memory (cudaupload after the source, measured in the
