@@ -182,6 +182,12 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
                                  std::string(GST_OBJECT_NAME(self)) + ": socket-path is not set");
         return FALSE;
     }
+    // A path no socket can have is refused now, not after connection-timeout's tries.
+    if (g2g::Result<sockaddr_un> address = g2g::ipc::socket_address(settings.socket_path); !address) {
+        g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                                 std::string(GST_OBJECT_NAME(self)) + ": " + address.error().message());
+        return FALSE;
+    }
     // A consumer may start before its producer: it tries again until connection-timeout.
     const gint64 until = g_get_monotonic_time() + gint64(settings.connection_timeout) * G_USEC_PER_SEC;
     g2g::Result<g2g::ipc::UniqueFd> socket = g2g::ipc::connect_to(settings.socket_path);

@@ -267,6 +267,28 @@ TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
     gst_structure_free(stats);
 }
 
+// A socket path no socket can have (empty, or past sun_path's 107 bytes) is refused at start with
+// why, by the producer and by a consumer alike; the consumer does not try it for connection-timeout
+// first, as it does a path where no producer listens yet.
+TEST(IpcProcesses, ASocketPathNoSocketCanHaveIsRefusedAtOnce)
+{
+    const std::string too_long = "/tmp/" + std::string(110, 'x');
+    const std::string said = "socket path \"" + too_long + "\" is empty or longer than 107 bytes";
+    const PipelineRun producer =
+        run_pipeline(source(1, "") + " ! g2gipcsink name=ipc socket-path=" + too_long, {}, 10 * GST_SECOND);
+    EXPECT_EQ(producer.error, "ipc: " + said);
+    const auto started = std::chrono::steady_clock::now();
+    const PipelineRun consumer =
+        run_pipeline("g2gipcsrc name=src connection-timeout=5 socket-path=" + too_long + " ! fakesink", {},
+                     10 * GST_SECOND);
+    EXPECT_EQ(consumer.error, "src: " + said);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+    EXPECT_EQ(run_pipeline(source(1, "") + " ! g2gipcsink name=ipc", {}, 10 * GST_SECOND).error,
+              "ipc: socket-path is not set");
+    EXPECT_EQ(run_pipeline("g2gipcsrc name=src ! fakesink", {}, 10 * GST_SECOND).error,
+              "src: socket-path is not set");
+}
+
 // A format DRM has no fourcc for (AYUV, what videotestsrc picks unasked on GStreamer 1.26) cannot
 // cross as a DMA-BUF: a DMA-BUF consumer is refused at its caps with why, and the producer goes on
 // for the others (it once took the route and failed every frame at its export).
