@@ -2,6 +2,7 @@
 #include "ipc-server.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -68,7 +69,14 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
     if (::bind(listener.get(), where, sizeof *address) < 0) {
         if (errno != EADDRINUSE)
             return failed("cannot listen at " + path, errno);
-        // A socket file is there: a producer's that listens (refused), or one a dead producer left.
+        // Something is there. Only a socket is replaced, and only one nobody listens at (a dead
+        // producer's): a file or a folder of that name is the user's, never removed.
+        struct stat there {};
+        if (::lstat(path.c_str(), &there) == 0 && !S_ISSOCK(there.st_mode))
+            return Error(ErrorCode::InvalidArgument,
+                         "cannot listen at " + path + ": " +
+                             (S_ISDIR(there.st_mode) ? "a folder" : "a file that is not a socket") +
+                             " is there (only a socket a producer left is replaced)");
         if (connect_to(path))
             return Error(ErrorCode::InvalidArgument,
                          "cannot listen at " + path + ": another producer listens there");

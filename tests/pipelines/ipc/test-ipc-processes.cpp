@@ -16,11 +16,15 @@
 #include "ipc-consumers.h"
 
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -287,6 +291,44 @@ TEST(IpcProcesses, ASocketPathNoSocketCanHaveIsRefusedAtOnce)
               "ipc: socket-path is not set");
     EXPECT_EQ(run_pipeline("g2gipcsrc name=src ! fakesink", {}, 10 * GST_SECOND).error,
               "src: socket-path is not set");
+}
+
+// What is at the socket path already: a socket a dead producer left is replaced; a file or a folder
+// of that name is the user's, refused by name and left as it was (the producer once removed a file
+// there as it removes a stale socket).
+TEST(IpcProcesses, OnlyASocketAProducerLeftIsReplaced)
+{
+    Scratch scratch("g2g-ipc");
+    const auto produce_at = [](const std::string &path) {
+        return run_pipeline(source(1, "") + " ! g2gipcsink name=ipc socket-path=" + path, {}, 10 * GST_SECOND);
+    };
+    const std::string file = scratch.path("notes.txt");
+    g_file_set_contents(file.c_str(), "the user's", -1, nullptr);
+    EXPECT_EQ(produce_at(file).error, "ipc: cannot listen at " + file +
+                                          ": a file that is not a socket is there (only a socket a producer "
+                                          "left is replaced)");
+    gchar *kept = nullptr;
+    ASSERT_TRUE(g_file_get_contents(file.c_str(), &kept, nullptr, nullptr));
+    EXPECT_STREQ(kept, "the user's");
+    g_free(kept);
+    const std::string folder = scratch.path("folder");
+    ASSERT_EQ(mkdir(folder.c_str(), 0700), 0);
+    EXPECT_EQ(produce_at(folder).error,
+              "ipc: cannot listen at " + folder + ": a folder is there (only a socket a producer left is replaced)");
+    EXPECT_TRUE(g_file_test(folder.c_str(), G_FILE_TEST_IS_DIR));
+    rmdir(folder.c_str());
+    // A dead producer's socket: bound, closed, its file left behind.
+    const std::string stale = scratch.path("socket");
+    {
+        const int left = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::snprintf(address.sun_path, sizeof address.sun_path, "%s", stale.c_str());
+        ASSERT_EQ(bind(left, reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+        close(left);
+    }
+    ASSERT_TRUE(g_file_test(stale.c_str(), G_FILE_TEST_EXISTS));
+    EXPECT_EQ(produce_at(stale).error, "");
 }
 
 // A format DRM has no fourcc for (AYUV, what videotestsrc picks unasked on GStreamer 1.26) cannot
