@@ -503,7 +503,7 @@ static void g2g_ipc_sink_class_init(G2gIpcSinkClass *klass)
         object_class, PROP_SOCKET_PATH,
         g_param_spec_string("socket-path", "Socket path",
                             "The unix socket consumers connect to (g2gipcsrc, unixfdsrc); a stale one a dead "
-                            "producer left is replaced",
+                            "producer left is replaced, a file or a folder there is refused",
                             nullptr, rw));
     g_object_class_install_property(
         object_class, PROP_MAX_QUEUED,
