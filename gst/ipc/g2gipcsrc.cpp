@@ -188,6 +188,13 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
                                  std::string(GST_OBJECT_NAME(self)) + ": " + address.error().message());
         return FALSE;
     }
+    // Nor does a producer ever listen where a file or a folder is (g2gipcsink refuses those).
+    if (const std::string there = g2g::ipc::not_a_socket_at(settings.socket_path); !there.empty()) {
+        g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                                 std::string(GST_OBJECT_NAME(self)) + ": socket path " +
+                                     settings.socket_path + " is " + there);
+        return FALSE;
+    }
     // A consumer may start before its producer: it tries again until connection-timeout.
     const gint64 until = g_get_monotonic_time() + gint64(settings.connection_timeout) * G_USEC_PER_SEC;
     g2g::Result<g2g::ipc::UniqueFd> socket = g2g::ipc::connect_to(settings.socket_path);

@@ -2,7 +2,6 @@
 #include "ipc-server.h"
 
 #include <poll.h>
-#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -71,11 +70,9 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
             return failed("cannot listen at " + path, errno);
         // Something is there. Only a socket is replaced, and only one nobody listens at (a dead
         // producer's): a file or a folder of that name is the user's, never removed.
-        struct stat there {};
-        if (::lstat(path.c_str(), &there) == 0 && !S_ISSOCK(there.st_mode))
+        if (const std::string there = not_a_socket_at(path); !there.empty())
             return Error(ErrorCode::InvalidArgument,
-                         "cannot listen at " + path + ": " +
-                             (S_ISDIR(there.st_mode) ? "a folder" : "a file that is not a socket") +
+                         "cannot listen at " + path + ": " + there +
                              " is there (only a socket a producer left is replaced)");
         if (connect_to(path))
             return Error(ErrorCode::InvalidArgument,

@@ -2,6 +2,7 @@
 #include "ipc-socket.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -162,6 +163,14 @@ Result<sockaddr_un> socket_address(const std::string &path)
                                                      std::to_string(sizeof address.sun_path - 1) + " bytes");
     std::memcpy(address.sun_path, path.c_str(), path.size());
     return address;
+}
+
+std::string not_a_socket_at(const std::string &path)
+{
+    struct stat there {};
+    if (::lstat(path.c_str(), &there) != 0 || S_ISSOCK(there.st_mode))
+        return {};
+    return S_ISDIR(there.st_mode) ? "a folder" : "a file that is not a socket";
 }
 
 Result<UniqueFd> connect_to(const std::string &path)

@@ -173,7 +173,8 @@ int consume(const std::string &description, const std::string &out, int frames, 
     // shmsrc ends in an error when its producer goes, after the last frame: only a consumer that
     // missed frames says why.
     std::string why = "no end within the stream's time";
-    if (!play_to_end(pipeline, stream_timeout_s(frames), &why) && static_cast<int>(received.times.size()) < frames)
+    if (!play_to_end(pipeline, stream_timeout_s(frames), &why) &&
+        static_cast<int>(received.times.size()) < frames)
         std::fprintf(stderr, "a consumer of `%s` received %zu of %d frames: %s\n", description.c_str(),
                      received.times.size(), frames, why.c_str());
     const double cpu_us = received.cpu_per_frame_us(cpu_seconds());
@@ -216,7 +217,8 @@ std::pair<double, double> wake_floor_us(int messages)
         g_usleep(33000);
         const gint64 sent = now_us();
         gint64 back = 0;
-        if (write(pair[0], &sent, sizeof sent) != sizeof sent || read(pair[0], &back, sizeof back) != sizeof back)
+        if (write(pair[0], &sent, sizeof sent) != sizeof sent ||
+            read(pair[0], &back, sizeof back) != sizeof back)
             break;
         took.push_back(static_cast<double>(back));
     }
@@ -246,7 +248,7 @@ struct Figures {
     double consumer_cpu_us = NAN;      // per frame, the median consumer's
     double p50_us = NAN, p99_us = NAN; // latency
     int least_frames = 0;              // after the warm-up, the consumer that received the fewest
-    std::string copies = "";       // g2gipcsink's copies and conversions
+    std::string copies = "";           // g2gipcsink's copies and conversions
 };
 
 // The producer: videotestsrc, live at 30 fr/s, writing black frames into the memory each sink
@@ -330,8 +332,9 @@ Figures run(const Transport &transport, int consumers, int frames, int warm, int
         const std::string out = dir + "/consumer-" + std::to_string(c);
         const std::string count = std::to_string(frames), warm_count = std::to_string(warm);
         const char *read = domain == "system" ? "1" : "0";
-        const gchar *argv[] = {self, "consume", description.c_str(), out.c_str(), count.c_str(),
-                               warm_count.c_str(), read, nullptr};
+        const gchar *argv[] = {self,        "consume",     description.c_str(),
+                               out.c_str(), count.c_str(), warm_count.c_str(),
+                               read,        nullptr};
         GPid pid = 0;
         // By PATH where this program was started by its name (a bundle's bin/ on PATH).
         g_spawn_async(nullptr, const_cast<gchar **>(argv), nullptr,
@@ -508,8 +511,8 @@ int main(int argc, char **argv)
             f.p99_us = median(p99);
             all[t].push_back(f);
             std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
-                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames, frames - warm,
-                        f.copies.c_str());
+                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames,
+                        frames - warm, f.copies.c_str());
             std::fflush(stdout);
         }
     }

@@ -295,18 +295,23 @@ TEST(IpcProcesses, ASocketPathNoSocketCanHaveIsRefusedAtOnce)
 
 // What is at the socket path already: a socket a dead producer left is replaced; a file or a folder
 // of that name is the user's, refused by name and left as it was (the producer once removed a file
-// there as it removes a stale socket).
+// there as it removes a stale socket). A consumer is refused there at once: no producer can come.
 TEST(IpcProcesses, OnlyASocketAProducerLeftIsReplaced)
 {
     Scratch scratch("g2g-ipc");
     const auto produce_at = [](const std::string &path) {
-        return run_pipeline(source(1, "") + " ! g2gipcsink name=ipc socket-path=" + path, {}, 10 * GST_SECOND);
+        return run_pipeline(source(1, "") + " ! g2gipcsink name=ipc socket-path=" + path, {},
+                            10 * GST_SECOND);
     };
     const std::string file = scratch.path("notes.txt");
     g_file_set_contents(file.c_str(), "the user's", -1, nullptr);
     EXPECT_EQ(produce_at(file).error, "ipc: cannot listen at " + file +
                                           ": a file that is not a socket is there (only a socket a producer "
                                           "left is replaced)");
+    EXPECT_EQ(run_pipeline("g2gipcsrc name=src connection-timeout=5 socket-path=" + file + " ! fakesink", {},
+                           10 * GST_SECOND)
+                  .error,
+              "src: socket path " + file + " is a file that is not a socket");
     gchar *kept = nullptr;
     ASSERT_TRUE(g_file_get_contents(file.c_str(), &kept, nullptr, nullptr));
     EXPECT_STREQ(kept, "the user's");
@@ -314,7 +319,8 @@ TEST(IpcProcesses, OnlyASocketAProducerLeftIsReplaced)
     const std::string folder = scratch.path("folder");
     ASSERT_EQ(mkdir(folder.c_str(), 0700), 0);
     EXPECT_EQ(produce_at(folder).error,
-              "ipc: cannot listen at " + folder + ": a folder is there (only a socket a producer left is replaced)");
+              "ipc: cannot listen at " + folder +
+                  ": a folder is there (only a socket a producer left is replaced)");
     EXPECT_TRUE(g_file_test(folder.c_str(), G_FILE_TEST_IS_DIR));
     rmdir(folder.c_str());
     // A dead producer's socket: bound, closed, its file left behind.
