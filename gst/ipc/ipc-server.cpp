@@ -3,10 +3,12 @@
 
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -170,6 +172,11 @@ void Server::run()
                 ++it;
             }
         }
+        if (const gint64 wait_us = accept_again_us_ - g_get_monotonic_time(); wait_us > 0) {
+            polled[0].fd = -1; // poll skips it
+            const int wait_ms = static_cast<int>(wait_us / 1000) + 1;
+            timeout = timeout < 0 ? wait_ms : std::min(timeout, wait_ms);
+        }
         if (::poll(polled.data(), polled.size(), timeout) < 0 && errno != EINTR) {
             GST_ERROR("poll: %s", std::strerror(errno));
             return;
@@ -200,10 +207,33 @@ void Server::accept_consumer()
 {
     UniqueFd socket(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!socket) {
-        GST_WARNING("accept: %s", std::strerror(errno));
+        const int error = errno;
+        if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+            // The consumer waits in the backlog (or its connect fails there) until a descriptor
+            // is free again; the consumers that joined go on.
+            GST_WARNING("accept: %s: no new consumer for %d ms", std::strerror(error), kAcceptPauseMs);
+            accept_again_us_ = g_get_monotonic_time() + gint64(kAcceptPauseMs) * 1000;
+        } else {
+            GST_WARNING("accept: %s", std::strerror(error));
+        }
         return;
     }
     set_timeouts(socket.get());
+    // Descriptors are handed out lowest first, so this one's number is how many are in use.
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        static_cast<rlim_t>(socket.get()) + kReservedFds >= limit.rlim_cur) {
+        const std::string why = "the producer keeps the last " + std::to_string(kReservedFds) + " of its " +
+                                std::to_string(limit.rlim_cur) +
+                                " descriptors for its frames: no further consumer now";
+        GST_WARNING("a consumer refused: %s", why.c_str());
+        const std::vector<std::uint8_t> text = encode_caps(why);
+        send_message(socket.get(), message_type(ControlType::Refused), text);
+        std::lock_guard lock(mutex_);
+        ++counters_.refused;
+        accept_again_us_ = g_get_monotonic_time() + gint64(kAcceptPauseMs) * 1000;
+        return;
+    }
     auto consumer = std::make_unique<Consumer>();
     ucred peer{};
     socklen_t length = sizeof peer;

@@ -107,6 +107,13 @@ public:
 
     // How long a consumer has to say HELLO before it is taken for unixfdsrc.
     static constexpr int kGraceMs = 200;
+    // How long the listener is left alone after accept found no descriptor (or memory) for a
+    // new consumer: it stays readable meanwhile, and polling it at once again would spin.
+    static constexpr int kAcceptPauseMs = 100;
+    // Descriptors kept for the frames (pool memfds, DMA-BUFs, device exports): a consumer whose
+    // connection would take one of the last kReservedFds of the process's limit is refused, so
+    // that consumers connecting can never starve the producer's own allocations.
+    static constexpr int kReservedFds = 64;
 
 private:
     struct Consumer;
@@ -143,6 +150,7 @@ private:
     ServerCounters counters_;
     std::vector<std::uint8_t> segment_;
     std::vector<std::string> misbehaviours_; // reported by the thread, unlocked
+    gint64 accept_again_us_ = 0;             // the thread's alone: no accept before (kAcceptPauseMs)
     std::thread thread_;
 };
 

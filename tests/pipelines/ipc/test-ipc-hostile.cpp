@@ -28,11 +28,13 @@
 #include "platform/vulkan/vulkan-external.h"
 #endif
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -344,7 +346,92 @@ template <typename Misbehave> bool let_go_after(const std::string &socket, Misbe
     return false;
 }
 
+// The CPU seconds the processes of process group `group` have spent so far (/proc/<pid>/stat's
+// utime and stime of each).
+double cpu_seconds_of_group(GPid group)
+{
+    double ticks = 0;
+    GDir *dir = g_dir_open("/proc", 0, nullptr);
+    for (const char *name; dir && (name = g_dir_read_name(dir));) {
+        if (!g_ascii_isdigit(name[0]))
+            continue;
+        gchar *stat = nullptr;
+        if (!g_file_get_contents(("/proc/" + std::string(name) + "/stat").c_str(), &stat, nullptr, nullptr))
+            continue;
+        // After the command's ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+        // cmajflt utime stime.
+        const char *after = std::strrchr(stat, ')');
+        gchar **fields = after ? g_strsplit(after + 2, " ", 14) : nullptr;
+        if (fields && g_strv_length(fields) >= 13 && std::atoi(fields[2]) == group)
+            ticks += std::atof(fields[11]) + std::atof(fields[12]);
+        g_strfreev(fields);
+        g_free(stat);
+    }
+    if (dir)
+        g_dir_close(dir);
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 } // namespace
+
+// More consumers connecting than the producer has descriptors for. It once took them until its
+// pool could make no memfd (the stream failed, `Internal data stream error`); it keeps its last
+// descriptors for its frames now, refusing a consumer past them with why, and leaves its listener
+// alone a while after (as where accept itself fails for want of one: the listener stays readable,
+// and polling it again at once would spin). It serves the consumers it has, spends no CPU on the
+// flood, and takes a consumer that comes when the flood has gone.
+TEST(IpcHostileConsumer, AFloodOfConsumersNeverStarvesTheProducersDescriptors)
+{
+    Scratch scratch("g2g-ipc-hostile");
+    const std::string socket = scratch.path("socket");
+    // 6 s of frames; each consumer holds at most one, so the flood holds few of the pool's memfds.
+    ChildProcess producer("ulimit -n 128; " +
+                          g2g::test::launch("videotestsrc is-live=true num-buffers=600 ! "
+                                            "video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
+                                            "g2gipcsink max-queued=1 sync=false socket-path=" +
+                                                socket,
+                                            scratch.path("registry.bin"), scratch.path("producer.log"), ""));
+    for (int i = 0; i < 400 && !g_file_test(socket.c_str(), G_FILE_TEST_EXISTS); ++i)
+        g_usleep(20000);
+    ASSERT_TRUE(g_file_test(socket.c_str(), G_FILE_TEST_EXISTS))
+        << g2g::test::read_file(scratch.path("producer.log"));
+    // Connections as fast as the producer takes them (a full backlog says EAGAIN: a moment later),
+    // until the producer, out of descriptors, takes none and its backlog stays full.
+    std::vector<UniqueFd> flood;
+    const sockaddr_un address = *socket_address(socket);
+    for (gint64 until = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+         flood.size() < 100 && g_get_monotonic_time() < until;) {
+        UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        if (fd && ::connect(fd.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0)
+            flood.push_back(std::move(fd));
+        else
+            g_usleep(2000);
+    }
+    EXPECT_GT(flood.size(), 64u) << "the flood did not reach past the producer's descriptors";
+    g_usleep(300000); // the producer accepts what it can and meets EMFILE
+    const double before = cpu_seconds_of_group(producer.pid());
+    g_usleep(1500000);
+    const double spent = cpu_seconds_of_group(producer.pid()) - before;
+    EXPECT_LT(spent, 0.7) << "the producer spent " << spent << " s of CPU in 1.5 s of the flood";
+    // The last to connect was refused, with why.
+    ASSERT_FALSE(flood.empty());
+    const int last = flood.back().get();
+    ::fcntl(last, F_SETFL, 0);
+    const timeval timeout{5, 0};
+    setsockopt(last, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    g2g::Result<Message> refused = receive_message(last);
+    ASSERT_TRUE(refused) << refused.error().message();
+    EXPECT_EQ(refused->header.type, static_cast<std::uint32_t>(ControlType::Refused));
+    g2g::Result<std::string> why = decode_caps(refused->payload);
+    ASSERT_TRUE(why);
+    EXPECT_EQ(*why, "the producer keeps the last 64 of its 128 descriptors for its frames: no further "
+                    "consumer now");
+    flood.clear();
+    ChildProcess steady(g2g::test::launch("g2gipcsrc socket-path=" + socket + " ! fakesink",
+                                          scratch.path("registry.bin"), scratch.path("steady.log")));
+    EXPECT_EQ(steady.wait(), 0) << g2g::test::read_file(scratch.path("steady.log"));
+    EXPECT_EQ(producer.wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
+}
 
 // Consumers that send what no consumer sends, or stop halfway through a message, are let go of,
 // each with the producer's warning saying why; the producer serves its steady consumer meanwhile.
