@@ -189,7 +189,7 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
         return FALSE;
     }
     // Nor does a producer ever listen where a file or a folder is (g2gipcsink refuses those).
-    if (const std::string there = g2g::ipc::not_a_socket_at(settings.socket_path); !there.empty()) {
+    if (const std::string there = g2g::ipc::not_a_socket_at(settings.socket_path, true); !there.empty()) {
         g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
                                  std::string(GST_OBJECT_NAME(self)) + ": socket path " +
                                      settings.socket_path + " is " + there);

@@ -72,7 +72,7 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
             return failed("cannot listen at " + path, errno);
         // Something is there. Only a socket is replaced, and only one nobody listens at (a dead
         // producer's): a file or a folder of that name is the user's, never removed.
-        if (const std::string there = not_a_socket_at(path); !there.empty())
+        if (const std::string there = not_a_socket_at(path, false); !there.empty())
             return Error(ErrorCode::InvalidArgument,
                          "cannot listen at " + path + ": " + there +
                              " is there (only a socket a producer left is replaced)");

@@ -165,12 +165,15 @@ Result<sockaddr_un> socket_address(const std::string &path)
     return address;
 }
 
-std::string not_a_socket_at(const std::string &path)
+std::string not_a_socket_at(const std::string &path, bool follow)
 {
     struct stat there {};
-    if (::lstat(path.c_str(), &there) != 0 || S_ISSOCK(there.st_mode))
+    if ((follow ? ::stat(path.c_str(), &there) : ::lstat(path.c_str(), &there)) != 0 ||
+        S_ISSOCK(there.st_mode))
         return {};
-    return S_ISDIR(there.st_mode) ? "a folder" : "a file that is not a socket";
+    return S_ISDIR(there.st_mode)   ? "a folder"
+           : S_ISLNK(there.st_mode) ? "a symbolic link"
+                                    : "a file that is not a socket";
 }
 
 Result<UniqueFd> connect_to(const std::string &path)

@@ -57,8 +57,10 @@ Result<sockaddr_un> socket_address(const std::string &path);
 
 // A connection to the stream socket at `path`.
 Result<UniqueFd> connect_to(const std::string &path);
-// What is at `path` where it is not a socket ("a folder", "a file that is not a socket"); empty
-// where nothing is there or a socket is: no producer ever listens where a file or a folder is.
-std::string not_a_socket_at(const std::string &path);
+// What is at `path` where it is not a socket ("a folder", "a file that is not a socket", "a
+// symbolic link"); empty where nothing is there or a socket is: no producer ever listens where a
+// file or a folder is. `follow`: a symbolic link is taken for what it points to (a consumer
+// connects through one), else for itself (a producer never replaces one).
+std::string not_a_socket_at(const std::string &path, bool follow);
 
 } // namespace g2g::ipc

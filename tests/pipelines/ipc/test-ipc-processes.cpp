@@ -335,6 +335,23 @@ TEST(IpcProcesses, OnlyASocketAProducerLeftIsReplaced)
     }
     ASSERT_TRUE(g_file_test(stale.c_str(), G_FILE_TEST_EXISTS));
     EXPECT_EQ(produce_at(stale).error, "");
+    // A symbolic link: a producer never replaces one (whatever it points to); a consumer connects
+    // through one to the socket it points to.
+    const std::string link = scratch.path("link");
+    ASSERT_EQ(symlink(stale.c_str(), link.c_str()), 0);
+    EXPECT_EQ(produce_at(link).error,
+              "ipc: cannot listen at " + link +
+                  ": a symbolic link is there (only a socket a producer left is replaced)");
+    ChildProcess producer(g2g::test::launch(
+        source(30, "is-live=true") + " ! g2gipcsink min-consumers=1 max-queued=64 socket-path=" + stale,
+        scratch.path("registry.bin"), scratch.path("producer.log")));
+    for (int i = 0; i < 400 && !g_file_test(stale.c_str(), G_FILE_TEST_EXISTS); ++i)
+        g_usleep(20000);
+    const PipelineRun through_link =
+        run_pipeline("g2gipcsrc socket-path=" + link + " ! appsink name=sink", {}, 30 * GST_SECOND);
+    EXPECT_EQ(through_link.error, "");
+    EXPECT_EQ(through_link.buffers.size(), 30u);
+    EXPECT_EQ(producer.wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
 }
 
 // A format DRM has no fourcc for (AYUV, what videotestsrc picks unasked on GStreamer 1.26) cannot
