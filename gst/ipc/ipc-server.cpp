@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -85,8 +86,11 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
     }
     if (::listen(listener.get(), 16) < 0)
         return failed("cannot listen at " + path, errno);
+    struct stat bound {};
+    ::lstat(path.c_str(), &bound);
     std::unique_ptr<Server> server(
         new Server(path, std::move(listener), std::move(chooser), std::move(report)));
+    server->socket_file_ = {bound.st_dev, bound.st_ino};
     if (!server->wake_)
         return failed("cannot make an eventfd", errno);
     server->thread_ = std::thread([s = server.get()] { s->run(); });
@@ -112,7 +116,12 @@ Server::~Server()
         thread_.join();
     consumers_.clear();
     held_.clear();
-    ::unlink(path_.c_str());
+    // Only the socket file this server made: one a later producer made at the path after this one's
+    // was removed (a supervisor restarting a stuck producer) stays for that producer's consumers.
+    struct stat there {};
+    if (::lstat(path_.c_str(), &there) == 0 && there.st_dev == socket_file_.first &&
+        there.st_ino == socket_file_.second)
+        ::unlink(path_.c_str());
 }
 
 void Server::wake()

@@ -14,6 +14,8 @@
 
 #include <gst/gst.h>
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -24,6 +26,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <g2g/error.h>
@@ -150,6 +153,7 @@ private:
     ServerCounters counters_;
     std::vector<std::uint8_t> segment_;
     std::vector<std::string> misbehaviours_; // reported by the thread, unlocked
+    std::pair<dev_t, ino_t> socket_file_{};  // the file listen() made: removed at the end if still there
     gint64 accept_again_us_ = 0;             // the thread's alone: no accept before (kAcceptPauseMs)
     std::thread thread_;
 };

@@ -354,6 +354,37 @@ TEST(IpcProcesses, OnlyASocketAProducerLeftIsReplaced)
     EXPECT_EQ(producer.wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
 }
 
+// A producer removes its socket file as it ends, but only its own: where the file was removed
+// meanwhile and another producer listens at the path (a supervisor restarting a stuck producer),
+// the first one's end leaves the second's file, and consumers still find the second.
+TEST(IpcProcesses, AProducerThatEndsRemovesOnlyItsOwnSocketFile)
+{
+    Scratch scratch("g2g-ipc");
+    const std::string socket = scratch.path("socket");
+    const auto wait_for_file = [&] {
+        for (int i = 0; i < 400 && !g_file_test(socket.c_str(), G_FILE_TEST_EXISTS); ++i)
+            g_usleep(20000);
+        return g_file_test(socket.c_str(), G_FILE_TEST_EXISTS);
+    };
+    ChildProcess first(g2g::test::launch(source(30, "is-live=true") + " ! g2gipcsink socket-path=" + socket,
+                                         scratch.path("registry.bin"), scratch.path("first.log")));
+    ASSERT_TRUE(wait_for_file()) << g2g::test::read_file(scratch.path("first.log"));
+    ASSERT_EQ(unlink(socket.c_str()), 0);
+    ChildProcess second(
+        g2g::test::launch(source(150, "is-live=true") + " ! g2gipcsink min-consumers=1 socket-path=" + socket,
+                          scratch.path("registry.bin"), scratch.path("second.log")));
+    ASSERT_TRUE(wait_for_file()) << g2g::test::read_file(scratch.path("second.log"));
+    EXPECT_EQ(first.wait(), 0) << g2g::test::read_file(scratch.path("first.log"));
+    EXPECT_TRUE(g_file_test(socket.c_str(), G_FILE_TEST_EXISTS))
+        << "the first producer removed the second's socket";
+    const PipelineRun consumer =
+        run_pipeline("g2gipcsrc socket-path=" + socket + " ! fakesink", {}, 30 * GST_SECOND);
+    EXPECT_EQ(consumer.error, "");
+    EXPECT_EQ(second.wait(), 0) << g2g::test::read_file(scratch.path("second.log"));
+    EXPECT_FALSE(g_file_test(socket.c_str(), G_FILE_TEST_EXISTS))
+        << "the second producer left its own socket";
+}
+
 // A format DRM has no fourcc for (AYUV, what videotestsrc picks unasked on GStreamer 1.26) cannot
 // cross as a DMA-BUF: a DMA-BUF consumer is refused at its caps with why, and the producer goes on
 // for the others (it once took the route and failed every frame at its export).
