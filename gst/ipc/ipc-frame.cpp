@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -96,6 +97,22 @@ void set_fields(GstBuffer *frame, const NewBuffer &message)
     GST_BUFFER_FLAGS(frame) = message.flags;
 }
 
+std::uint64_t file_number(GstMemory *memory)
+{
+    static const GQuark quark = g_quark_from_static_string("g2g-ipc-file-number");
+    static std::atomic<std::uint64_t> next{1};
+    GstMemory *owner = memory;
+    while (owner->parent)
+        owner = owner->parent;
+    auto *mini = GST_MINI_OBJECT_CAST(owner);
+    if (auto *number = static_cast<std::uint64_t *>(gst_mini_object_get_qdata(mini, quark)))
+        return *number;
+    auto *number = new std::uint64_t(next++);
+    gst_mini_object_set_qdata(mini, quark, number,
+                              [](gpointer data) { delete static_cast<std::uint64_t *>(data); });
+    return *number;
+}
+
 Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
 {
     OutgoingFrame out;
@@ -116,6 +133,7 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
                              ", not fd memory: only memfd and DMA-BUF memory cross by descriptor");
         dmabufs += gst_is_dmabuf_memory(memory) ? 1 : 0;
         out.fds.push_back(gst_fd_memory_get_fd(memory));
+        out.file_numbers.push_back(file_number(memory));
         message.memories.push_back(
             {static_cast<std::uint64_t>(memory->size), static_cast<std::uint64_t>(memory->offset)});
     }
@@ -134,6 +152,33 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
             layout.stride[p] = meta->stride[p];
         }
         message.metas.push_back(encode_video_meta(video_meta_of(layout)));
+    }
+    return out;
+}
+
+std::pair<NewBuffer, std::vector<int>> FilesSent::address(const OutgoingFrame &frame)
+{
+    std::pair<NewBuffer, std::vector<int>> out{frame.message, {}};
+    NewBuffer &message = out.first;
+    for (std::size_t i = 0; i < frame.file_numbers.size(); ++i) {
+        const std::uint64_t number = frame.file_numbers[i];
+        const auto kept = std::find(kept_.begin(), kept_.end(), number);
+        const bool attached = kept == kept_.end();
+        if (attached)
+            out.second.push_back(frame.fds[i]);
+        else
+            kept_.erase(kept);
+        kept_.push_back(number);
+        message.files.push_back({number, attached});
+    }
+    const auto named_now = [&](std::uint64_t number) {
+        return std::find(frame.file_numbers.begin(), frame.file_numbers.end(), number) !=
+               frame.file_numbers.end();
+    };
+    while (kept_.size() > kMaxNamedFiles) {
+        const auto oldest = std::find_if_not(kept_.begin(), kept_.end(), named_now);
+        message.forget.push_back(*oldest);
+        kept_.erase(oldest);
     }
     return out;
 }
@@ -164,7 +209,8 @@ struct ReceivedMemories::Kept {
         dev_t device;
         ino_t inode;
         MemoryKind kind;
-        GstMemory *whole; // one reference: the file's descriptor, mapped once read
+        GstMemory *whole;     // one reference: the file's descriptor, mapped once read
+        std::uint64_t number; // the producer's, or 0
     };
     std::deque<File> files; // the most recent last
 
@@ -173,7 +219,22 @@ struct ReceivedMemories::Kept {
         gst_memory_unref(file->whole);
         files.erase(file);
     }
+    std::deque<File>::iterator numbered(std::uint64_t number)
+    {
+        return std::find_if(files.begin(), files.end(),
+                            [&](const File &file) { return file.number == number; });
+    }
 };
+
+namespace {
+
+Result<GstMemory *> share_of(GstMemory *whole, std::uint64_t offset, std::uint64_t size)
+{
+    // Read-only, as every share is: the consumer reads the producer's pages, never writes them.
+    return gst_memory_share(whole, static_cast<gssize>(offset), static_cast<gssize>(size));
+}
+
+} // namespace
 
 ReceivedMemories::ReceivedMemories() : kept_(std::make_unique<Kept>())
 {
@@ -190,16 +251,81 @@ void ReceivedMemories::clear()
         kept_->forget(kept_->files.begin());
 }
 
-Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset,
-                                           std::uint64_t size, std::uint64_t file_size)
+Result<GstMemory *> ReceivedMemories::named(MemoryKind kind, std::uint64_t number, std::uint64_t offset,
+                                            std::uint64_t size)
 {
+    auto kept = kept_->numbered(number);
+    if (kept == kept_->files.end())
+        return Error(ErrorCode::InvalidArgument, "names file " + std::to_string(number) +
+                                                     ", which its producer did not send (or said to forget)");
+    if (kept->kind != kind)
+        return Error(ErrorCode::InvalidArgument,
+                     "names file " + std::to_string(number) + " as another kind of memory");
+    if (offset > kept->whole->size || size > kept->whole->size - offset)
+        return Error(ErrorCode::InvalidArgument, "names bytes " + std::to_string(offset) + ".." +
+                                                     std::to_string(offset + size) +
+                                                     ", past the end of file " + std::to_string(number) +
+                                                     " (" + std::to_string(kept->whole->size) + " bytes)");
+    return share_of(kept->whole, offset, size);
+}
+
+Result<void> ReceivedMemories::forget(std::uint64_t number)
+{
+    auto kept = kept_->numbered(number);
+    if (kept == kept_->files.end())
+        return Error(ErrorCode::InvalidArgument,
+                     "forgets file " + std::to_string(number) + ", which it did not send");
+    kept_->forget(kept);
+    return {};
+}
+
+namespace {
+
+// The whole file of `fd` (taken once wrapped), read-only, kept mapped from its first map on.
+// Refused: a file whose sender could shrink it under a mapping.
+Result<GstMemory *> whole_file(MemoryKind kind, UniqueFd &fd, std::uint64_t file_size)
+{
+    if (!keeps_its_pages(fd.get()))
+        return Error(ErrorCode::InvalidArgument,
+                     "a file its producer could shrink under this process's reads (neither a DMA-BUF nor "
+                     "sealed with F_SEAL_SHRINK, as g2gipcsink's and unixfdsink's memfds are)");
+    GstMemory *whole = gst_fd_allocator_alloc(allocator_for(kind).get(), fd.get(),
+                                              static_cast<gsize>(file_size), GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+    if (!whole)
+        return Error(ErrorCode::InvalidArgument, "a descriptor that cannot be wrapped");
+    fd.release(); // the memory owns it now
+    GST_MINI_OBJECT_FLAG_SET(whole, GST_MEMORY_FLAG_READONLY);
+    return whole;
+}
+
+} // namespace
+
+Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset,
+                                           std::uint64_t size, std::uint64_t file_size, std::uint64_t number)
+{
+    auto &files = kept_->files;
+    const auto unnumbered = [](const Kept::File &file) { return file.number == 0; };
+    if (number != 0) {
+        if (kept_->numbered(number) != files.end())
+            return Error(ErrorCode::InvalidArgument,
+                         "sends file " + std::to_string(number) + " again, which it sent before");
+        if (files.size() - std::count_if(files.begin(), files.end(), unnumbered) >= kMaxNamedFiles)
+            return Error(ErrorCode::InvalidArgument, "sends a file past the " +
+                                                         std::to_string(kMaxNamedFiles) +
+                                                         " a consumer keeps, forgetting none");
+        Result<GstMemory *> whole = whole_file(kind, fd, file_size);
+        if (!whole)
+            return whole;
+        files.push_back({0, 0, kind, *whole, number});
+        return share_of(*whole, offset, size);
+    }
     struct stat status {};
     if (::fstat(fd.get(), &status) != 0)
         return Error(ErrorCode::InvalidArgument,
                      std::string("a descriptor that does not stat (") + std::strerror(errno) + ")");
-    auto &files = kept_->files;
     auto kept = std::find_if(files.begin(), files.end(), [&](const Kept::File &file) {
-        return file.device == status.st_dev && file.inode == status.st_ino && file.kind == kind;
+        return file.number == 0 && file.device == status.st_dev && file.inode == status.st_ino &&
+               file.kind == kind;
     });
     // A file that grew since it was kept is wrapped again, at its new size.
     if (kept != files.end() && offset + size > kept->whole->size) {
@@ -211,36 +337,47 @@ Result<GstMemory *> ReceivedMemories::wrap(MemoryKind kind, UniqueFd fd, std::ui
         files.erase(kept);
         files.push_back(again); // fd closes here: the kept descriptor is the same file
     } else {
-        if (!keeps_its_pages(fd.get()))
-            return Error(ErrorCode::InvalidArgument,
-                         "a file its producer could shrink under this process's reads (neither a DMA-BUF nor "
-                         "sealed with F_SEAL_SHRINK, as g2gipcsink's and unixfdsink's memfds are)");
-        GstMemory *whole =
-            gst_fd_allocator_alloc(allocator_for(kind).get(), fd.get(), static_cast<gsize>(file_size),
-                                   GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+        Result<GstMemory *> whole = whole_file(kind, fd, file_size);
         if (!whole)
-            return Error(ErrorCode::InvalidArgument, "a descriptor that cannot be wrapped");
-        fd.release(); // the memory owns it now
-        GST_MINI_OBJECT_FLAG_SET(whole, GST_MEMORY_FLAG_READONLY);
-        files.push_back({status.st_dev, status.st_ino, kind, whole});
-        if (files.size() > kKeptFiles)
-            kept_->forget(files.begin());
+            return whole;
+        files.push_back({status.st_dev, status.st_ino, kind, *whole, 0});
+        // The oldest goes, never the one just kept (kKeptFiles > 1).
+        if (static_cast<std::size_t>(std::count_if(files.begin(), files.end(), unnumbered)) > kKeptFiles)
+            kept_->forget(std::find_if(files.begin(), files.end(), unnumbered));
     }
-    // Read-only, as every share is: the consumer reads the producer's pages, never writes them.
-    return gst_memory_share(files.back().whole, static_cast<gssize>(offset), static_cast<gssize>(size));
+    return share_of(files.back().whole, offset, size);
 }
 
 Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fds, const GstVideoInfo &info,
                               bool view_caps, ReceivedMemories &memories)
 {
-    if (fds.size() != message.memories.size())
+    const bool numbered = !message.files.empty();
+    const std::size_t expected =
+        numbered ? static_cast<std::size_t>(std::count_if(message.files.begin(), message.files.end(),
+                                                          [](const FileRef &file) { return file.attached; }))
+                 : message.memories.size();
+    if (fds.size() != expected)
         return refused(message.id, "came with " + std::to_string(fds.size()) + " descriptors for " +
-                                       std::to_string(message.memories.size()) + " memories");
+                                       std::to_string(expected) +
+                                       (numbered ? " attached files" : " memories"));
+    for (std::uint64_t number : message.forget)
+        if (Result<void> forgotten = memories.forget(number); !forgotten)
+            return refused(message.id, forgotten.error().message());
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
-    for (std::size_t i = 0; i < fds.size(); ++i) {
+    std::size_t next_fd = 0;
+    for (std::size_t i = 0; i < message.memories.size(); ++i) {
         const WireMemory &memory = message.memories[i];
+        if (numbered && !message.files[i].attached) {
+            Result<GstMemory *> named =
+                memories.named(message.kind, message.files[i].number, memory.offset, memory.size);
+            if (!named)
+                return refused(message.id, "memory " + std::to_string(i) + " " + named.error().message());
+            gst_buffer_append_memory(frame.get(), *named);
+            continue;
+        }
+        UniqueFd &fd = fds[next_fd++];
         // The descriptor's size (lseek answers for memfds and DMA-BUFs alike, where fstat may not).
-        const off_t end = ::lseek(fds[i].get(), 0, SEEK_END);
+        const off_t end = ::lseek(fd.get(), 0, SEEK_END);
         if (end < 0)
             return refused(message.id, "memory " + std::to_string(i) + ": its descriptor has no size (" +
                                            std::strerror(errno) + ")");
@@ -250,8 +387,9 @@ Result<BufferRef> build_frame(const NewBuffer &message, std::vector<UniqueFd> fd
                            "memory " + std::to_string(i) + " (bytes " + std::to_string(memory.offset) + ".." +
                                std::to_string(memory.offset + memory.size) + ") lies past the end of its " +
                                std::to_string(end) + "-byte descriptor");
-        Result<GstMemory *> wrapped = memories.wrap(message.kind, std::move(fds[i]), memory.offset,
-                                                    memory.size, static_cast<std::uint64_t>(end));
+        Result<GstMemory *> wrapped =
+            memories.wrap(message.kind, std::move(fd), memory.offset, memory.size,
+                          static_cast<std::uint64_t>(end), numbered ? message.files[i].number : 0);
         if (!wrapped)
             return refused(message.id, "memory " + std::to_string(i) + ": " + wrapped.error().message());
         gst_buffer_append_memory(frame.get(), *wrapped);

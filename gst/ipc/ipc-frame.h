@@ -10,7 +10,9 @@
 #include <gst/video/video.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <g2g/error.h>
@@ -22,11 +24,18 @@
 namespace g2g::ipc {
 
 // What crosses for a frame: its message, and its memories' descriptors in order (borrowed from
-// the frame's memories: valid while the frame lives).
+// the frame's memories: valid while the frame lives); for fd memory, the number of each one's file
+// (file_number), which lets the server send a consumer each file's descriptor once.
 struct OutgoingFrame {
     NewBuffer message;
     std::vector<int> fds;
+    std::vector<std::uint64_t> file_numbers; // one per fd, or none
 };
+
+// The number of `memory`'s file in this process: given the first time a frame of it is described,
+// kept on the memory that owns the descriptor (a share's parent) for as long as that lives, never
+// given again. A pool's memfds keep theirs frame after frame; a file made anew gets a new one.
+std::uint64_t file_number(GstMemory *memory);
 
 // NEW_BUFFER's fields of `frame` (its times, offsets and flags), id `id`, no memory or meta yet;
 // and the same fields put back on a frame that arrived.
@@ -43,13 +52,29 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id);
 // for the formats a FrameView does not describe, and memory no FrameView maps (CUDA's).
 Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size);
 
+// The files one consumer keeps, as its producer counts them: a frame's message for that consumer
+// names each file it keeps by number and attaches the others (kept from then on), and has it
+// forget the least recently named where it would keep more than kMaxNamedFiles (never one the
+// frame names: a frame has at most 16 memories). ReceivedMemories does the same on the other side.
+class FilesSent {
+public:
+    // `frame`'s message for this consumer, and the descriptors that go with it.
+    std::pair<NewBuffer, std::vector<int>> address(const OutgoingFrame &frame);
+    void clear() { kept_.clear(); }
+
+private:
+    std::deque<std::uint64_t> kept_; // the most recently named last
+};
+
 // The memories a consumer wrapped, kept mapped by file. A producer's pool sends the same memfds
 // (and DMA-BUFs) frame after frame: a memory wrapped anew for each arrival is mapped anew when it is
 // read, a page fault for every page of every frame. So each file is wrapped once (kept mapped from
-// its first map on), each frame's memory is a share of it (the same pages, read-only), and a
-// descriptor of a file already kept is closed at once. A kept file stays open, so it stays that
-// file (its st_dev and st_ino name it); the last kKeptFiles are kept, and clear() lets go of them
-// (a new stream's caps).
+// its first map on) and each frame's memory is a share of it (the same pages, read-only). A file
+// g2gipcsink numbered (FileRef) is kept under its number until the producer says to forget it, at
+// most kMaxNamedFiles; unixfdsink's come with a descriptor every frame, and one of a file already
+// kept is closed at once (a kept file stays open, so it stays that file: its st_dev and st_ino
+// name it), the last kKeptFiles kept. clear() lets go of every file (a new stream's caps, which
+// the producer sends after it forgot what it numbered for this consumer).
 class ReceivedMemories {
 public:
     ReceivedMemories();
@@ -60,8 +85,15 @@ public:
     // long (checked by the caller to hold the range), as DMA-BUF memory where `kind` says so.
     // Refused: a file whose sender could shrink it under a mapping (a SIGBUS for its reader):
     // neither a DMA-BUF nor sealed with F_SEAL_SHRINK.
+    // `number`: the producer's number of the file (0: none), kept under it.
     Result<GstMemory *> wrap(MemoryKind kind, UniqueFd fd, std::uint64_t offset, std::uint64_t size,
-                             std::uint64_t file_size);
+                             std::uint64_t file_size, std::uint64_t number = 0);
+    // A read-only memory of bytes [offset, offset + size) of the file kept as `number`. Refused: a
+    // number not kept, a range past the file's end, a file of another kind.
+    Result<GstMemory *> named(MemoryKind kind, std::uint64_t number, std::uint64_t offset,
+                              std::uint64_t size);
+    // Lets go of the file kept as `number` (frames out keep their memories); refused where none is.
+    Result<void> forget(std::uint64_t number);
     void clear();
 
     static constexpr std::size_t kKeptFiles = 32; // more than a producer's pool holds

@@ -52,6 +52,7 @@ struct Server::Consumer {
     RouteId route = -1;
     CapsRef caps; // the caps it was last sent
     std::set<std::uint64_t> held;
+    FilesSent files; // said HELLO (g2g's consumer): what it keeps, forgotten as a CAPS message passes
 };
 
 Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteChooser chooser,
@@ -330,6 +331,7 @@ void Server::decide(Consumer &consumer)
     consumer.route = decision.route;
     if (!same) {
         consumer.caps = std::move(decision.caps);
+        consumer.files.clear(); // the consumer lets go of every file as the caps come
         gchar *text = gst_caps_to_string(consumer.caps.get());
         const std::vector<std::uint8_t> payload = encode_caps(text);
         g_free(text);
@@ -428,6 +430,12 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
     return true;
 }
 
+bool Server::send_addressed(Consumer &consumer, const OutgoingFrame &frame)
+{
+    const std::pair<NewBuffer, std::vector<int>> own = consumer.files.address(frame);
+    return send_to(consumer, MessageType::NewBuffer, encode(own.first), own.second);
+}
+
 Result<bool> Server::send_frame(RouteId route, BufferRef frame,
                                 const std::function<Result<OutgoingFrame>(std::uint64_t id)> &describe)
 {
@@ -465,7 +473,10 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
         }
         if (!consumer)
             continue;
-        if (!send_to(*consumer, MessageType::NewBuffer, payload, outgoing->fds))
+        // g2g's consumers get each file's descriptor once, unixfdsrc every frame's.
+        const bool by_number = consumer->said_hello && !outgoing->file_numbers.empty();
+        if (!(by_number ? send_addressed(*consumer, *outgoing)
+                        : send_to(*consumer, MessageType::NewBuffer, payload, outgoing->fds)))
             continue;
         consumer->held.insert(id);
         ++holders;

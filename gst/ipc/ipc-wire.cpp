@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ipc-wire.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ipc-bytes.h"
@@ -47,6 +48,66 @@ Result<MetaRecord> read_meta(Reader &reader, std::size_t index)
     return record;
 }
 
+// g2g's files record (version 0, little-endian): u8 memories, u8 forgotten numbers, then per
+// memory {u64 number, u8 attached}, then each forgotten u64.
+MetaRecord encode_files(const std::vector<FileRef> &files, const std::vector<std::uint64_t> &forget)
+{
+    MetaRecord record{kFilesRecordName, 0, {}};
+    std::vector<std::uint8_t> &out = record.payload;
+    put_le(out, static_cast<std::uint8_t>(files.size()));
+    put_le(out, static_cast<std::uint8_t>(forget.size()));
+    for (const FileRef &file : files) {
+        put_le(out, file.number);
+        put_le(out, static_cast<std::uint8_t>(file.attached ? 1 : 0));
+    }
+    for (std::uint64_t number : forget)
+        put_le(out, number);
+    return record;
+}
+
+Result<void> decode_files(const MetaRecord &record, NewBuffer &frame)
+{
+    const std::string which = "NEW_BUFFER " + std::to_string(frame.id) + "'s files record";
+    if (record.version != 0)
+        return refused(which + " is of version " + std::to_string(record.version) + ", not 0");
+    Reader reader(record.payload);
+    std::uint8_t n_files = 0, n_forget = 0;
+    if (!reader.le(n_files) || !reader.le(n_forget))
+        return refused(which + " is cut off before its counts");
+    const std::size_t expected = 2 + std::size_t(n_files) * 9 + std::size_t(n_forget) * 8;
+    if (record.payload.size() != expected)
+        return refused(which + " of " + count(n_files, "file", "files") + " and " +
+                       count(n_forget, "forgotten number", "forgotten numbers") + " is " +
+                       std::to_string(record.payload.size()) + " bytes, not " + std::to_string(expected));
+    if (n_files != frame.memories.size())
+        return refused(which + " names " + count(n_files, "file", "files") + " for " +
+                       count(frame.memories.size(), "memory", "memories"));
+    if (n_forget > kMaxNamedFiles)
+        return refused(which + " forgets " + std::to_string(n_forget) +
+                       " numbers, more than a consumer keeps (" + std::to_string(kMaxNamedFiles) + ")");
+    for (unsigned i = 0; i < n_files; ++i) {
+        FileRef file;
+        std::uint8_t attached = 0;
+        reader.le(file.number);
+        reader.le(attached);
+        if (file.number == 0 || attached > 1)
+            return refused(which + " names memory " + std::to_string(i) + "'s file " +
+                           std::to_string(file.number) +
+                           (attached > 1 ? " attached " + std::to_string(attached) : "") +
+                           ": files are numbered from 1, attached 0 or 1");
+        file.attached = attached != 0;
+        frame.files.push_back(file);
+    }
+    for (unsigned i = 0; i < n_forget; ++i) {
+        std::uint64_t number = 0;
+        reader.le(number);
+        if (number == 0)
+            return refused(which + " forgets file 0: files are numbered from 1");
+        frame.forget.push_back(number);
+    }
+    return {};
+}
+
 } // namespace
 
 std::vector<std::uint8_t> encode_header(Header header)
@@ -79,19 +140,24 @@ std::vector<std::uint8_t> encode(const NewBuffer &frame)
     put_host(out, frame.flags);
     put_host(out, static_cast<std::uint8_t>(frame.kind));
     put_host(out, static_cast<std::uint8_t>(frame.memories.size()));
-    put_host(out, static_cast<std::uint16_t>(frame.metas.size()));
+    const bool files = !frame.files.empty() || !frame.forget.empty();
+    put_host(out, static_cast<std::uint16_t>(frame.metas.size() + (files ? 1 : 0)));
     for (const WireMemory &memory : frame.memories) {
         put_host(out, memory.size);
         put_host(out, memory.offset);
     }
-    for (const MetaRecord &meta : frame.metas) {
+    const auto put_record = [&out](const MetaRecord &meta) {
         put_le(out, static_cast<std::uint32_t>(8 + meta.name.size() + 2 + meta.payload.size()));
         put_le(out, static_cast<std::uint32_t>(meta.name.size()));
         out.insert(out.end(), meta.name.begin(), meta.name.end());
         out.push_back(0);
         out.push_back(meta.version);
         out.insert(out.end(), meta.payload.begin(), meta.payload.end());
-    }
+    };
+    for (const MetaRecord &meta : frame.metas)
+        put_record(meta);
+    if (files)
+        put_record(encode_files(frame.files, frame.forget));
     return out;
 }
 
@@ -123,10 +189,6 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
     if (frame.kind == MemoryKind::CudaIpc && fds != 0)
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " of CUDA IPC handles came with " +
                        count(fds, "file descriptor", "file descriptors") + ": it carries none");
-    if (frame.kind != MemoryKind::CudaIpc && fds != n_memory)
-        return refused("NEW_BUFFER " + std::to_string(frame.id) + " came with " +
-                       count(fds, "file descriptor", "file descriptors") + " for " +
-                       count(n_memory, "memory", "memories"));
     if (!reader.has(std::size_t(n_memory) * 16))
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " declares " +
                        count(n_memory, "memory", "memories") + " but its message ends after " +
@@ -145,11 +207,32 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
         Result<MetaRecord> meta = read_meta(reader, i);
         if (!meta)
             return refused("NEW_BUFFER " + std::to_string(frame.id) + ": " + meta.error().message());
-        frame.metas.push_back(std::move(*meta));
+        if (meta->name != kFilesRecordName) {
+            frame.metas.push_back(std::move(*meta));
+            continue;
+        }
+        if (frame.kind != MemoryKind::Fd && frame.kind != MemoryKind::DmaBuf)
+            return refused("NEW_BUFFER " + std::to_string(frame.id) +
+                           " numbers the files of memory that is neither fd nor DMA-BUF memory");
+        if (!frame.files.empty() || !frame.forget.empty())
+            return refused("NEW_BUFFER " + std::to_string(frame.id) + " has two files records");
+        if (Result<void> files = decode_files(*meta, frame); !files)
+            return files.error();
     }
     if (reader.left() != 0)
         return refused("NEW_BUFFER " + std::to_string(frame.id) + " has " + std::to_string(reader.left()) +
                        " bytes after its last meta record");
+    // The descriptors: one per memory, or one per file the files record says came with it.
+    const std::size_t attached =
+        frame.files.empty()
+            ? std::size_t(n_memory)
+            : static_cast<std::size_t>(std::count_if(frame.files.begin(), frame.files.end(),
+                                                     [](const FileRef &file) { return file.attached; }));
+    if (frame.kind != MemoryKind::CudaIpc && fds != attached)
+        return refused("NEW_BUFFER " + std::to_string(frame.id) + " came with " +
+                       count(fds, "file descriptor", "file descriptors") + " for " +
+                       (frame.files.empty() ? count(n_memory, "memory", "memories")
+                                            : count(attached, "attached file", "attached files")));
     return frame;
 }
 

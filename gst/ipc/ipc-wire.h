@@ -61,6 +61,16 @@ struct MetaRecord {
     std::vector<std::uint8_t> payload;
 };
 
+// A memory's file, named by the number its producer gave it: g2g's way for a consumer that said
+// HELLO (issue 33). The producer sends each file's descriptor once (`attached`: it came with this
+// message); later frames name the number alone, so the consumer maps each file once and a frame
+// costs neither side a descriptor passed, installed and closed. unixfd's peers get a descriptor
+// for every memory of every frame.
+struct FileRef {
+    std::uint64_t number = 0; // 1 on; never reused by a producer
+    bool attached = false;
+};
+
 struct NewBuffer {
     std::uint64_t id = 0;
     std::uint64_t pts = UINT64_MAX, dts = UINT64_MAX, duration = UINT64_MAX;
@@ -69,16 +79,28 @@ struct NewBuffer {
     MemoryKind kind = MemoryKind::Fd;
     std::vector<WireMemory> memories;
     std::vector<MetaRecord> metas;
+    // g2g's files record (kFilesRecordName), one per memory, or none (a descriptor per memory);
+    // `forget`: numbers the consumer lets go of before this frame's are looked at.
+    std::vector<FileRef> files;
+    std::vector<std::uint64_t> forget;
 };
 
-// NEW_BUFFER's payload: 56 fixed bytes, 16 per memory, then the meta records.
+inline constexpr const char *kFilesRecordName = "G2gFiles";
+// How many numbered files a consumer keeps at most: the producer tells it to forget the one it
+// named least recently before it sends one more (more than any pool holds).
+constexpr std::size_t kMaxNamedFiles = 32;
+
+// NEW_BUFFER's payload: 56 fixed bytes, 16 per memory, then the meta records (g2g's files record
+// last, where there is one).
 constexpr std::size_t kNewBufferFixed = 56;
 
 std::vector<std::uint8_t> encode(const NewBuffer &frame);
 // A NEW_BUFFER payload that came with `fds` descriptors. Refused: a payload shorter than what it
 // declares, a memory kind neither unixfd nor g2g has, a descriptor count other than the memories'
-// (none for CUDA IPC handles), a memory whose end is past 2^64, a meta record that ends past the
-// payload or names itself without its NUL, bytes after the last record.
+// (none for CUDA IPC handles; the attached files' where a files record names them), a memory whose
+// end is past 2^64, a meta record that ends past the payload or names itself without its NUL,
+// bytes after the last record, a files record of another length than its memories and numbers
+// make, of a number 0, or beside memory that is not fd memory.
 Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::size_t fds);
 
 std::vector<std::uint8_t> encode_release(std::uint64_t id);

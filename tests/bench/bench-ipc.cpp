@@ -22,7 +22,7 @@
 // baseline too), crossing by g2gipcsink's CUDA IPC handles against cudaipcsink / cudaipcsrc (1.24
 // on, where the nvcodec plugin has them).
 // Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
-//                  [--domain system|cuda]
+//                  [--domain system|cuda] [--transports g2gipc,shm,unixfd,cudaipc]
 //        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
@@ -406,6 +406,7 @@ int main(int argc, char **argv)
         return consume(argv[2], argv[3], std::atoi(argv[4]), std::atoi(argv[5]), std::string(argv[6]) == "1");
     int frames = 150, warm = -1, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
+    std::string only; // --transports: the names to run, comma-separated (all where empty)
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string option = argv[i];
         if (option == "--frames")
@@ -416,6 +417,8 @@ int main(int argc, char **argv)
             rounds = std::max(1, std::atoi(argv[i + 1]));
         else if (option == "--domain")
             domain = argv[i + 1];
+        else if (option == "--transports")
+            only = "," + std::string(argv[i + 1]) + ",";
         else if (option == "--size")
             std::sscanf(argv[i + 1], "%dx%d", &width, &height);
         else if (option == "--consumers") {
@@ -429,6 +432,10 @@ int main(int argc, char **argv)
         warm = domain == "cuda" ? 45 : 15;
     if (frames <= warm) {
         std::fprintf(stderr, "bench-ipc: --frames %d leaves nothing after the warm-up of %d\n", frames, warm);
+        return 2;
+    }
+    if (!g2g::bench::have_element("g2gipcsink")) {
+        std::fprintf(stderr, "bench-ipc: no g2gipcsink (GST_PLUGIN_PATH names g2g's build/gst?)\n");
         return 2;
     }
     const std::string caps = caps_of(width, height);
@@ -463,6 +470,16 @@ int main(int argc, char **argv)
                               std::string("unixfdsink socket-path={socket} sync=false") +
                                   (waits ? " wait-for-connection=true" : ""),
                               "unixfdsrc name=src socket-path={socket}"});
+    }
+    if (!only.empty())
+        transports.erase(std::remove_if(transports.begin(), transports.end(),
+                                        [&](const Transport &t) {
+                                            return only.find("," + t.name + ",") == std::string::npos;
+                                        }),
+                         transports.end());
+    if (transports.empty()) {
+        std::fprintf(stderr, "bench-ipc: no transport of --transports here\n");
+        return 2;
     }
     gchar *version = gst_version_string();
     std::printf("bench-ipc: %dx%d NV12 in %s memory, %d frames at 30 fr/s, the first %d left out, %s\n",
@@ -516,6 +533,8 @@ int main(int argc, char **argv)
             std::fflush(stdout);
         }
     }
+    if (transports[0].name != "g2gipc")
+        return 0;
     std::printf("\npeer / g2gipc (above 1: g2g costs less)\n%-8s %9s %16s %16s %14s\n", "peer", "consumers",
                 "producer CPU", "consumer CPU", "latency p50");
     for (std::size_t t = 1; t < transports.size(); ++t)

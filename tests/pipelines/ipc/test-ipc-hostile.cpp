@@ -38,6 +38,8 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -232,6 +234,50 @@ TEST(IpcHostileProducer, AWrongDescriptorCountIsRefused)
         says(ended, "/socket sent a frame that does not read: NEW_BUFFER 1 came with 1 file descriptor for 2 "
                     "memories"))
         << ended.said;
+}
+
+// A producer's numbered files (g2g's files record): a number it never sent, a file sent twice, a
+// number forgotten that was never sent: each refused with its fault, nothing read.
+TEST(IpcHostileProducer, NumberedFilesItNeverSentAreRefused)
+{
+    const auto frame_of = [](std::uint64_t id, std::vector<FileRef> files,
+                             std::vector<std::uint64_t> forget) {
+        NewBuffer message = frame_message(kFrameSize);
+        message.id = id;
+        message.files = std::move(files);
+        message.forget = std::move(forget);
+        return encode(message);
+    };
+    const UniqueFd fd(g2g::test::make_memfd(kFrameSize));
+    const int fds[] = {fd.get()};
+    const struct {
+        const char *what;
+        std::function<void(int)> send;
+        std::string said;
+    } lies[] = {
+        {"a number never sent",
+         [&](int socket) {
+             send_message(socket, MessageType::NewBuffer, frame_of(1, {{5, false}}, {}));
+         },
+         "NEW_BUFFER 1 memory 0 names file 5, which its producer did not send (or said to forget)"},
+        {"a file sent twice",
+         [&](int socket) {
+             send_message(socket, MessageType::NewBuffer, frame_of(1, {{5, true}}, {}), fds);
+             send_message(socket, MessageType::NewBuffer, frame_of(2, {{5, true}}, {}), fds);
+         },
+         "NEW_BUFFER 2 memory 0: sends file 5 again, which it sent before"},
+        {"a number forgotten that was never sent",
+         [&](int socket) {
+             send_message(socket, MessageType::NewBuffer, frame_of(1, {{5, true}}, {6}), fds);
+         },
+         "NEW_BUFFER 1 forgets file 6, which it did not send"},
+    };
+    for (const auto &lie : lies) {
+        const Ended ended = consumer_of(lie.send);
+        EXPECT_EQ(ended.status, 1) << lie.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + lie.said))
+            << lie.what << ": " << ended.said;
+    }
 }
 
 TEST(IpcHostileProducer, AFrameBeforeItsCapsIsRefused)
@@ -672,6 +718,96 @@ TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
             message.metas.insert(message.metas.end(), metas.begin(), metas.end());
             send_message(socket, MessageType::NewBuffer, encode(message), {});
         });
+}
+
+namespace {
+
+// What a raw consumer of the producer at `socket` received, to EOS: frames, descriptors, and the
+// files each frame named (by number, where the producer numbered them). It says HELLO (g2g's
+// consumer) or nothing (as unixfdsrc), and releases each frame at once.
+struct RawStream {
+    int frames = 0, descriptors = 0;
+    std::set<std::uint64_t> files;
+    std::string fault; // the first thing that was not as it should be
+};
+
+RawStream read_raw_stream(const std::string &socket, bool hello)
+{
+    RawStream stream;
+    g2g::Result<UniqueFd> connection = connect_to(socket);
+    for (int i = 0; i < 200 && !connection; ++i) {
+        g_usleep(20000);
+        connection = connect_to(socket);
+    }
+    if (!connection) {
+        stream.fault = "no producer";
+        return stream;
+    }
+    const int fd = connection->get();
+    if (hello)
+        send_message(fd, message_type(ControlType::Hello), encode_caps("video/x-raw"));
+    for (;;) {
+        g2g::Result<Message> message = receive_message(fd);
+        if (!message) {
+            stream.fault = message.error().message();
+            return stream;
+        }
+        if (message->header.type == static_cast<std::uint32_t>(MessageType::Eos))
+            return stream;
+        if (message->header.type != static_cast<std::uint32_t>(MessageType::NewBuffer))
+            continue;
+        g2g::Result<NewBuffer> frame = decode_new_buffer(message->payload, message->fds.size());
+        if (!frame) {
+            stream.fault = frame.error().message();
+            return stream;
+        }
+        ++stream.frames;
+        stream.descriptors += static_cast<int>(message->fds.size());
+        for (const FileRef &file : frame->files) {
+            // A file comes attached the first time only.
+            if (file.attached == stream.files.count(file.number) && stream.fault.empty())
+                stream.fault = "frame " + std::to_string(stream.frames) + " has file " +
+                               std::to_string(file.number) +
+                               (file.attached ? " attached again" : " named before it came");
+            stream.files.insert(file.number);
+        }
+        send_message(fd, MessageType::ReleaseBuffer, encode_release(frame->id));
+    }
+}
+
+} // namespace
+
+// A consumer that said HELLO gets each of the producer's files' descriptors once: the frames of a
+// pool of a few memfds cross with one descriptor per file, every later frame naming its file by
+// number (no descriptor passed, installed and closed a frame on either side). A consumer that says
+// nothing (unixfdsrc) gets a descriptor with every frame, as unixfd's format has it.
+TEST(IpcWireConsumers, AConsumerThatSaidHelloGetsEachFilesDescriptorOnce)
+{
+    Scratch scratch("g2g-ipc-hostile");
+    const std::string socket = scratch.path("socket");
+    const int frames = 60;
+    ChildProcess producer(
+        g2g::test::launch("videotestsrc num-buffers=" + std::to_string(frames) +
+                              " ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
+                              "g2gipcsink min-consumers=2 queue-full=wait sync=false socket-path=" +
+                              socket,
+                          scratch.path("registry.bin"), scratch.path("producer.log"), ""));
+    RawStream unixfd_way;
+    std::thread quiet([&] { unixfd_way = read_raw_stream(socket, false); });
+    const RawStream g2g_way = read_raw_stream(socket, true);
+    quiet.join();
+    EXPECT_EQ(producer.wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
+
+    EXPECT_EQ(g2g_way.fault, "");
+    EXPECT_EQ(g2g_way.frames, frames);
+    EXPECT_EQ(g2g_way.descriptors, static_cast<int>(g2g_way.files.size()));
+    EXPECT_GE(g2g_way.files.size(), 1u);
+    EXPECT_LE(g2g_way.files.size(), std::size_t(frames / 4)) << "the pool's files, not a file a frame";
+
+    EXPECT_EQ(unixfd_way.fault, "");
+    EXPECT_EQ(unixfd_way.frames, frames);
+    EXPECT_EQ(unixfd_way.descriptors, frames);
+    EXPECT_TRUE(unixfd_way.files.empty());
 }
 
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)

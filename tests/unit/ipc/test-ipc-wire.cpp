@@ -139,6 +139,76 @@ TEST(IpcWire, AHostileNewBufferIsRefusedWithItsFault)
         EXPECT_NE(refusal(std::span(good).first(cut), 2), "accepted") << "cut at " << cut;
 }
 
+// g2g's files record: each memory's file number, whether its descriptor came with the message, and
+// the numbers the consumer forgets; the descriptors counted are the attached files', and a record
+// that cannot be what it says is refused with its fault.
+TEST(IpcWire, AFilesRecordTravelsAndRefusesWhatItCannotBe)
+{
+    NewBuffer frame = sample_frame();
+    frame.files = {{7, true}, {9, false}};
+    frame.forget = {3, 4};
+    const std::vector<std::uint8_t> payload = encode(frame);
+    // The record last: 8-byte header, "G2gFiles" and its NUL, version, 2 counts, 9 a file, 8 a number.
+    EXPECT_EQ(payload.size(), encode(sample_frame()).size() + 8 + 9 + 1 + 2 + 2 * 9 + 2 * 8);
+    g2g::Result<NewBuffer> decoded = decode_new_buffer(payload, 1);
+    ASSERT_TRUE(decoded) << decoded.error().message();
+    ASSERT_EQ(decoded->files.size(), 2u);
+    EXPECT_EQ(decoded->files[0].number, 7u);
+    EXPECT_TRUE(decoded->files[0].attached);
+    EXPECT_EQ(decoded->files[1].number, 9u);
+    EXPECT_FALSE(decoded->files[1].attached);
+    EXPECT_EQ(decoded->forget, (std::vector<std::uint64_t>{3, 4}));
+    EXPECT_EQ(decoded->metas.size(), 2u); // the record is not a meta the frame carries
+    EXPECT_EQ(refusal(payload, 2), "NEW_BUFFER 42 came with 2 file descriptors for 1 attached file");
+    EXPECT_EQ(refusal(payload, 0), "NEW_BUFFER 42 came with 0 file descriptors for 1 attached file");
+    // Every file named, none attached: no descriptor at all.
+    NewBuffer named = frame;
+    named.files = {{7, false}, {9, false}};
+    EXPECT_EQ(refusal(encode(named), 0), "accepted");
+
+    const std::size_t record = encode(sample_frame()).size();
+    const std::size_t body = record + 8 + 9 + 1; // the record's payload
+    const auto lie = [&](NewBuffer message) { return refusal(encode(message), 1); };
+    NewBuffer short_of_one = frame;
+    short_of_one.files.pop_back();
+    EXPECT_EQ(lie(short_of_one), "NEW_BUFFER 42's files record names 1 file for 2 memories");
+    NewBuffer zero = frame;
+    zero.files[1].number = 0;
+    EXPECT_EQ(lie(zero), "NEW_BUFFER 42's files record names memory 1's file 0: files are numbered from 1, "
+                         "attached 0 or 1");
+    EXPECT_EQ(refusal(patched(payload, body + 2 + 8, std::uint8_t(2)), 1),
+              "NEW_BUFFER 42's files record names memory 0's file 7 attached 2: files are numbered from 1, "
+              "attached 0 or 1");
+    EXPECT_EQ(refusal(patched(payload, body + 1, std::uint8_t(3)), 1),
+              "NEW_BUFFER 42's files record of 2 files and 3 forgotten numbers is 36 bytes, not 44");
+    EXPECT_EQ(refusal(patched(payload, body - 1, std::uint8_t(1)), 1),
+              "NEW_BUFFER 42's files record is of version 1, not 0");
+    NewBuffer forgets_zero = frame;
+    forgets_zero.forget[1] = 0;
+    EXPECT_EQ(lie(forgets_zero), "NEW_BUFFER 42's files record forgets file 0: files are numbered from 1");
+    NewBuffer forgetful = frame;
+    forgetful.forget.assign(kMaxNamedFiles + 1, 5);
+    EXPECT_EQ(lie(forgetful),
+              "NEW_BUFFER 42's files record forgets 33 numbers, more than a consumer keeps (32)");
+    NewBuffer twice = frame;
+    // A second record, as the first but forgetting nothing: 2 files, 0 numbers, {7, 1}, {9, 0}.
+    MetaRecord again{kFilesRecordName, 0, {2, 0}};
+    for (std::uint64_t number : {7, 9}) {
+        for (int b = 0; b < 8; ++b)
+            again.payload.push_back(static_cast<std::uint8_t>(number >> (8 * b)));
+        again.payload.push_back(number == 7 ? 1 : 0);
+    }
+    twice.metas.push_back(again);
+    EXPECT_EQ(lie(twice), "NEW_BUFFER 42 has two files records");
+    NewBuffer cuda = frame;
+    cuda.kind = MemoryKind::CudaIpc;
+    EXPECT_EQ(refusal(encode(cuda), 0),
+              "NEW_BUFFER 42 numbers the files of memory that is neither fd nor DMA-BUF memory");
+    // Every cut of it is refused, never read past.
+    for (std::size_t cut = record; cut < payload.size(); ++cut)
+        EXPECT_NE(refusal(std::span(payload).first(cut), 1), "accepted") << "cut at " << cut;
+}
+
 TEST(IpcWire, OtherMessagesRefuseWhatTheyCannotBe)
 {
     EXPECT_EQ(
@@ -717,6 +787,155 @@ TEST(IpcFrame, AFileReceivedAgainIsTheMemoryItWas)
     }
     // Let go of with the memories: the test's descriptor alone is left.
     EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 1);
+}
+
+// A file g2gipcsink numbered comes once with its descriptor and is named by its number after: each
+// frame of it is a share of the one wrap, no descriptor passes, and the producer's word alone lets
+// go of it. What a producer cannot have meant is refused: a number it never sent or said to forget,
+// a file sent twice, more files than a consumer keeps, a range past the file.
+TEST(IpcFrame, ANumberedFileComesOnceAndIsForgottenWhenTheProducerSays)
+{
+    GstVideoInfo info;
+    const g2g::BufferRef source = numbered_frame(info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    const g2g::BufferRef frame = in_memfd(source.get());
+    g2g::Result<OutgoingFrame> out = describe_frame(frame.get(), 9);
+    ASSERT_TRUE(out) << out.error().message();
+    // The producer's number of the file: the same for every frame of the same memory, another for
+    // another memory.
+    ASSERT_EQ(out->file_numbers.size(), 1u);
+    const std::uint64_t number = out->file_numbers[0];
+    EXPECT_NE(number, 0u);
+    EXPECT_EQ(describe_frame(frame.get(), 10)->file_numbers[0], number);
+    const g2g::BufferRef other = in_memfd(source.get());
+    EXPECT_NE(describe_frame(other.get(), 11)->file_numbers[0], number);
+
+    const std::size_t size = gst_buffer_get_size(frame.get());
+    const int before = g2g::test::open_frame_fd_count();
+    ReceivedMemories memories;
+    const auto with = [&](std::vector<FileRef> files, std::vector<std::uint64_t> forget = {}) {
+        NewBuffer message = out->message;
+        message.files = std::move(files);
+        message.forget = std::move(forget);
+        return message;
+    };
+    const auto build = [&](const NewBuffer &message, std::size_t fds) {
+        std::vector<UniqueFd> sent;
+        for (std::size_t i = 0; i < fds; ++i)
+            sent.emplace_back(::dup(out->fds[0]));
+        return build_frame(message, std::move(sent), info, false, memories);
+    };
+    g2g::Result<g2g::BufferRef> first = build(with({{number, true}}), 1);
+    ASSERT_TRUE(first) << first.error().message();
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 1); // kept
+    g2g::Result<g2g::BufferRef> second = build(with({{number, false}}), 0);
+    ASSERT_TRUE(second) << second.error().message();
+    EXPECT_EQ(gst_buffer_peek_memory(second->get(), 0)->parent,
+              gst_buffer_peek_memory(first->get(), 0)->parent);
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 1);
+    GstMapInfo sent, received;
+    ASSERT_TRUE(gst_buffer_map(frame.get(), &sent, GST_MAP_READ));
+    ASSERT_TRUE(gst_buffer_map(second->get(), &received, GST_MAP_READ));
+    EXPECT_EQ(received.size, size);
+    EXPECT_EQ(std::memcmp(sent.data, received.data, size), 0);
+    gst_buffer_unmap(second->get(), &received);
+    gst_buffer_unmap(frame.get(), &sent);
+
+    EXPECT_EQ(build(with({{number + 100, false}}), 0).error().message(),
+              "NEW_BUFFER 9 memory 0 names file " + std::to_string(number + 100) +
+                  ", which its producer did not send (or said to forget)");
+    EXPECT_EQ(build(with({{number, true}}), 1).error().message(),
+              "NEW_BUFFER 9 memory 0: sends file " + std::to_string(number) + " again, which it sent before");
+    EXPECT_EQ(build(with({{number, false}}, {number + 100}), 0).error().message(),
+              "NEW_BUFFER 9 forgets file " + std::to_string(number + 100) + ", which it did not send");
+    NewBuffer past = with({{number, false}});
+    past.memories[0].offset = 16;
+    EXPECT_EQ(build(past, 0).error().message(), "NEW_BUFFER 9 memory 0 names bytes 16.." +
+                                                    std::to_string(size + 16) + ", past the end of file " +
+                                                    std::to_string(number) + " (" + std::to_string(size) +
+                                                    " bytes)");
+    EXPECT_EQ(build(with({{number, false}}), 1).error().message(),
+              "NEW_BUFFER 9 came with 1 descriptors for 0 attached files");
+
+    // Forgotten: the file goes once no frame holds it; its number names nothing any more.
+    ASSERT_TRUE(build(with({{number + 1, true}}, {number}), 1));
+    EXPECT_EQ(build(with({{number, false}}), 0).error().message(),
+              "NEW_BUFFER 9 memory 0 names file " + std::to_string(number) +
+                  ", which its producer did not send (or said to forget)");
+    first = g2g::Error(g2g::ErrorCode::InvalidArgument, "let go of");
+    second = g2g::Error(g2g::ErrorCode::InvalidArgument, "let go of");
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before + 1); // number + 1's alone
+
+    // At most kMaxNamedFiles, however many the producer sends without forgetting.
+    for (std::uint64_t n = number + 2; n < number + 1 + kMaxNamedFiles; ++n)
+        ASSERT_TRUE(build(with({{n, true}}), 1)) << n;
+    EXPECT_EQ(build(with({{number + 1 + kMaxNamedFiles, true}}), 1).error().message(),
+              "NEW_BUFFER 9 memory 0: sends a file past the 32 a consumer keeps, forgetting none");
+    memories.clear();
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before);
+}
+
+// The producer's count of what a consumer keeps (FilesSent) and the consumer's (ReceivedMemories)
+// stay in step however many files come and go: frames of 1 to 3 memories from 40 files, in an
+// order that is no pool's, each read back as its file's bytes, none refused, and the consumer
+// never keeping more than kMaxNamedFiles.
+TEST(IpcFrame, ProducerAndConsumerKeepTheSameFilesWhateverComes)
+{
+    const int before = g2g::test::open_frame_fd_count();
+    const g2g::Ref<GstAllocator> allocator = g2g::Ref<GstAllocator>::adopt(gst_fd_allocator_new());
+    std::vector<GstMemory *> files;
+    for (int f = 0; f < 40; ++f) {
+        const int fd = g2g::test::make_memfd(4096);
+        const std::vector<std::uint8_t> marker(4096, static_cast<std::uint8_t>(f + 1));
+        ASSERT_EQ(::pwrite(fd, marker.data(), marker.size(), 0), 4096);
+        files.push_back(gst_fd_allocator_alloc(allocator.get(), fd, 4096, GST_FD_MEMORY_FLAG_NONE));
+    }
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, 64, 64);
+    FilesSent sent;
+    ReceivedMemories received;
+    std::uint32_t seed = 7;
+    const auto next = [&](std::uint32_t n) {
+        seed = seed * 1664525u + 1013904223u;
+        return (seed >> 8) % n;
+    };
+    int attached_from_the_pool = 0;
+    for (int i = 0; i < 500; ++i) {
+        // 1 to 3 memories, each a file's whole 4096 bytes: GRAY8 64x64 over the first.
+        const std::uint32_t count = 1 + next(3);
+        g2g::BufferRef frame = g2g::BufferRef::adopt(gst_buffer_new());
+        std::vector<int> which;
+        for (std::uint32_t m = 0; m < count; ++m) {
+            which.push_back(static_cast<int>(next(i < 250 ? 10 : 40))); // a pool's few, then many
+            gst_buffer_append_memory(frame.get(), gst_memory_share(files[which.back()], 0, -1));
+        }
+        g2g::Result<OutgoingFrame> out = describe_frame(frame.get(), static_cast<std::uint64_t>(i));
+        ASSERT_TRUE(out) << out.error().message();
+        const auto [message, fds] = sent.address(*out);
+        if (i < 250)
+            attached_from_the_pool += static_cast<int>(fds.size());
+        // As the wire has it: encoded, decoded with the descriptors that go, built.
+        g2g::Result<NewBuffer> decoded = decode_new_buffer(encode(message), fds.size());
+        ASSERT_TRUE(decoded) << decoded.error().message();
+        std::vector<UniqueFd> copies;
+        for (int fd : fds)
+            copies.emplace_back(::dup(fd));
+        g2g::Result<g2g::BufferRef> built = build_frame(*decoded, std::move(copies), info, false, received);
+        ASSERT_TRUE(built) << "frame " << i << ": " << built.error().message();
+        for (std::uint32_t m = 0; m < count; ++m) {
+            GstMapInfo map;
+            ASSERT_TRUE(gst_memory_map(gst_buffer_peek_memory(built->get(), m), &map, GST_MAP_READ));
+            EXPECT_EQ(map.data[100], which[m] + 1) << "frame " << i << " memory " << m;
+            gst_memory_unmap(gst_buffer_peek_memory(built->get(), m), &map);
+        }
+        // The test's 40 files, and at most kMaxNamedFiles the consumer keeps open.
+        EXPECT_LE(g2g::test::open_frame_fd_count(), before + 40 + static_cast<int>(kMaxNamedFiles));
+    }
+    EXPECT_LE(attached_from_the_pool, 10)
+        << "a descriptor per file, not per frame, while the files are a pool's";
+    received.clear();
+    for (GstMemory *file : files)
+        gst_memory_unref(file);
+    EXPECT_EQ(g2g::test::open_frame_fd_count(), before);
 }
 
 // The G2gVulkanImages record: what the producer says of its images comes back as it was said;
