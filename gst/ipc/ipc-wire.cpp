@@ -207,6 +207,9 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
         Result<MetaRecord> meta = read_meta(reader, i);
         if (!meta)
             return refused("NEW_BUFFER " + std::to_string(frame.id) + ": " + meta.error().message());
+        if (!frame.files.empty())
+            return refused("NEW_BUFFER " + std::to_string(frame.id) +
+                           " has a meta record after its files record (g2g's, last)");
         if (meta->name != kFilesRecordName) {
             frame.metas.push_back(std::move(*meta));
             continue;
@@ -214,8 +217,6 @@ Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::
         if (frame.kind != MemoryKind::Fd && frame.kind != MemoryKind::DmaBuf)
             return refused("NEW_BUFFER " + std::to_string(frame.id) +
                            " numbers the files of memory that is neither fd nor DMA-BUF memory");
-        if (!frame.files.empty() || !frame.forget.empty())
-            return refused("NEW_BUFFER " + std::to_string(frame.id) + " has two files records");
         if (Result<void> files = decode_files(*meta, frame); !files)
             return files.error();
     }

@@ -4,11 +4,13 @@
 // payload), through the one decoder of gst/ipc/ipc-wire.
 //
 // Oracle: the payload is an exact-size allocation (AddressSanitizer reports a read past it), and
-//  - an accepted message has exactly one descriptor per memory (none for CUDA IPC handles), none of
-//    whose ends wraps past 2^64;
+//  - an accepted message has exactly one descriptor per memory (none for CUDA IPC handles; one per
+//    attached file where g2g's files record numbers them, one number per memory), none of whose
+//    ends wraps past 2^64;
 //  - the decoder is strict, so what it accepts encodes back to the very bytes that came (a field
 //    read from the wrong place, or bytes skipped, would show there);
 //  - the same holds for each GstVideoMeta, G2gVulkanImages and G2gCudaIpc record it accepts.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,9 +58,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             fail("a refusal without a text");
         return 0;
     }
-    if (frame->kind == g2g::ipc::MemoryKind::CudaIpc ? fds != 0 : frame->memories.size() != fds)
+    // A descriptor per memory, or per file the files record says came with it; none for CUDA.
+    const std::size_t attached =
+        frame->files.empty()
+            ? frame->memories.size()
+            : static_cast<std::size_t>(std::count_if(frame->files.begin(), frame->files.end(),
+                                                     [](const auto &file) { return file.attached; }));
+    if (frame->kind == g2g::ipc::MemoryKind::CudaIpc ? fds != 0 : attached != fds)
         fail("accepted " + std::to_string(frame->memories.size()) + " memories with " + std::to_string(fds) +
              " descriptors");
+    if (!frame->files.empty() && frame->files.size() != frame->memories.size())
+        fail("accepted a files record of another count than the memories'");
     for (const g2g::ipc::WireMemory &memory : frame->memories)
         if (memory.offset > UINT64_MAX - memory.size)
             fail("accepted a memory whose end wraps past 2^64");

@@ -199,7 +199,7 @@ TEST(IpcWire, AFilesRecordTravelsAndRefusesWhatItCannotBe)
         again.payload.push_back(number == 7 ? 1 : 0);
     }
     twice.metas.push_back(again);
-    EXPECT_EQ(lie(twice), "NEW_BUFFER 42 has two files records");
+    EXPECT_EQ(lie(twice), "NEW_BUFFER 42 has a meta record after its files record (g2g's, last)");
     NewBuffer cuda = frame;
     cuda.kind = MemoryKind::CudaIpc;
     EXPECT_EQ(refusal(encode(cuda), 0),
