@@ -79,7 +79,7 @@ Result<void> decode_files(const MetaRecord &record, NewBuffer &frame)
         return refused(which + " of " + count(n_files, "file", "files") + " and " +
                        count(n_forget, "forgotten number", "forgotten numbers") + " is " +
                        std::to_string(record.payload.size()) + " bytes, not " + std::to_string(expected));
-    if (n_files != frame.memories.size())
+    if (n_files == 0 || n_files != frame.memories.size())
         return refused(which + " names " + count(n_files, "file", "files") + " for " +
                        count(frame.memories.size(), "memory", "memories"));
     if (n_forget > kMaxNamedFiles)

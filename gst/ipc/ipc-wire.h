@@ -100,7 +100,7 @@ std::vector<std::uint8_t> encode(const NewBuffer &frame);
 // (none for CUDA IPC handles; the attached files' where a files record names them), a memory whose
 // end is past 2^64, a meta record that ends past the payload or names itself without its NUL,
 // bytes after the last record, a files record of another length than its memories and numbers
-// make, of a number 0, or beside memory that is not fd memory.
+// make, of no file, of a number 0, not last, or beside memory that is not fd memory.
 Result<NewBuffer> decode_new_buffer(std::span<const std::uint8_t> payload, std::size_t fds);
 
 std::vector<std::uint8_t> encode_release(std::uint64_t id);

@@ -172,6 +172,11 @@ TEST(IpcWire, AFilesRecordTravelsAndRefusesWhatItCannotBe)
     NewBuffer short_of_one = frame;
     short_of_one.files.pop_back();
     EXPECT_EQ(lie(short_of_one), "NEW_BUFFER 42's files record names 1 file for 2 memories");
+    // A record that numbers no file (a frame of no memory) would say nothing: refused.
+    NewBuffer empty = frame;
+    empty.memories.clear();
+    empty.files.clear();
+    EXPECT_EQ(refusal(encode(empty), 0), "NEW_BUFFER 42's files record names 0 files for 0 memories");
     NewBuffer zero = frame;
     zero.files[1].number = 0;
     EXPECT_EQ(lie(zero), "NEW_BUFFER 42's files record names memory 1's file 0: files are numbered from 1, "
