@@ -786,12 +786,12 @@ TEST(IpcWireConsumers, AConsumerThatSaidHelloGetsEachFilesDescriptorOnce)
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
     const int frames = 60;
-    ChildProcess producer(
-        g2g::test::launch("videotestsrc num-buffers=" + std::to_string(frames) +
-                              " ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
-                              "g2gipcsink min-consumers=2 max-queued=4 queue-full=wait sync=false socket-path=" +
-                              socket,
-                          scratch.path("registry.bin"), scratch.path("producer.log"), ""));
+    ChildProcess producer(g2g::test::launch(
+        "videotestsrc num-buffers=" + std::to_string(frames) +
+            " ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
+            "g2gipcsink min-consumers=2 max-queued=4 queue-full=wait sync=false socket-path=" +
+            socket,
+        scratch.path("registry.bin"), scratch.path("producer.log"), ""));
     RawStream unixfd_way;
     std::thread quiet([&] { unixfd_way = read_raw_stream(socket, false); });
     const RawStream g2g_way = read_raw_stream(socket, true);
