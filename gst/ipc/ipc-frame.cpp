@@ -156,20 +156,19 @@ Result<OutgoingFrame> describe_frame(GstBuffer *frame, std::uint64_t id)
     return out;
 }
 
-std::pair<NewBuffer, std::vector<int>> FilesSent::address(const OutgoingFrame &frame)
+FilesSent::Addressed FilesSent::address(const OutgoingFrame &frame)
 {
-    std::pair<NewBuffer, std::vector<int>> out{frame.message, {}};
-    NewBuffer &message = out.first;
+    Addressed out;
     for (std::size_t i = 0; i < frame.file_numbers.size(); ++i) {
         const std::uint64_t number = frame.file_numbers[i];
         const auto kept = std::find(kept_.begin(), kept_.end(), number);
         const bool attached = kept == kept_.end();
         if (attached)
-            out.second.push_back(frame.fds[i]);
+            out.fds.push_back(frame.fds[i]);
         else
             kept_.erase(kept);
         kept_.push_back(number);
-        message.files.push_back({number, attached});
+        out.files.push_back({number, attached});
     }
     const auto named_now = [&](std::uint64_t number) {
         return std::find(frame.file_numbers.begin(), frame.file_numbers.end(), number) !=
@@ -177,7 +176,7 @@ std::pair<NewBuffer, std::vector<int>> FilesSent::address(const OutgoingFrame &f
     };
     while (kept_.size() > kMaxNamedFiles) {
         const auto oldest = std::find_if_not(kept_.begin(), kept_.end(), named_now);
-        message.forget.push_back(*oldest);
+        out.forget.push_back(*oldest);
         kept_.erase(oldest);
     }
     return out;

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include <g2g/error.h>
@@ -58,8 +57,14 @@ Result<void> planes_inside(const GstVideoInfo &layout, std::uint64_t size);
 // frame names: a frame has at most 16 memories). ReceivedMemories does the same on the other side.
 class FilesSent {
 public:
-    // `frame`'s message for this consumer, and the descriptors that go with it.
-    std::pair<NewBuffer, std::vector<int>> address(const OutgoingFrame &frame);
+    // What `frame`'s message says of its files for this consumer (with_files), and the descriptors
+    // that go with it.
+    struct Addressed {
+        std::vector<FileRef> files;
+        std::vector<std::uint64_t> forget;
+        std::vector<int> fds;
+    };
+    Addressed address(const OutgoingFrame &frame);
     void clear() { kept_.clear(); }
 
 private:

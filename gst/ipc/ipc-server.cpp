@@ -430,10 +430,11 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
     return true;
 }
 
-bool Server::send_addressed(Consumer &consumer, const OutgoingFrame &frame)
+bool Server::send_addressed(Consumer &consumer, const OutgoingFrame &frame,
+                            std::span<const std::uint8_t> payload)
 {
-    const std::pair<NewBuffer, std::vector<int>> own = consumer.files.address(frame);
-    return send_to(consumer, MessageType::NewBuffer, encode(own.first), own.second);
+    const FilesSent::Addressed own = consumer.files.address(frame);
+    return send_to(consumer, MessageType::NewBuffer, with_files(payload, own.files, own.forget), own.fds);
 }
 
 Result<bool> Server::send_frame(RouteId route, BufferRef frame,
@@ -475,7 +476,7 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
             continue;
         // g2g's consumers get each file's descriptor once, unixfdsrc every frame's.
         const bool by_number = consumer->said_hello && !outgoing->file_numbers.empty();
-        if (!(by_number ? send_addressed(*consumer, *outgoing)
+        if (!(by_number ? send_addressed(*consumer, *outgoing, payload)
                         : send_to(*consumer, MessageType::NewBuffer, payload, outgoing->fds)))
             continue;
         consumer->held.insert(id);

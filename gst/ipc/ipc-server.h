@@ -130,8 +130,10 @@ private:
     void release(Consumer &consumer, std::uint64_t id);
     bool send_to(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
                  std::span<const int> fds = {});
-    // `frame` to a consumer that said HELLO: its files by number where it keeps them.
-    bool send_addressed(Consumer &consumer, const OutgoingFrame &frame);
+    // `frame` (its message encoded as `payload`) to a consumer that said HELLO: its files by number
+    // where it keeps them.
+    bool send_addressed(Consumer &consumer, const OutgoingFrame &frame,
+                        std::span<const std::uint8_t> payload);
     void wake();
 
     std::string path_;

@@ -108,6 +108,19 @@ Result<void> decode_files(const MetaRecord &record, NewBuffer &frame)
     return {};
 }
 
+void put_record(std::vector<std::uint8_t> &out, const MetaRecord &meta)
+{
+    put_le(out, static_cast<std::uint32_t>(8 + meta.name.size() + 2 + meta.payload.size()));
+    put_le(out, static_cast<std::uint32_t>(meta.name.size()));
+    out.insert(out.end(), meta.name.begin(), meta.name.end());
+    out.push_back(0);
+    out.push_back(meta.version);
+    out.insert(out.end(), meta.payload.begin(), meta.payload.end());
+}
+
+// Where NEW_BUFFER's u16 count of meta records is.
+constexpr std::size_t kMetaCountAt = 54;
+
 } // namespace
 
 std::vector<std::uint8_t> encode_header(Header header)
@@ -146,18 +159,24 @@ std::vector<std::uint8_t> encode(const NewBuffer &frame)
         put_host(out, memory.size);
         put_host(out, memory.offset);
     }
-    const auto put_record = [&out](const MetaRecord &meta) {
-        put_le(out, static_cast<std::uint32_t>(8 + meta.name.size() + 2 + meta.payload.size()));
-        put_le(out, static_cast<std::uint32_t>(meta.name.size()));
-        out.insert(out.end(), meta.name.begin(), meta.name.end());
-        out.push_back(0);
-        out.push_back(meta.version);
-        out.insert(out.end(), meta.payload.begin(), meta.payload.end());
-    };
     for (const MetaRecord &meta : frame.metas)
-        put_record(meta);
+        put_record(out, meta);
     if (files)
-        put_record(encode_files(frame.files, frame.forget));
+        put_record(out, encode_files(frame.files, frame.forget));
+    return out;
+}
+
+std::vector<std::uint8_t> with_files(std::span<const std::uint8_t> encoded, const std::vector<FileRef> &files,
+                                     const std::vector<std::uint64_t> &forget)
+{
+    std::vector<std::uint8_t> out(encoded.begin(), encoded.end());
+    if (out.size() < kNewBufferFixed)
+        return out; // no NEW_BUFFER of encode()'s: nothing to count a record in
+    std::uint16_t metas = 0;
+    std::memcpy(&metas, out.data() + kMetaCountAt, sizeof metas);
+    ++metas;
+    std::memcpy(out.data() + kMetaCountAt, &metas, sizeof metas);
+    put_record(out, encode_files(files, forget));
     return out;
 }
 

@@ -95,6 +95,11 @@ constexpr std::size_t kMaxNamedFiles = 32;
 constexpr std::size_t kNewBufferFixed = 56;
 
 std::vector<std::uint8_t> encode(const NewBuffer &frame);
+// `encoded`, the payload of a NEW_BUFFER without files, with g2g's files record appended: what
+// encode() makes of the same message with `files` and `forget`, the rest not encoded again (one
+// producer frame, a payload for each consumer that said HELLO).
+std::vector<std::uint8_t> with_files(std::span<const std::uint8_t> encoded, const std::vector<FileRef> &files,
+                                     const std::vector<std::uint64_t> &forget);
 // A NEW_BUFFER payload that came with `fds` descriptors. Refused: a payload shorter than what it
 // declares, a memory kind neither unixfd nor g2g has, a descriptor count other than the memories'
 // (none for CUDA IPC handles; the attached files' where a files record names them), a memory whose

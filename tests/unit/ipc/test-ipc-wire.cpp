@@ -150,6 +150,8 @@ TEST(IpcWire, AFilesRecordTravelsAndRefusesWhatItCannotBe)
     const std::vector<std::uint8_t> payload = encode(frame);
     // The record last: 8-byte header, "G2gFiles" and its NUL, version, 2 counts, 9 a file, 8 a number.
     EXPECT_EQ(payload.size(), encode(sample_frame()).size() + 8 + 9 + 1 + 2 + 2 * 9 + 2 * 8);
+    // The record appended to a message encoded without it: the same bytes.
+    EXPECT_EQ(with_files(encode(sample_frame()), frame.files, frame.forget), payload);
     g2g::Result<NewBuffer> decoded = decode_new_buffer(payload, 1);
     ASSERT_TRUE(decoded) << decoded.error().message();
     ASSERT_EQ(decoded->files.size(), 2u);
@@ -915,11 +917,13 @@ TEST(IpcFrame, ProducerAndConsumerKeepTheSameFilesWhateverComes)
         }
         g2g::Result<OutgoingFrame> out = describe_frame(frame.get(), static_cast<std::uint64_t>(i));
         ASSERT_TRUE(out) << out.error().message();
-        const auto [message, fds] = sent.address(*out);
+        const FilesSent::Addressed own = sent.address(*out);
+        const std::vector<int> &fds = own.fds;
         if (i < 250)
             attached_from_the_pool += static_cast<int>(fds.size());
         // As the wire has it: encoded, decoded with the descriptors that go, built.
-        g2g::Result<NewBuffer> decoded = decode_new_buffer(encode(message), fds.size());
+        g2g::Result<NewBuffer> decoded =
+            decode_new_buffer(with_files(encode(out->message), own.files, own.forget), fds.size());
         ASSERT_TRUE(decoded) << decoded.error().message();
         std::vector<UniqueFd> copies;
         for (int fd : fds)
