@@ -44,6 +44,7 @@
 #include "ipc-cuda.h"
 #include "ipc-control.h"
 #include "ipc-frame.h"
+#include "ipc-lane.h"
 #include "ipc-socket.h"
 #include "ipc-vulkan.h"
 
@@ -61,15 +62,27 @@ struct SrcSettings {
     guint connection_timeout = 5; // seconds
 };
 
-// The socket to the producer, shared by the element and every frame that is out: a frame's
-// RELEASE goes from whichever thread frees its last memory.
+// How long a consumer on a lane sleeps on the bell before it looks whether the producer is still
+// there (and whether an unlock came while it went to sleep): a producer that died ends the stream
+// within this and a socket's poll.
+constexpr int kLaneCheckMs = 50;
+
+// The socket to the producer (and its lane, once it gave one), shared by the element and every
+// frame that is out: a frame's release goes from whichever thread frees its last memory.
 struct Connection {
-    std::mutex mutex; // a leaf: guards the socket's writes and its closing
+    std::mutex mutex; // a leaf: guards the socket's writes, the lane's releases and their closing
     g2g::ipc::UniqueFd socket;
+    std::optional<g2g::ipc::LaneReader> lane; // its records are read by the streaming thread alone
+    g2g::ipc::UniqueFd doorbell;
 
     void release(std::uint64_t id)
     {
         std::lock_guard lock(mutex);
+        if (lane && lane->release(id)) {
+            const std::uint64_t one = 1;
+            [[maybe_unused]] ssize_t n = ::write(doorbell.get(), &one, sizeof one);
+            return;
+        }
         if (socket)
             g2g::ipc::send_message(socket.get(), g2g::ipc::MessageType::ReleaseBuffer,
                                    g2g::ipc::encode_release(id));
@@ -78,6 +91,8 @@ struct Connection {
     {
         std::lock_guard lock(mutex);
         socket = g2g::ipc::UniqueFd();
+        lane.reset();
+        doorbell = g2g::ipc::UniqueFd();
     }
 };
 
@@ -99,8 +114,9 @@ void memory_gone(gpointer data, GstMiniObject *)
 
 struct SrcState {
     std::shared_ptr<Connection> connection;
-    int socket = -1;         // connection's, read by the streaming thread alone
-    g2g::ipc::UniqueFd wake; // an eventfd: unlock() ends a wait for the producer
+    int socket = -1;                    // connection's, read by the streaming thread alone
+    g2g::ipc::UniqueFd wake;            // an eventfd: unlock() ends a wait for the producer
+    std::optional<g2g::ipc::Bell> bell; // the producer's, once it gave this consumer a lane
     std::string path;
     GstVideoInfo info{};
     bool have_info = false;
@@ -126,6 +142,8 @@ struct SrcPrivate {
     g2g::ipc::CudaImports cuda_imports;
     // The producer's memfds and DMA-BUFs received so far, kept mapped (streaming thread).
     g2g::ipc::ReceivedMemories memories;
+    // Between unlock and unlock_stop: a wait on the bell ends (the socket's ends by `wake`).
+    std::atomic<bool> unlocking = false;
 };
 
 std::string caps_text(const GstCaps *caps)
@@ -209,10 +227,14 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
                 std::to_string(settings.connection_timeout) + " s): " + socket.error().message());
         return FALSE;
     }
+    // A lane first (its frames with no system call of the producer's), then what it takes.
     const std::vector<std::uint8_t> hello = g2g::ipc::encode_caps(downstream_caps(self));
-    if (g2g::Result<void> said = g2g::ipc::send_message(
-            socket->get(), g2g::ipc::message_type(g2g::ipc::ControlType::Hello), hello);
-        !said) {
+    g2g::Result<void> said =
+        g2g::ipc::send_message(socket->get(), g2g::ipc::message_type(g2g::ipc::ControlType::WantLane), {});
+    if (said)
+        said = g2g::ipc::send_message(socket->get(), g2g::ipc::message_type(g2g::ipc::ControlType::Hello),
+                                      hello);
+    if (!said) {
         fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
              "cannot be written to: " + said.error().message());
         return FALSE;
@@ -243,6 +265,7 @@ static gboolean g2g_ipc_src_stop(GstBaseSrc *base)
     state.connection.reset();
     state.socket = -1;
     state.wake = g2g::ipc::UniqueFd();
+    state.bell.reset();
     return TRUE;
 }
 
@@ -255,15 +278,22 @@ static gboolean g2g_ipc_src_negotiate(GstBaseSrc *)
 
 static gboolean g2g_ipc_src_unlock(GstBaseSrc *base)
 {
-    SrcState &state = G2G_IPC_SRC(base)->priv->state;
+    SrcPrivate *priv = G2G_IPC_SRC(base)->priv;
+    SrcState &state = priv->state;
     const std::uint64_t one = 1;
     if (state.wake) [[maybe_unused]]
         ssize_t n = ::write(state.wake.get(), &one, sizeof one);
+    // The bell is woken for every consumer of the producer (they look at their lanes and sleep
+    // again); one that went to sleep just before this sees the flag within kLaneCheckMs.
+    priv->unlocking = true;
+    if (state.bell)
+        state.bell->wake_all();
     return TRUE;
 }
 
 static gboolean g2g_ipc_src_unlock_stop(GstBaseSrc *base)
 {
+    G2G_IPC_SRC(base)->priv->unlocking = false;
     SrcState &state = G2G_IPC_SRC(base)->priv->state;
     std::uint64_t count;
     if (state.wake) [[maybe_unused]]
@@ -404,22 +434,105 @@ GstFlowReturn take_frame(G2gIpcSrc *self, g2g::ipc::Message &message, GstBuffer 
 
 } // namespace
 
+namespace {
+
+// The producer's LANE (on the socket): its records are read from then on.
+GstFlowReturn take_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
+{
+    SrcState &state = self->priv->state;
+    if (message.fds.size() != 3 || state.bell)
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    state.bell
+                        ? std::string("sent a second lane")
+                        : "sent a lane of " + std::to_string(message.fds.size()) + " descriptors, not 3");
+    g2g::Result<g2g::ipc::LaneReader> lane = g2g::ipc::LaneReader::map(std::move(message.fds[0]));
+    g2g::Result<g2g::ipc::Bell> bell = g2g::ipc::Bell::map(std::move(message.fds[1]));
+    if (!lane || !bell)
+        return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                    "sent a lane refused here: " + (!lane ? lane.error() : bell.error()).message());
+    std::lock_guard lock(state.connection->mutex);
+    state.connection->lane = std::move(*lane);
+    state.connection->doorbell = std::move(message.fds[2]);
+    state.bell = std::move(*bell);
+    return GST_FLOW_OK;
+}
+
+// The next record of the lane, its descriptors taken from the socket; a wait on the bell meanwhile.
+GstFlowReturn next_from_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
+{
+    SrcState &state = self->priv->state;
+    g2g::ipc::LaneReader &lane = *state.connection->lane;
+    for (;;) {
+        if (self->priv->unlocking)
+            return GST_FLOW_FLUSHING;
+        const std::uint32_t seen = state.bell->value();
+        g2g::Result<std::optional<g2g::ipc::LaneRecord>> record = lane.next();
+        if (!record)
+            return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                        "wrote a lane refused here: " + record.error().message());
+        if (*record) {
+            message.header = {(*record)->type, static_cast<std::uint32_t>((*record)->payload.size())};
+            message.payload = std::move((*record)->payload);
+            message.fds.clear();
+            if ((*record)->descriptors == 0)
+                return GST_FLOW_OK;
+            g2g::Result<g2g::ipc::Message> carried = g2g::ipc::receive_message(state.socket);
+            if (!carried)
+                return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+                            "went away: " + carried.error().message());
+            if (carried->header.type != static_cast<std::uint32_t>(g2g::ipc::ControlType::Descriptors) ||
+                carried->fds.size() != (*record)->descriptors)
+                return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                            "sent message type " + std::to_string(carried->header.type) + " with " +
+                                std::to_string(carried->fds.size()) +
+                                " descriptors where its lane's record named " +
+                                std::to_string((*record)->descriptors));
+            message.fds = std::move(carried->fds);
+            return GST_FLOW_OK;
+        }
+        if (state.bell->wait(seen, kLaneCheckMs))
+            continue;
+        // Nothing rang: is the producer still there? Its socket carries nothing else now.
+        pollfd polled{state.socket, POLLRDHUP, 0};
+        if (::poll(&polled, 1, 0) > 0 && (polled.revents & (POLLHUP | POLLRDHUP | POLLERR)) &&
+            !lane.pending())
+            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+                        "went away: the peer closed the connection");
+    }
+}
+
+// The next message: from the lane where the producer gave one, else from the socket.
+GstFlowReturn next_message(G2gIpcSrc *self, g2g::ipc::Message &message)
+{
+    SrcState &state = self->priv->state;
+    if (state.bell)
+        return next_from_lane(self, message);
+    pollfd polled[2] = {{state.socket, POLLIN, 0}, {state.wake.get(), POLLIN, 0}};
+    while (!polled[0].revents) {
+        if (::poll(polled, 2, -1) < 0 && errno != EINTR)
+            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "cannot be waited for");
+        if (polled[1].revents)
+            return GST_FLOW_FLUSHING;
+    }
+    g2g::Result<g2g::ipc::Message> received = g2g::ipc::receive_message(state.socket);
+    if (!received)
+        return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+                    "went away: " + received.error().message());
+    message = std::move(*received);
+    return GST_FLOW_OK;
+}
+
+} // namespace
+
 static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
 {
     G2gIpcSrc *self = G2G_IPC_SRC(push);
     SrcState &state = self->priv->state;
     for (;;) {
-        pollfd polled[2] = {{state.socket, POLLIN, 0}, {state.wake.get(), POLLIN, 0}};
-        if (::poll(polled, 2, -1) < 0 && errno != EINTR)
-            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ, "cannot be waited for");
-        if (polled[1].revents)
-            return GST_FLOW_FLUSHING;
-        if (!polled[0].revents)
-            continue;
-        g2g::Result<g2g::ipc::Message> message = g2g::ipc::receive_message(state.socket);
-        if (!message)
-            return fail(self, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-                        "went away: " + message.error().message());
+        g2g::ipc::Message received;
+        if (GstFlowReturn next = next_message(self, received); next != GST_FLOW_OK)
+            return next;
+        g2g::ipc::Message *message = &received;
         const std::uint32_t type = message->header.type;
         switch (type) {
         case static_cast<std::uint32_t>(g2g::ipc::MessageType::NewBuffer):
@@ -456,6 +569,13 @@ static GstFlowReturn g2g_ipc_src_create(GstPushSrc *push, GstBuffer **out)
         case static_cast<std::uint32_t>(g2g::ipc::MessageType::ReleaseBuffer):
             return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
                         "sent a consumer's message (RELEASE)");
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::Lane):
+            if (GstFlowReturn taken = take_lane(self, *message); taken != GST_FLOW_OK)
+                return taken;
+            break;
+        case static_cast<std::uint32_t>(g2g::ipc::ControlType::Descriptors):
+            return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+                        "sent descriptors that no record of a lane named");
         default:
             break; // a type of a later producer: skipped, as unixfdsrc does
         }

@@ -25,6 +25,13 @@ enum class ControlType : std::uint32_t {
     Segment = 18,    // producer to consumer: the stream's segment (encode_segment)
     FlushStart = 19, // producer to consumer: no payload
     FlushStop = 20,  // producer to consumer: one byte, reset-time
+    // A lane (ipc-lane.h): the consumer asks before its HELLO; the producer answers with the lane's,
+    // the bell's and the doorbell's descriptors (no payload), and from then on writes every message
+    // to the lane, sending on the socket only the descriptors of a record (DESCRIPTORS, just before
+    // the record that names them).
+    WantLane = 21,
+    Lane = 22,
+    Descriptors = 23,
 };
 
 constexpr MessageType message_type(ControlType type)

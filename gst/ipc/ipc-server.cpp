@@ -53,6 +53,8 @@ struct Server::Consumer {
     CapsRef caps; // the caps it was last sent
     std::set<std::uint64_t> held;
     FilesSent files; // said HELLO (g2g's consumer): what it keeps, forgotten as a CAPS message passes
+    bool wants_lane = false;
+    std::optional<LaneWriter> lane; // its messages go there, and its releases come from there
 };
 
 Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteChooser chooser,
@@ -94,13 +96,19 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string &path, RouteCho
     server->socket_file_ = {bound.st_dev, bound.st_ino};
     if (!server->wake_)
         return failed("cannot make an eventfd", errno);
+    // Without a bell or a doorbell every consumer stays on its socket, as unixfdsink's do.
+    if (Result<Bell> bell = Bell::create(); bell && server->doorbell_)
+        server->bell_ = std::move(*bell);
+    else
+        GST_WARNING("no lanes: %s", bell ? std::strerror(errno) : bell.error().message().c_str());
     server->thread_ = std::thread([s = server.get()] { s->run(); });
     return server;
 }
 
 Server::Server(std::string path, UniqueFd listener, RouteChooser chooser, MisbehaviourReport report)
     : path_(std::move(path)), listener_(std::move(listener)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      chooser_(std::move(chooser)), report_(std::move(report))
+      doorbell_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), chooser_(std::move(chooser)),
+      report_(std::move(report))
 {
 }
 
@@ -150,7 +158,8 @@ void Server::run()
         if (report_)
             for (const std::string &what : reports)
                 report_(what);
-        std::vector<pollfd> polled{{listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+        std::vector<pollfd> polled{
+            {listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}, {doorbell_.get(), POLLIN, 0}};
         std::vector<std::uint64_t> numbers;
         int timeout = -1;
         {
@@ -197,14 +206,22 @@ void Server::run()
         }
         if (polled[0].revents & POLLIN)
             accept_consumer();
-        for (std::size_t i = 2; i < polled.size(); ++i) {
+        if (polled[2].revents) {
+            // The first release of a frame rang: the others' come within the moment waited.
+            g_usleep(kReapGatherUs);
+            std::uint64_t count;
+            [[maybe_unused]] ssize_t n = ::read(doorbell_.get(), &count, sizeof count);
+            std::lock_guard lock(mutex_);
+            reap_lanes();
+        }
+        for (std::size_t i = 3; i < polled.size(); ++i) {
             if (!polled[i].revents)
                 continue;
             // Only this thread erases consumers: the socket stays open while it reads, unlocked.
             Consumer *consumer;
             {
                 std::lock_guard lock(mutex_);
-                auto found = consumers_.find(numbers[i - 2]);
+                auto found = consumers_.find(numbers[i - 3]);
                 consumer = found == consumers_.end() || found->second->dead ? nullptr : found->second.get();
             }
             if (consumer)
@@ -282,6 +299,14 @@ void Server::read_from(Consumer &consumer)
         release(consumer, *id);
         return;
     }
+    case static_cast<std::uint32_t>(ControlType::WantLane):
+        if (consumer.said_hello || consumer.wants_lane) {
+            drop(consumer.number,
+                 consumer.said_hello ? "asked for a lane after its HELLO" : "asked for a lane twice", true);
+            return;
+        }
+        consumer.wants_lane = true;
+        return;
     case static_cast<std::uint32_t>(ControlType::Hello): {
         Result<std::string> text = decode_caps(message->payload);
         GstCaps *accepts = text ? gst_caps_from_string(text->c_str()) : nullptr;
@@ -297,7 +322,10 @@ void Server::read_from(Consumer &consumer)
         consumer.accepts = CapsRef::adopt(accepts);
         consumer.said_hello = true;
         consumer.announced = true;
+        if (consumer.wants_lane)
+            open_lane(consumer);
         decide(consumer);
+        ring_bell();
         return;
     }
     case static_cast<std::uint32_t>(MessageType::NewBuffer):
@@ -349,6 +377,7 @@ void Server::restart_routes()
     for (auto &[number, consumer] : consumers_)
         if (consumer->announced && !consumer->dead)
             decide(*consumer);
+    ring_bell();
 }
 
 void Server::set_segment(std::vector<std::uint8_t> segment)
@@ -358,6 +387,7 @@ void Server::set_segment(std::vector<std::uint8_t> segment)
     for (auto &[number, consumer] : consumers_)
         if (consumer->said_hello && consumer->route >= 0 && !consumer->dead)
             send_to(*consumer, message_type(ControlType::Segment), segment_);
+    ring_bell();
 }
 
 std::set<RouteId> Server::routes_in_use()
@@ -419,6 +449,25 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
 {
     if (consumer.dead)
         return false;
+    if (consumer.lane) {
+        // The record's descriptors first, on the socket: the consumer takes them as it reads it.
+        if (!fds.empty()) {
+            const Result<void> sent =
+                send_message(consumer.socket.get(), message_type(ControlType::Descriptors), {}, fds);
+            const int error = errno;
+            if (!sent) {
+                drop(consumer.number, sent.error().message(), error == EAGAIN || error == EWOULDBLOCK);
+                return false;
+            }
+        }
+        if (!consumer.lane->write(static_cast<std::uint32_t>(type), payload,
+                                  static_cast<std::uint32_t>(fds.size()))) {
+            drop(consumer.number, "its lane stayed full: it stopped reading", true);
+            return false;
+        }
+        bell_due_ = true;
+        return true;
+    }
     const Result<void> sent = send_message(consumer.socket.get(), type, payload, fds);
     const int error = errno;
     if (!sent) {
@@ -428,6 +477,49 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
         return false;
     }
     return true;
+}
+
+void Server::open_lane(Consumer &consumer)
+{
+    if (!bell_)
+        return;
+    Result<LaneWriter> lane = LaneWriter::create();
+    if (!lane) {
+        GST_WARNING("consumer %" G_GUINT64_FORMAT ": no lane, its socket instead: %s", consumer.number,
+                    lane.error().message().c_str());
+        return;
+    }
+    const int fds[3] = {lane->fd(), bell_->fd(), doorbell_.get()};
+    if (send_to(consumer, message_type(ControlType::Lane), {}, fds))
+        consumer.lane = std::move(*lane);
+}
+
+void Server::reap_lanes()
+{
+    std::vector<std::uint64_t> ids;
+    for (auto &[number, consumer] : consumers_) {
+        if (!consumer->lane || consumer->dead)
+            continue;
+        ids.clear();
+        if (Result<void> taken = consumer->lane->take_releases(ids); !taken) {
+            drop(number, taken.error().message(), true);
+            continue;
+        }
+        for (std::uint64_t id : ids) {
+            if (!consumer->held.count(id)) {
+                drop(number, "released frame " + std::to_string(id) + ", which it does not hold", true);
+                break;
+            }
+            release(*consumer, id);
+        }
+    }
+}
+
+void Server::ring_bell()
+{
+    if (bell_due_ && bell_)
+        bell_->ring();
+    bell_due_ = false;
 }
 
 bool Server::send_addressed(Consumer &consumer, const OutgoingFrame &frame,
@@ -441,6 +533,7 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
                                 const std::function<Result<OutgoingFrame>(std::uint64_t id)> &describe)
 {
     std::unique_lock lock(mutex_);
+    reap_lanes();
     const std::uint64_t id = next_id_++;
     Result<OutgoingFrame> outgoing = describe(id);
     if (!outgoing)
@@ -465,6 +558,7 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
                 consumer = nullptr;
                 break;
             }
+            ring_bell(); // those written so far read while this one waits
             changed_.wait(lock);
             if (interrupted_) {
                 if (holders)
@@ -485,6 +579,7 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
     }
     if (holders)
         held_[id] = {std::move(frame), holders};
+    ring_bell();
     return true;
 }
 
@@ -494,6 +589,7 @@ void Server::send_all(MessageType type, std::span<const std::uint8_t> payload, b
     for (auto &[number, consumer] : consumers_)
         if (consumer->route >= 0 && (!g2g_only || consumer->said_hello))
             send_to(*consumer, type, payload);
+    ring_bell();
 }
 
 void Server::interrupt()

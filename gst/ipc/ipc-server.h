@@ -6,7 +6,9 @@
 // released it or went away: a consumer that dies (SIGKILL included) lets go of all it held as its
 // socket closes. A consumer holds at most `max_held` frames: past that, its frames are dropped
 // for it alone, or the producer waits for it (QueueFull). Its messages are read by a thread of
-// its own, so a release is seen whatever the producer is doing.
+// its own, so a release is seen whatever the producer is doing. A g2g consumer that asks for a lane
+// (ipc-lane.h) gets its messages there instead, and its releases are reaped from it: one bell a
+// frame for every such consumer, and one wake-up of the thread for a frame's releases.
 //
 // Lock order: mutex_ alone; no GStreamer lock is taken under it (buffers released under it go
 // back to their pools, which take only their own).
@@ -22,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -33,6 +36,7 @@
 #include <g2g/gst-ref.h>
 
 #include "ipc-frame.h"
+#include "ipc-lane.h"
 #include "ipc-socket.h"
 
 namespace g2g::ipc {
@@ -117,6 +121,9 @@ public:
     // connection would take one of the last kReservedFds of the process's limit is refused, so
     // that consumers connecting can never starve the producer's own allocations.
     static constexpr int kReservedFds = 64;
+    // How long the thread waits, once a consumer rang the doorbell, for the others' releases of
+    // the same frame before it reaps every lane: one wake-up for them all.
+    static constexpr int kReapGatherUs = 1000;
 
 private:
     struct Consumer;
@@ -134,11 +141,23 @@ private:
     // where it keeps them.
     bool send_addressed(Consumer &consumer, const OutgoingFrame &frame,
                         std::span<const std::uint8_t> payload);
+    // Gives a consumer that asked for one its lane (LANE on its socket); where none can be made, it
+    // stays on the socket.
+    void open_lane(Consumer &consumer);
+    // The releases every lane holds, taken as RELEASE messages are.
+    void reap_lanes();
+    // Rings the bell where a lane was written since it last rang.
+    void ring_bell();
     void wake();
 
     std::string path_;
     UniqueFd listener_;
     UniqueFd wake_; // eventfd: the thread's poll wakes for a new consumer list or the end
+    // Lanes: the bell they share (none where it could not be made: every consumer on its socket),
+    // and the doorbell (an eventfd) consumers write after a release.
+    std::optional<Bell> bell_;
+    UniqueFd doorbell_;
+    bool bell_due_ = false; // a lane was written since the bell last rang
     RouteChooser chooser_;
     MisbehaviourReport report_;
 

@@ -15,6 +15,7 @@
 #include "ipc-control.h"
 #include "ipc-cuda-record.h"
 #include "ipc-frame.h"
+#include "ipc-lane.h"
 #include "ipc-socket.h"
 #include "ipc-view.h"
 #include "ipc-vulkan-record.h"
@@ -30,6 +31,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -73,10 +76,14 @@ struct FakeProducer {
             return;
         consumer = UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     }
-    // The consumer's HELLO, then the stream's caps (of `stream`'s features; none for NoCaps).
+    // The consumer's HELLO (its WANT_LANE before it left unanswered: this producer speaks on the
+    // socket alone, as one without lanes does), then the stream's caps (of `stream`'s features; none
+    // for NoCaps).
     bool greet(Stream stream)
     {
         g2g::Result<Message> hello = receive_message(consumer.get());
+        if (hello && hello->header.type == static_cast<std::uint32_t>(ControlType::WantLane))
+            hello = receive_message(consumer.get());
         if (!hello || hello->header.type != static_cast<std::uint32_t>(ControlType::Hello))
             return false;
         if (stream == Stream::NoCaps)
@@ -368,6 +375,94 @@ TEST(IpcHostileProducer, AViewPastItsMemoryIsRefused)
                      "/socket sent a frame refused here: NEW_BUFFER 1 plane 0 (bytes 0..3072) lies outside "
                      "the 3000-byte buffer"))
         << ended.said;
+}
+
+namespace {
+
+// The lane a fake producer gives its consumer (LANE, with `descriptors` of the lane's, the bell's
+// and a doorbell's), the consumer having asked for it; `lie` is then done to its pages (mapped
+// writable, as the producer has them) before the bell rings.
+template <typename Lie> void give_lane(int socket, std::size_t descriptors, Lie &&lie)
+{
+    g2g::Result<LaneWriter> lane = LaneWriter::create();
+    g2g::Result<Bell> bell = Bell::create();
+    const UniqueFd doorbell(eventfd(0, EFD_CLOEXEC));
+    ASSERT_TRUE(lane && bell);
+    const int fds[3] = {lane->fd(), bell->fd(), doorbell.get()};
+    send_message(socket, message_type(ControlType::Lane), {}, std::span<const int>(fds, descriptors));
+    void *pages = ::mmap(nullptr, sizeof(LaneLayout), PROT_READ | PROT_WRITE, MAP_SHARED, lane->fd(), 0);
+    ASSERT_NE(pages, MAP_FAILED);
+    lie(*lane, *static_cast<LaneLayout *>(pages));
+    bell->ring();
+    ::munmap(pages, sizeof(LaneLayout));
+    g_usleep(200000); // the consumer reads the lie while the bell's pages are still the producer's
+}
+
+} // namespace
+
+// A producer's lane is checked as its socket is: a lane that lies ends its consumer with what it
+// said, never a read past the lane or a wait for descriptors that never come.
+TEST(IpcHostileProducer, ALaneThatLiesIsRefused)
+{
+    struct Lie {
+        const char *what;
+        std::function<void(int socket)> send;
+        std::string said;
+    };
+    const auto no_lie = [](LaneWriter &, LaneLayout &) {};
+    const std::vector<Lie> lies = {
+        {"two descriptors", [&](int socket) { give_lane(socket, 2, no_lie); },
+         "/socket sent a lane of 2 descriptors, not 3"},
+        {"an unsealed lane",
+         [](int socket) {
+             const UniqueFd unsealed(::memfd_create("lane", MFD_CLOEXEC));
+             const UniqueFd doorbell(eventfd(0, EFD_CLOEXEC));
+             g2g::Result<Bell> bell = Bell::create();
+             ASSERT_EQ(::ftruncate(unsealed.get(), sizeof(LaneLayout)), 0);
+             ASSERT_TRUE(bell);
+             const int fds[3] = {unsealed.get(), bell->fd(), doorbell.get()};
+             send_message(socket, message_type(ControlType::Lane), {}, fds);
+             g_usleep(200000);
+         },
+         "/socket sent a lane refused here: the lane is not sealed against shrinking"},
+        {"bytes written past the lane",
+         [&](int socket) {
+             give_lane(socket, 3, [](LaneWriter &, LaneLayout &pages) { pages.written = 3 * kLaneBytes; });
+         },
+         "/socket wrote a lane refused here: its lane says 3145728 bytes were written where 0 were read"},
+        {"a record's descriptors that do not come",
+         [&](int socket) {
+             give_lane(socket, 3, [&](LaneWriter &lane, LaneLayout &) {
+                 lane.write(static_cast<std::uint32_t>(MessageType::Caps), encode_caps(kCaps), 1);
+                 send_message(socket, MessageType::Caps, encode_caps(kCaps));
+             });
+         },
+         "/socket sent message type 2 with 0 descriptors where its lane's record named 1"},
+        {"a second lane",
+         [&](int socket) {
+             give_lane(socket, 3, [&](LaneWriter &lane, LaneLayout &) {
+                 // A LANE record on the lane, its three descriptors on the socket.
+                 const UniqueFd a(g2g::test::make_memfd(100)), b(g2g::test::make_memfd(100)),
+                     c(g2g::test::make_memfd(100));
+                 const int fds[] = {a.get(), b.get(), c.get()};
+                 send_message(socket, message_type(ControlType::Descriptors), {}, fds);
+                 lane.write(static_cast<std::uint32_t>(ControlType::Lane), {}, 3);
+             });
+         },
+         "/socket sent a second lane"},
+        {"descriptors no record named",
+         [](int socket) {
+             const UniqueFd fd(g2g::test::make_memfd(100));
+             const int fds[] = {fd.get()};
+             send_message(socket, message_type(ControlType::Descriptors), {}, fds);
+         },
+         "/socket sent descriptors that no record of a lane named"},
+    };
+    for (const Lie &lie : lies) {
+        const Ended ended = consumer_of([&](int socket) { lie.send(socket); }, Stream::NoCaps);
+        EXPECT_EQ(ended.status, 1) << lie.what << ": " << ended.said;
+        EXPECT_TRUE(says(ended, lie.said)) << lie.what << ": " << ended.said;
+    }
 }
 
 namespace {
@@ -723,15 +818,49 @@ TEST(IpcHostileProducer, CudaViewsThatAreNotWhatTheySayAreRefused)
 namespace {
 
 // What a raw consumer of the producer at `socket` received, to EOS: frames, descriptors, and the
-// files each frame named (by number, where the producer numbered them). It says HELLO (g2g's
-// consumer) or nothing (as unixfdsrc), and releases each frame at once.
+// files each frame named (by number, where the producer numbered them). It says nothing (as
+// unixfdsrc), HELLO (g2g's consumer), or asks for a lane before its HELLO (as g2gipcsrc does), and
+// releases each frame at once.
+enum class Speaks { Nothing, Hello, Lane };
+
 struct RawStream {
     int frames = 0, descriptors = 0;
+    int socket_messages = 0; // on a lane: LANE and DESCRIPTORS alone
     std::set<std::uint64_t> files;
     std::string fault; // the first thing that was not as it should be
 };
 
-RawStream read_raw_stream(const std::string &socket, bool hello)
+// The next message of a lane consumer: its lane's next record, its descriptors from the socket.
+g2g::Result<Message> next_on_lane(int socket, LaneReader &lane, const Bell &bell, RawStream &stream)
+{
+    for (int waited = 0; waited < 100; ++waited) {
+        const std::uint32_t seen = bell.value();
+        g2g::Result<std::optional<LaneRecord>> record = lane.next();
+        if (!record)
+            return record.error();
+        if (!*record) {
+            bell.wait(seen, 100);
+            continue;
+        }
+        Message message;
+        message.header = {(*record)->type, static_cast<std::uint32_t>((*record)->payload.size())};
+        message.payload = std::move((*record)->payload);
+        if ((*record)->descriptors) {
+            g2g::Result<Message> carried = receive_message(socket);
+            if (!carried)
+                return carried.error();
+            ++stream.socket_messages;
+            if (carried->header.type != static_cast<std::uint32_t>(ControlType::Descriptors) ||
+                carried->fds.size() != (*record)->descriptors)
+                return g2g::Error(g2g::ErrorCode::InvalidArgument, "descriptors not as the record said");
+            message.fds = std::move(carried->fds);
+        }
+        return message;
+    }
+    return g2g::Error(g2g::ErrorCode::InvalidArgument, "nothing on the lane for 10 s");
+}
+
+RawStream read_raw_stream(const std::string &socket, Speaks speaks)
 {
     RawStream stream;
     g2g::Result<UniqueFd> connection = connect_to(socket);
@@ -744,10 +873,35 @@ RawStream read_raw_stream(const std::string &socket, bool hello)
         return stream;
     }
     const int fd = connection->get();
-    if (hello)
+    if (speaks == Speaks::Lane)
+        send_message(fd, message_type(ControlType::WantLane), {});
+    if (speaks != Speaks::Nothing)
         send_message(fd, message_type(ControlType::Hello), encode_caps("video/x-raw"));
+    std::optional<LaneReader> lane;
+    std::optional<Bell> bell;
+    UniqueFd doorbell;
+    if (speaks == Speaks::Lane) {
+        g2g::Result<Message> given = receive_message(fd);
+        ++stream.socket_messages;
+        if (!given || given->header.type != static_cast<std::uint32_t>(ControlType::Lane) ||
+            given->fds.size() != 3) {
+            stream.fault = "no LANE first";
+            return stream;
+        }
+        g2g::Result<LaneReader> mapped = LaneReader::map(std::move(given->fds[0]));
+        g2g::Result<Bell> heard = Bell::map(std::move(given->fds[1]));
+        if (!mapped || !heard) {
+            stream.fault = (!mapped ? mapped.error() : heard.error()).message();
+            return stream;
+        }
+        lane = std::move(*mapped);
+        bell = std::move(*heard);
+        doorbell = std::move(given->fds[2]);
+    }
     for (;;) {
-        g2g::Result<Message> message = receive_message(fd);
+        g2g::Result<Message> message = lane ? next_on_lane(fd, *lane, *bell, stream) : receive_message(fd);
+        if (!lane)
+            ++stream.socket_messages;
         if (!message) {
             stream.fault = message.error().message();
             return stream;
@@ -771,7 +925,12 @@ RawStream read_raw_stream(const std::string &socket, bool hello)
                                (file.attached ? " attached again" : " named before it came");
             stream.files.insert(file.number);
         }
-        send_message(fd, MessageType::ReleaseBuffer, encode_release(frame->id));
+        if (lane && lane->release(frame->id)) {
+            const std::uint64_t one = 1;
+            [[maybe_unused]] ssize_t n = ::write(doorbell.get(), &one, sizeof one);
+        } else {
+            send_message(fd, MessageType::ReleaseBuffer, encode_release(frame->id));
+        }
     }
 }
 
@@ -780,7 +939,10 @@ RawStream read_raw_stream(const std::string &socket, bool hello)
 // A consumer that said HELLO gets each of the producer's files' descriptors once: the frames of a
 // pool of a few memfds cross with one descriptor per file, every later frame naming its file by
 // number (no descriptor passed, installed and closed a frame on either side). A consumer that says
-// nothing (unixfdsrc) gets a descriptor with every frame, as unixfd's format has it.
+// nothing (unixfdsrc) gets a descriptor with every frame, as unixfd's format has it. A consumer on
+// a lane gets the same frames from shared memory: its socket carries the lane and each file's
+// descriptor once, nothing else, and its releases go back through the lane (the producer's queue
+// of 4 waits for them: a release lost would stall it).
 TEST(IpcWireConsumers, AConsumerThatSaidHelloGetsEachFilesDescriptorOnce)
 {
     Scratch scratch("g2g-ipc-hostile");
@@ -789,13 +951,15 @@ TEST(IpcWireConsumers, AConsumerThatSaidHelloGetsEachFilesDescriptorOnce)
     ChildProcess producer(g2g::test::launch(
         "videotestsrc num-buffers=" + std::to_string(frames) +
             " ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! "
-            "g2gipcsink min-consumers=2 max-queued=4 queue-full=wait sync=false socket-path=" +
+            "g2gipcsink min-consumers=3 max-queued=4 queue-full=wait sync=false socket-path=" +
             socket,
         scratch.path("registry.bin"), scratch.path("producer.log"), ""));
-    RawStream unixfd_way;
-    std::thread quiet([&] { unixfd_way = read_raw_stream(socket, false); });
-    const RawStream g2g_way = read_raw_stream(socket, true);
+    RawStream unixfd_way, lane_way;
+    std::thread quiet([&] { unixfd_way = read_raw_stream(socket, Speaks::Nothing); });
+    std::thread laned([&] { lane_way = read_raw_stream(socket, Speaks::Lane); });
+    const RawStream g2g_way = read_raw_stream(socket, Speaks::Hello);
     quiet.join();
+    laned.join();
     EXPECT_EQ(producer.wait(), 0) << g2g::test::read_file(scratch.path("producer.log"));
 
     EXPECT_EQ(g2g_way.fault, "");
@@ -810,6 +974,13 @@ TEST(IpcWireConsumers, AConsumerThatSaidHelloGetsEachFilesDescriptorOnce)
     EXPECT_EQ(unixfd_way.frames, frames);
     EXPECT_EQ(unixfd_way.descriptors, frames);
     EXPECT_TRUE(unixfd_way.files.empty());
+
+    EXPECT_EQ(lane_way.fault, "");
+    EXPECT_EQ(lane_way.frames, frames);
+    EXPECT_EQ(lane_way.descriptors, static_cast<int>(lane_way.files.size()));
+    EXPECT_LT(lane_way.files.size(), std::size_t(frames));
+    // LANE, then one DESCRIPTORS a file: no frame, caps or EOS on the socket.
+    EXPECT_EQ(lane_way.socket_messages, 1 + static_cast<int>(lane_way.files.size()));
 }
 
 TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
@@ -851,6 +1022,40 @@ TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
         hello(fd);
         send_message(fd, MessageType::Caps, encode_caps("video/x-raw"));
     })) << "a producer's message";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        hello(fd);
+        send_message(fd, message_type(ControlType::WantLane), {});
+    })) << "a lane asked for after HELLO";
+    // On a lane: what it writes there is read as what it sends is.
+    const auto on_lane = [&](int fd, auto &&write) {
+        send_message(fd, message_type(ControlType::WantLane), {});
+        hello(fd);
+        g2g::Result<Message> given = receive_message(fd);
+        ASSERT_TRUE(given && given->fds.size() == 3) << "no LANE";
+        void *pages =
+            ::mmap(nullptr, sizeof(LaneLayout), PROT_READ | PROT_WRITE, MAP_SHARED, given->fds[0].get(), 0);
+        ASSERT_NE(pages, MAP_FAILED);
+        write(*static_cast<LaneLayout *>(pages));
+        ::munmap(pages, sizeof(LaneLayout));
+        const std::uint64_t one = 1;
+        [[maybe_unused]] ssize_t n = ::write(given->fds[2].get(), &one, sizeof one);
+    };
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        on_lane(fd, [](LaneLayout &lane) { lane.released = 5000; });
+    })) << "a release count that cannot be";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        on_lane(fd, [](LaneLayout &lane) { lane.read = 1ull << 40; });
+    })) << "a read position past what was written";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        send_message(fd, message_type(ControlType::WantLane), {});
+        send_message(fd, message_type(ControlType::WantLane), {});
+    })) << "a lane asked for twice";
+    EXPECT_TRUE(let_go_after(socket, [&](int fd) {
+        on_lane(fd, [](LaneLayout &lane) {
+            lane.ids[0] = 987654321;
+            lane.released = 1;
+        });
+    })) << "a release on its lane of a frame it does not hold";
     EXPECT_EQ(steady.wait(), 0) << g2g::test::read_file(scratch.path("steady.log"));
     EXPECT_EQ(producer.wait(), 0);
     const std::string said = g2g::test::read_file(scratch.path("producer.log"));
@@ -865,6 +1070,9 @@ TEST(IpcHostileConsumer, MisbehavingConsumersAreLetGoOfAndTheOthersServed)
           "carries "
           "(1048575)",
           ") let go of: cannot receive a message payload: Resource temporarily unavailable",
-          ") let go of: sent a producer's message (type 2)"})
+          ") let go of: sent a producer's message (type 2)", ") let go of: asked for a lane after its HELLO",
+          ") let go of: its lane's release count went from 0 to 5000", ") let go of: asked for a lane twice",
+          ") let go of: its lane stayed full: it stopped reading",
+          ") let go of: released frame 987654321, which it does not hold"})
         EXPECT_NE(said.find(why), std::string::npos) << why << "\n" << said;
 }
