@@ -43,6 +43,8 @@ constexpr std::size_t padded(std::size_t size)
 // Copies between the ring and a buffer, the ring's end wrapping to its start.
 void copy_in(std::uint8_t *ring, std::uint64_t position, const std::uint8_t *from, std::size_t size)
 {
+    if (size == 0)
+        return; // an empty payload's data may be null, which memcpy may not be given
     const std::size_t at = position % kLaneBytes;
     const std::size_t first = std::min(size, kLaneBytes - at);
     std::memcpy(ring + at, from, first);
@@ -51,6 +53,8 @@ void copy_in(std::uint8_t *ring, std::uint64_t position, const std::uint8_t *fro
 
 void copy_out(const std::uint8_t *ring, std::uint64_t position, std::uint8_t *to, std::size_t size)
 {
+    if (size == 0)
+        return;
     const std::size_t at = position % kLaneBytes;
     const std::size_t first = std::min(size, kLaneBytes - at);
     std::memcpy(to, ring + at, first);
