@@ -449,25 +449,23 @@ bool Server::send_to(Consumer &consumer, MessageType type, std::span<const std::
 {
     if (consumer.dead)
         return false;
-    if (consumer.lane) {
-        // The record's descriptors first, on the socket: the consumer takes them as it reads it.
-        if (!fds.empty()) {
-            const Result<void> sent =
-                send_message(consumer.socket.get(), message_type(ControlType::Descriptors), {}, fds);
-            const int error = errno;
-            if (!sent) {
-                drop(consumer.number, sent.error().message(), error == EAGAIN || error == EWOULDBLOCK);
-                return false;
-            }
-        }
-        if (!consumer.lane->write(static_cast<std::uint32_t>(type), payload,
-                                  static_cast<std::uint32_t>(fds.size()))) {
-            drop(consumer.number, "its lane stayed full: it stopped reading", true);
-            return false;
-        }
-        bell_due_ = true;
-        return true;
+    if (!consumer.lane)
+        return send_on_socket(consumer, type, payload, fds);
+    // The record's descriptors first, on the socket: the consumer takes them as it reads it.
+    if (!fds.empty() && !send_on_socket(consumer, message_type(ControlType::Descriptors), {}, fds))
+        return false;
+    if (!consumer.lane->write(static_cast<std::uint32_t>(type), payload,
+                              static_cast<std::uint32_t>(fds.size()))) {
+        drop(consumer.number, "its lane stayed full: it stopped reading", true);
+        return false;
     }
+    bell_due_ = true;
+    return true;
+}
+
+bool Server::send_on_socket(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
+                            std::span<const int> fds)
+{
     const Result<void> sent = send_message(consumer.socket.get(), type, payload, fds);
     const int error = errno;
     if (!sent) {

@@ -137,6 +137,9 @@ private:
     void release(Consumer &consumer, std::uint64_t id);
     bool send_to(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
                  std::span<const int> fds = {});
+    // The message on the consumer's socket; a consumer that does not take it is let go.
+    bool send_on_socket(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
+                        std::span<const int> fds);
     // `frame` (its message encoded as `payload`) to a consumer that said HELLO: its files by number
     // where it keeps them.
     bool send_addressed(Consumer &consumer, const OutgoingFrame &frame,
