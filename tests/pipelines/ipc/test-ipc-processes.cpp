@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -242,22 +243,55 @@ TEST(IpcProcesses, AProducerThatDiesEndsItsConsumerWithAnErrorNamingTheSocket)
     EXPECT_LT(ended_at - killed_at, G_USEC_PER_SEC) << "from the kill to the consumer's end";
 }
 
+namespace {
+
+// Starts the consumer a test goes on with once `refused` has ended: the producer (min-consumers=1)
+// waits for it, so the refused one has its answer before the stream, whatever a process takes to
+// start (on the GPU host, a new registry's scan of nvcodec took longer than a 2 s stream).
+struct AfterRefusal {
+    std::optional<Consumer> next;
+    int refused_status = -1;
+    std::thread thread;
+
+    AfterRefusal(Consumer &refused, const Scratch &scratch, const std::string &name, const std::string &chain)
+        : thread([&, name, chain] {
+              refused_status = refused.wait();
+              next.emplace(scratch, name, chain);
+          })
+    {
+    }
+    // The consumer that went on, once it was started.
+    Consumer &consumer()
+    {
+        if (thread.joinable())
+            thread.join();
+        return *next;
+    }
+    ~AfterRefusal()
+    {
+        if (thread.joinable())
+            thread.join();
+    }
+};
+
+} // namespace
+
 // A consumer whose caps no route reaches is told why, by the producer, and ends with that error;
 // the producer goes on for the others.
 TEST(IpcProcesses, AConsumerNoRouteReachesIsRefusedWithWhy)
 {
     Scratch scratch("g2g-ipc");
     Consumer refused(scratch, "refused", "video/x-raw,format=RGBA");
-    Consumer dense(scratch, "dense", "g2gprobe require=system");
+    AfterRefusal after(refused, scratch, "dense", "g2gprobe require=system");
     GstStructure *stats = nullptr;
-    // Live, 2 s: the refused consumer connects while it plays.
     const PipelineRun producer =
         run_pipeline(source(60, "is-live=true") +
                          " ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
                          scratch.path("socket"),
                      {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
-    EXPECT_NE(refused.wait(), 0);
+    Consumer &dense = after.consumer();
+    EXPECT_NE(after.refused_status, 0);
     EXPECT_NE(
         refused.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
                             " has no frames this consumer takes: ipc sends video/x-raw, format=(string)NV12"),
@@ -394,7 +428,7 @@ TEST(IpcProcesses, ADmaBufConsumerOfAFormatWithNoDrmFourccIsRefusedWithWhy)
         GTEST_SKIP() << "built without the dmabuf feature (no DMA-BUF consumer)";
     Scratch scratch("g2g-ipc");
     Consumer dmabuf(scratch, "dmabuf", "\"video/x-raw(memory:DMABuf)\" ! g2gprobe require=dma-buf");
-    Consumer dense(scratch, "dense", "g2gprobe require=system");
+    AfterRefusal after(dmabuf, scratch, "dense", "g2gprobe require=system");
     GstStructure *stats = nullptr;
     const PipelineRun producer = run_pipeline(
         "videotestsrc num-buffers=60 is-live=true ! video/x-raw,format=AYUV,width=64,height=48 ! g2gipcsink "
@@ -402,7 +436,8 @@ TEST(IpcProcesses, ADmaBufConsumerOfAFormatWithNoDrmFourccIsRefusedWithWhy)
             scratch.path("socket"),
         {}, 60 * GST_SECOND, stats_of_sink(stats));
     EXPECT_EQ(producer.error, "");
-    EXPECT_NE(dmabuf.wait(), 0);
+    Consumer &dense = after.consumer();
+    EXPECT_NE(after.refused_status, 0);
     EXPECT_NE(
         dmabuf.said().find("g2gipcsrc0: the producer at " + scratch.path("socket") +
                            " has no frames this consumer takes: ipc sends video/x-raw, format=(string)AYUV"),
