@@ -531,8 +531,8 @@ int main(int argc, char **argv)
     // Alternating rounds: each round measures the source alone, then every transport, so that all
     // see the same spells of load on a shared machine; each figure is the median of its rounds.
     std::printf(
-        "%d alternating rounds; medians. producer CPU: less the source alone (videotestsrc ! fakesink) "
-        "in the same round\n\n",
+        "%d alternating rounds; medians. producer CPU: less its source thread's, and less the same of "
+        "the source into fakesink in the same round\n\n",
         rounds);
     std::printf("%-8s %9s %16s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
                 "consumer CPU us", "latency p50 us", "latency p99 us", "least frames", "copies / conv");
