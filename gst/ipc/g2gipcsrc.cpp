@@ -447,9 +447,13 @@ GstFlowReturn take_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
                         : "sent a lane of " + std::to_string(message.fds.size()) + " descriptors, not 3");
     g2g::Result<g2g::ipc::LaneReader> lane = g2g::ipc::LaneReader::map(std::move(message.fds[0]));
     g2g::Result<g2g::ipc::Bell> bell = g2g::ipc::Bell::map(std::move(message.fds[1]));
-    if (!lane || !bell)
+    g2g::Result<void> doorbell = g2g::ipc::check_doorbell(message.fds[2].get());
+    if (!lane || !bell || !doorbell)
         return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-                    "sent a lane refused here: " + (!lane ? lane.error() : bell.error()).message());
+                    "sent a lane refused here: " + (!lane   ? lane.error()
+                                                    : !bell ? bell.error()
+                                                            : doorbell.error())
+                                                       .message());
     std::lock_guard lock(state.connection->mutex);
     state.connection->lane = std::move(*lane);
     state.connection->doorbell = std::move(message.fds[2]);

@@ -242,6 +242,21 @@ bool LaneReader::release(std::uint64_t id)
     return true;
 }
 
+Result<void> check_doorbell(int fd)
+{
+    char target[64] = {};
+    const std::string link = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t length = ::readlink(link.c_str(), target, sizeof target - 1);
+    if (length < 0 || std::string(target, static_cast<std::size_t>(length)) != "anon_inode:[eventfd]")
+        return refused("its doorbell is " +
+                       (length < 0 ? std::string("no file") : std::string(target, length)) +
+                       ", not an eventfd");
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return failed("cannot make its doorbell non-blocking", errno);
+    return {};
+}
+
 Result<Bell> Bell::create()
 {
     Result<SharedPages> pages = SharedPages::create("g2g-bell", 4096, true);

@@ -121,6 +121,11 @@ private:
     std::uint64_t read_ = 0, released_ = 0; // the consumer's own
 };
 
+// A doorbell a producer gave: an eventfd (a pipe's write would kill the consumer with SIGPIPE once
+// its reader is gone), made non-blocking (an eventfd filled to its limit would block the write of
+// whichever thread freed a frame). Refused: any other kind of file.
+Result<void> check_doorbell(int fd);
+
 // The futex word every consumer of a producer waits on.
 class Bell {
 public:

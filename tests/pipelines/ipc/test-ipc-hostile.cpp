@@ -450,6 +450,19 @@ TEST(IpcHostileProducer, ALaneThatLiesIsRefused)
              });
          },
          "/socket sent a second lane"},
+        {"a pipe for a doorbell",
+         [](int socket) {
+             g2g::Result<LaneWriter> lane = LaneWriter::create();
+             g2g::Result<Bell> bell = Bell::create();
+             int ends[2];
+             ASSERT_EQ(::pipe2(ends, O_CLOEXEC), 0);
+             const UniqueFd read_end(ends[0]), write_end(ends[1]);
+             ASSERT_TRUE(lane && bell);
+             const int fds[3] = {lane->fd(), bell->fd(), write_end.get()};
+             send_message(socket, message_type(ControlType::Lane), {}, fds);
+             g_usleep(200000);
+         },
+         "/socket sent a lane refused here: its doorbell is pipe:["},
         {"descriptors no record named",
          [](int socket) {
              const UniqueFd fd(g2g::test::make_memfd(100));
@@ -463,6 +476,35 @@ TEST(IpcHostileProducer, ALaneThatLiesIsRefused)
         EXPECT_EQ(ended.status, 1) << lie.what << ": " << ended.said;
         EXPECT_TRUE(says(ended, lie.said)) << lie.what << ": " << ended.said;
     }
+}
+
+// A doorbell filled to the eventfd's limit would block the write of the thread that frees a frame
+// (here fakesink's, as it renders), and with it the stream: the consumer's writes never wait, and
+// its stream goes to EOS (the producer reaps its lanes at its next frame anyway).
+TEST(IpcHostileProducer, ADoorbellThatNeverEmptiesStallsNoConsumer)
+{
+    const Ended ended = consumer_of(
+        [](int socket) {
+            g2g::Result<LaneWriter> lane = LaneWriter::create();
+            g2g::Result<Bell> bell = Bell::create();
+            const UniqueFd doorbell(eventfd(0, EFD_CLOEXEC));
+            ASSERT_TRUE(lane && bell);
+            const std::uint64_t most = 0xfffffffffffffffeull; // what an eventfd holds at most
+            ASSERT_EQ(::write(doorbell.get(), &most, sizeof most), ssize_t(sizeof most));
+            const int fds[3] = {lane->fd(), bell->fd(), doorbell.get()};
+            send_message(socket, message_type(ControlType::Lane), {}, fds);
+            lane->write(static_cast<std::uint32_t>(MessageType::Caps), encode_caps(kCaps), 0);
+            const UniqueFd memory(g2g::test::make_memfd(kFrameSize));
+            const int frame_fds[] = {memory.get()};
+            send_message(socket, message_type(ControlType::Descriptors), {}, frame_fds);
+            lane->write(static_cast<std::uint32_t>(MessageType::NewBuffer), encode(frame_message(kFrameSize)),
+                        1);
+            lane->write(static_cast<std::uint32_t>(MessageType::Eos), {}, 0);
+            bell->ring();
+            g_usleep(1000000);
+        },
+        Stream::NoCaps);
+    EXPECT_EQ(ended.status, 0) << ended.said;
 }
 
 namespace {
