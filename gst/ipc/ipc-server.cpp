@@ -288,15 +288,10 @@ void Server::read_from(Consumer &consumer)
     switch (static_cast<std::uint32_t>(message->header.type)) {
     case static_cast<std::uint32_t>(MessageType::ReleaseBuffer): {
         Result<std::uint64_t> id = decode_release(message->payload);
-        if (!id || !consumer.held.count(*id)) {
-            // unixfdsink's rule: a consumer that releases what it does not hold is let go.
-            drop(consumer.number,
-                 id ? "released frame " + std::to_string(*id) + ", which it does not hold"
-                    : id.error().message(),
-                 true);
-            return;
-        }
-        release(consumer, *id);
+        if (!id)
+            drop(consumer.number, id.error().message(), true);
+        else
+            release_held(consumer, *id);
         return;
     }
     case static_cast<std::uint32_t>(ControlType::WantLane):
@@ -503,14 +498,21 @@ void Server::reap_lanes()
             drop(number, taken.error().message(), true);
             continue;
         }
-        for (std::uint64_t id : ids) {
-            if (!consumer->held.count(id)) {
-                drop(number, "released frame " + std::to_string(id) + ", which it does not hold", true);
+        for (std::uint64_t id : ids)
+            if (!release_held(*consumer, id))
                 break;
-            }
-            release(*consumer, id);
-        }
     }
+}
+
+bool Server::release_held(Consumer &consumer, std::uint64_t id)
+{
+    // unixfdsink's rule: a consumer that releases what it does not hold is let go.
+    if (!consumer.held.count(id)) {
+        drop(consumer.number, "released frame " + std::to_string(id) + ", which it does not hold", true);
+        return false;
+    }
+    release(consumer, id);
+    return true;
 }
 
 void Server::ring_bell()

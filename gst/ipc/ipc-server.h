@@ -135,6 +135,9 @@ private:
     // Lets the consumer go; `misbehaved`: reported (report_).
     void drop(std::uint64_t number, const std::string &why, bool misbehaved = false);
     void release(Consumer &consumer, std::uint64_t id);
+    // A consumer's release (RELEASE, or on its lane): false where it does not hold the frame, and
+    // is let go.
+    bool release_held(Consumer &consumer, std::uint64_t id);
     bool send_to(Consumer &consumer, MessageType type, std::span<const std::uint8_t> payload,
                  std::span<const int> fds = {});
     // The message on the consumer's socket; a consumer that does not take it is let go.
