@@ -68,4 +68,13 @@ void VulkanContextUse::release()
 {
 }
 
+Ref<GstBufferPool> VulkanContextUse::export_pool(GstCaps *)
+{
+    return {};
+}
+
+void VulkanContextUse::pass_export_pool(GstQuery *, GstQuery *)
+{
+}
+
 } // namespace g2g::element

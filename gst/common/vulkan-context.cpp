@@ -407,6 +407,48 @@ Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *
     return pool;
 }
 
+namespace {
+
+// A pool of exportable images on `device` configured for `caps`, and the size it keeps; empty
+// where the device cannot export them (the pool's warning says why).
+std::pair<Ref<GstBufferPool>, guint> configured_export_pool(GstVulkanDevice *device, GstCaps *caps)
+{
+    GstVideoInfo info;
+    if (!device || !caps || !gst_video_info_from_caps(&info, caps))
+        return {};
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device));
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
+    if (!gst_buffer_pool_set_config(pool.get(), config))
+        return {};
+    g_autoptr(GstStructure) kept = gst_buffer_pool_get_config(pool.get());
+    guint size = 0;
+    gst_buffer_pool_config_get_params(kept, nullptr, &size, nullptr, nullptr);
+    return {std::move(pool), size};
+}
+
+} // namespace
+
+Ref<GstBufferPool> VulkanContextUse::export_pool(GstCaps *caps)
+{
+    const std::shared_ptr<g2g::vulkan::Engine> engine = this->engine();
+    return engine ? configured_export_pool(engine->device(), caps).first : Ref<GstBufferPool>();
+}
+
+void VulkanContextUse::pass_export_pool(GstQuery *downstream, GstQuery *query)
+{
+    if (gst_query_get_n_allocation_pools(downstream) == 0)
+        return;
+    GstBufferPool *offered = nullptr;
+    gst_query_parse_nth_allocation_pool(downstream, 0, &offered, nullptr, nullptr, nullptr);
+    const Ref<GstBufferPool> held = Ref<GstBufferPool>::adopt(offered);
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    auto [pool, size] = configured_export_pool(g2g::vulkan::export_pool_device(offered), caps);
+    if (pool)
+        gst_query_add_allocation_pool(query, pool.get(), size, 0, 0);
+}
+
 bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
 {
     if (!ensure(element))

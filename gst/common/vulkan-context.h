@@ -83,6 +83,16 @@ public:
     // decide_allocation for VulkanImage output caps: our storage pool first in `query`. Downstream's
     // Vulkan image pool is never kept: GStreamer 1.22's sets no storage usage on its images.
     bool decide_pool(GstElement *element, GstQuery *query);
+    // A configured pool of exportable images on the engine's device, for the VulkanImage caps
+    // `caps` (a view's too): what g2gipcsink offers upstream, so that an element that writes into
+    // its downstream's pool (vulkanupload, 1.24 on) writes frames another process imports as they
+    // are. Empty before ensure, or where the device cannot export such images (frames are then
+    // copied into exportable ones).
+    Ref<GstBufferPool> export_pool(GstCaps *caps);
+    // For an element that hands downstream its input's memory (g2gview's views): where
+    // downstream's allocation answer `downstream` offers a pool of exportable images, `query` (the
+    // element's own, in its input caps) gets one of those caps on the same device.
+    static void pass_export_pool(GstQuery *downstream, GstQuery *query);
     // The dense VulkanImage frame `dense` (laid out as `info`) as system memory, by the engine
     // ensure made (Engine::download: the copy recorded with a fence; mapping the frame waits).
     // With `wait`, the copy has run when it returns (see upload_races).

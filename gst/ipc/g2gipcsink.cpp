@@ -234,8 +234,9 @@ static gboolean g2g_ipc_sink_set_caps(GstBaseSink *sink, GstCaps *caps)
     return TRUE;
 }
 
-// Upstream writes into memfds: a frame it makes crosses with no copy.
-static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *, GstQuery *query)
+// Upstream writes into memfds, or into exportable Vulkan images: a frame it makes crosses with no
+// copy.
+static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *sink, GstQuery *query)
 {
     GstCaps *caps = nullptr;
     gboolean need_pool = FALSE;
@@ -243,6 +244,17 @@ static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *, GstQuery *query)
     gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
     GstVideoInfo info;
     const std::optional<g2g::MemoryDomainKind> domain = caps ? g2g::detail::domain_of(caps) : std::nullopt;
+    if (domain == g2g::MemoryDomainKind::VulkanTexture) {
+        // Offered whether or not upstream asked for a pool: vulkanupload (1.24 on) takes the first
+        // GstVulkanImageBufferPool it is offered, and g2gview passes one on for its input's caps.
+        if (g2g::Ref<GstBufferPool> pool = G2G_IPC_SINK(sink)->priv->vulkan.export_pool(caps)) {
+            g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());
+            guint size = 0;
+            gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+            gst_query_add_allocation_pool(query, pool.get(), size, 0, 0);
+        }
+        return TRUE;
+    }
     if (domain != g2g::MemoryDomainKind::System && domain != g2g::MemoryDomainKind::SystemView)
         return TRUE;
     // A view's memory is its source's: the allocator reaches the element that writes it (g2gview

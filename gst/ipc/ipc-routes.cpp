@@ -122,8 +122,8 @@ RouteDecision choose_route(const GstCaps *stream, const GstCaps *accepts, const 
         return decision; // no stream yet: decided at its caps
     const std::optional<K> domain = detail::domain_of(stream);
     if (domain == K::VulkanTexture) {
-        // Vulkan images cross as images (copied once into exportable ones), to consumers of them; a
-        // view as its view over those copies, or written dense once on the device for consumers of
+        // Vulkan images cross as images (exportable ones, or copied once into such), to consumers
+        // of them; a view as its view over those, or written dense once on the device for consumers of
         // dense images.
         const bool view = has_view_feature(stream);
         if (std::optional<RouteDecision> images = on_the_device(stream, accepts, K::VulkanTexture))
@@ -378,8 +378,9 @@ Result<BufferRef> RouteForms::cuda_dense(GstBuffer *frame)
     return dense;
 }
 
-// A Vulkan frame copied once, on the pipeline's queue, into images another process imports; a
-// view's source frame, the view rebuilt over the copy.
+// A Vulkan frame as it is where upstream wrote it into exported images (the pool g2gipcsink
+// offers), else copied once, on the pipeline's queue, into images another process imports; a
+// view's source frame alike, the view rebuilt over a copy.
 Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::string &sink)
 {
     if (!engine_)
@@ -387,6 +388,8 @@ Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::stri
     const FrameView *view = stream_view_ ? tensor_view_of(frame) : nullptr;
     if (stream_view_ && !view)
         return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
+    if (std::optional<Result<BufferRef>> shared = vulkan_copies_.in_place(*engine_, frame, info_, view))
+        return std::move(*shared);
     Result<BufferRef> exported = vulkan_copies_.copy(*engine_, frame, info_, view);
     if (!exported)
         return exported;

@@ -11,10 +11,11 @@
 // A frame with a GstVideoCropMeta (which no wire carries) crosses as the frame it shows: its crop
 // written once into a memfd (counted as a System-to-System conversion).
 // A consumer that said nothing (unixfdsrc) takes the stream as unixfdsink would send it, its view
-// dense. A VulkanImage stream goes to consumers of Vulkan images alone (direct: each frame copied
-// once on the device into images another process imports, ipc-vulkan.h; a view as its view over
-// the copy of its source; dense: a view written dense once by the engine's shader into such images,
-// for consumers of dense images). A CUDA stream goes to
+// dense. A VulkanImage stream goes to consumers of Vulkan images alone (direct: each frame as it
+// is where upstream wrote it into the exportable images g2gipcsink offered, else copied once on the
+// device into such images, ipc-vulkan.h; a view as its view over its source, or over the copy of
+// it; dense: a view written dense once by the engine's shader into such images, for consumers of
+// dense images). A CUDA stream goes to
 // consumers of CUDA memory (direct: its IPC handle, ipc-cuda.h) and of DMA-BUFs (dmabuf: the same
 // device memory exported as a DMA-BUF), with no copy either way; a CUDA view crosses as its view
 // over the same memory (direct), or written dense once by the library's kernel for consumers of

@@ -50,16 +50,48 @@ Result<std::shared_ptr<vulkan::ExportedFrame>> VulkanExports::acquire(vulkan::En
     return pool_->pool->acquire(info);
 }
 
-Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
-                                      const FrameView *view)
+namespace {
+
+// The frame a VulkanImage frame of caps `info` is, or the one its `view` reads (of the size its
+// layout says): what crosses.
+GstVideoInfo crossing_frame(const GstVideoInfo &info, const FrameView *view)
 {
-    // What is copied: the frame, or the frame a view reads (of the size its layout says).
     GstVideoInfo source = info;
     if (view) {
         const GstVideoInfo &layout = view->source_layout();
         gst_video_info_set_format(&source, GST_VIDEO_INFO_FORMAT(&layout), GST_VIDEO_INFO_WIDTH(&layout),
                                   GST_VIDEO_INFO_HEIGHT(&layout));
     }
+    return source;
+}
+
+} // namespace
+
+std::optional<Result<BufferRef>> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *frame,
+                                                         const GstVideoInfo &info, const FrameView *view)
+{
+    const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_face(frame);
+    const GstVideoInfo source = crossing_frame(info, view);
+    if (!exported || exported->device() != engine.device() ||
+        GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source) ||
+        GST_VIDEO_INFO_WIDTH(&exported->info()) != GST_VIDEO_INFO_WIDTH(&source) ||
+        GST_VIDEO_INFO_HEIGHT(&exported->info()) != GST_VIDEO_INFO_HEIGHT(&source))
+        return std::nullopt;
+    // Upstream's writes were submitted to this queue (GStreamer's elements share the pipeline's), or
+    // are ordered before the release by the images' timeline semaphores: once the queue has
+    // finished, the images are the other process's to read.
+    if (Result<void> released = engine.release_to_external(frame); !released)
+        return Result<BufferRef>(released.error());
+    if (Result<void> finished = engine.finish(); !finished)
+        return Result<BufferRef>(finished.error());
+    return Result<BufferRef>(BufferRef::adopt(gst_buffer_ref(frame)));
+}
+
+Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                                      const FrameView *view)
+{
+    // What is copied: the frame, or the frame a view reads.
+    const GstVideoInfo source = crossing_frame(info, view);
     Result<std::shared_ptr<vulkan::ExportedFrame>> exported = acquire(engine, source);
     if (!exported)
         return exported.error();
@@ -92,16 +124,16 @@ Result<BufferRef> VulkanExports::materialize(vulkan::Engine &engine, GstBuffer *
     Result<std::shared_ptr<vulkan::ExportedFrame>> exported = acquire(engine, view.info());
     if (!exported)
         return exported.error();
-    for (const vulkan::ExternalImage &plane : (*exported)->planes())
+    BufferRef face = (*exported)->face();
+    if (!face)
+        return Error(ErrorCode::InvalidArgument, "the exported images cannot be wrapped as a frame");
+    for (const vulkan::ExternalImage &plane : (*exported)->planes(face.get()))
         if (!(plane.description.usage & VK_IMAGE_USAGE_STORAGE_BIT))
             return Error(ErrorCode::UnsupportedDomain,
                          std::string("this Vulkan device's exportable images of ") +
                              gst_video_format_to_string(view.format()) +
                              " cannot be written by a shader: the view crosses only as a view "
                              "(a consumer that takes meta:G2gTensorView)");
-    BufferRef face = (*exported)->face();
-    if (!face)
-        return Error(ErrorCode::InvalidArgument, "the exported images cannot be wrapped as a frame");
     gst_buffer_copy_into(face.get(), frame,
                          GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
     if (Result<void> written = engine.materialize(view, frame, face.get()); !written)
@@ -116,8 +148,7 @@ Result<BufferRef> VulkanExports::materialize(vulkan::Engine &engine, GstBuffer *
 
 std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std::uint64_t id)
 {
-    const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_memory(
-        gst_buffer_n_memory(frame) ? gst_buffer_peek_memory(frame, 0) : nullptr);
+    const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_face(frame);
     if (!exported)
         return std::nullopt;
     OutgoingFrame out;
@@ -127,7 +158,7 @@ std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std
     VulkanImages images;
     images.identity = vulkan::identity_of(exported->device());
     images.frame = exported->id();
-    for (const vulkan::ExternalImage &plane : exported->planes()) {
+    for (const vulkan::ExternalImage &plane : exported->planes(frame)) {
         out.fds.push_back(plane.fd);
         message.memories.push_back({plane.description.size, 0});
         images.planes.push_back(plane.description);

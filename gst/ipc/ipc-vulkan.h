@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// VulkanImage frames across processes (issue 33). The producer copies each frame once, on its
-// pipeline's queue, into images of exportable memory (GStreamer's own Vulkan allocations cannot
-// be exported) and waits for the copy; each image's memory crosses as an opaque fd with a
+// VulkanImage frames across processes (issue 33). The producer sends frames written into its pool
+// of exportable images as they are; any other frame it copies once, on its pipeline's queue, into
+// such images (GStreamer's own Vulkan allocations cannot be exported); either way it waits for the
+// queue before the frame is sent. Each image's memory crosses as an opaque fd with a
 // G2gVulkanImages record (ipc-vulkan-record.h). The consumer imports each producer frame once on
 // its device, which must be the same GPU with the same driver, and keeps it for the next time the
 // producer sends that frame. ipc-vulkan.cpp with the vulkan feature, no-ipc-vulkan.cpp without.
@@ -41,6 +42,12 @@ class VulkanExports {
 public:
     VulkanExports();
     ~VulkanExports();
+    // `frame` itself where its images are exported ones already, of the planes `copy` would copy
+    // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::export_pool): its
+    // images released to the other process on `engine`'s queue and that queue finished, no byte
+    // copied. nullopt for any other frame, which `copy` copies.
+    std::optional<Result<BufferRef>> in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                                              const FrameView *view = nullptr);
     // `frame` (a VulkanImage frame of caps `info`) copied on `engine`'s queue into images another
     // process imports, the copy waited for: a frame of those images (describe_vulkan_frame's). With
     // `view` (the frame's, in view caps), the frame it reads is copied and the view is made again

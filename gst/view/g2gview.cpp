@@ -585,8 +585,9 @@ static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *d
     gst_query_add_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
     // Views and crop metas hand downstream the input's own memory: the memory downstream asked for
     // (g2gipcsink's memfds, g2gdmabufupload's DMA-BUFs) is upstream's to write, so that the frames
-    // reach it with no copy. Its pools are for the output's caps, not the input's: only its
-    // allocators are passed on.
+    // reach it with no copy. Its pools are for the output's caps, not the input's: its allocators
+    // are passed on, and a pool of exportable Vulkan images (g2gipcsink's) is made again for the
+    // input's caps.
     const ViewState &state = G2G_VIEW(trans)->priv->state;
     const bool hands_on_input =
         state.plan && (state.plan->mode == OutputMode::View || state.plan->mode == OutputMode::CropMeta);
@@ -604,6 +605,7 @@ static gboolean g2g_view_propose_allocation(GstBaseTransform *trans, GstQuery *d
             return TRUE;
         decide_query = asked.get();
     }
+    g2g::element::VulkanContextUse::pass_export_pool(decide_query, query);
     const guint n_params = gst_query_get_n_allocation_params(decide_query);
     for (guint i = 0; i < n_params; ++i) {
         GstAllocator *allocator = nullptr;

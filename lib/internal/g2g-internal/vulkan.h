@@ -16,6 +16,9 @@
 // identity_of (g2gipcsink's and g2gipcsrc's Vulkan route).
 #include "../../src/platform/vulkan/vulkan-external.h"
 
+// The pool g2gipcsink offers upstream, of exportable images: vulkan::export_pool_new.
+#include "../../src/platform/vulkan/vulkan-export-pool.h"
+
 // GstVulkanInstance's "create-device" signal in each GStreamer version's form:
 // compat::vulkan_device_from_handler.
 #include "../../src/compat/vulkan-device-compat.h"

@@ -2,7 +2,9 @@
 // vulkanupload from GStreamer 1.24 on (compat/vulkan-upload-compat.h), ext/vulkan/vkupload.c:
 // - its image pool is made at each negotiation (gst_base_transform_get_buffer_pool in
 //   _raw_to_image_perform, the pool of its decide_allocation: fd5c344fb6 "vkupload: implement
-//   decide_allocation vmethod", 1.23.1), of the device of that run;
+//   decide_allocation vmethod", 1.23.1), of the device of that run; that decide_allocation keeps
+//   its downstream's first pool where it is a GstVulkanImageBufferPool (1.24.0 to 1.28.6), only
+//   adding the transfer usages to its configuration;
 // - it still shears padded 8-bit planes: 1.24.0 to 1.26.11 copy each plane with
 //   bufferRowLength = GST_VIDEO_INFO_COMP_WIDTH (and vkdownload.c likewise), checked on 1.26.2 by
 //   the Vulkan tests. 1.28 takes the row from the buffer's own strides
@@ -39,6 +41,11 @@ bool vulkanupload_races_staging()
 bool vulkanupload_keeps_image_pool()
 {
     return false;
+}
+
+bool vulkanupload_takes_downstream_pool()
+{
+    return true;
 }
 
 const char *vulkanupload_lacks_format(GstVideoFormat format)

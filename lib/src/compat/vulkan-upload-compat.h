@@ -27,6 +27,10 @@ bool vulkanupload_races_staging();
 // run's device, and after a renegotiation to a smaller size they are images of the first size.
 bool vulkanupload_keeps_image_pool();
 
+// Whether vulkanupload writes into the pool its downstream offers, where that pool is a
+// GstVulkanImageBufferPool (so g2gipcsink's pool of exportable images receives its frames).
+bool vulkanupload_takes_downstream_pool();
+
 // Why vulkanupload cannot make VulkanImage frames of `format` on this version, as its source says,
 // or nullptr where it can. Tests skip a format that vulkanupload then does fail to make, naming this.
 const char *vulkanupload_lacks_format(GstVideoFormat format);

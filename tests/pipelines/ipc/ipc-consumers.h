@@ -88,11 +88,12 @@ struct ProducerRun {
     guint64 stat(const char *field) const { return stat_of(stats, field); }
 };
 
-inline std::unique_ptr<ProducerRun> run_producer(const std::string &description)
+inline std::unique_ptr<ProducerRun> run_producer(const std::string &description,
+                                                 const g2g::test::BufferTap &tap = {})
 {
     auto run = std::make_unique<ProducerRun>();
     const g2g::test::LogCapture complaints;
-    run->error = g2g::test::run_pipeline(description, {}, 60 * GST_SECOND, stats_of_sink(run->stats)).error;
+    run->error = g2g::test::run_pipeline(description, tap, 60 * GST_SECOND, stats_of_sink(run->stats)).error;
     run->complaints = complaints.said();
     return run;
 }

@@ -13,9 +13,16 @@
 #include "open-fds.h"
 #include "pipeline.h"
 #include "processes.h"
+#if G2G_HAVE_VULKAN
+#include "compat/vulkan-upload-compat.h"
+#include "platform/vulkan/vulkan-external.h"
+#endif
 
 #include "ipc-consumers.h"
 
+#include <cstdint>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,10 +32,68 @@ using g2g::test::Scratch;
 using ipc_test::Consumer;
 using ipc_test::source;
 
-// Vulkan images cross as images: the producer copies each frame once on its device into
-// exportable images, the consumer process imports them on its own device (lavapipe here, the same
-// driver and "GPU") and vulkandownload reads them there; the bytes equal the source's, and every
-// exported image's descriptor is let go of with the stream.
+namespace {
+
+// compat::vulkanupload_takes_downstream_pool, in a build with Vulkan (the tests skip without).
+bool upload_takes_our_pool()
+{
+#if G2G_HAVE_VULKAN
+    return g2g::compat::vulkanupload_takes_downstream_pool();
+#else
+    return false;
+#endif
+}
+
+// What the element named "tap" (an identity just before g2gipcsink) saw: how many frames were
+// faces of exported images (written by vulkanupload into g2gipcsink's pool), and which exported
+// frames they were.
+struct ExportedSeen {
+    std::mutex lock;
+    int faces = 0, frames = 0;
+    std::set<std::uint64_t> ids;
+
+    g2g::test::BufferTap tap()
+    {
+        return [this](GstBuffer *buffer) {
+            const std::lock_guard guard(lock);
+            ++frames;
+#if G2G_HAVE_VULKAN
+            if (const auto exported = g2g::vulkan::ExportedFrame::of_face(buffer)) {
+                ++faces;
+                ids.insert(exported->id());
+            }
+#else
+            (void)buffer;
+#endif
+        };
+    }
+};
+
+// Frames upstream writes into g2gipcsink's pool of exportable images cross as they are: from
+// GStreamer 1.24 on vulkanupload takes that pool (compat::vulkanupload_takes_downstream_pool);
+// 1.22's keeps its own, and there each frame is copied once on the device.
+void expect_frames_written_into_the_pool(const ExportedSeen &seen, int frames)
+{
+    EXPECT_EQ(seen.frames, frames);
+    if (upload_takes_our_pool()) {
+        EXPECT_EQ(seen.faces, frames) << "frames vulkanupload wrote into g2gipcsink's exportable images";
+        // The pool's frames come back: a handful (the frames in flight) serve the whole stream,
+        // each imported once by each consumer.
+        EXPECT_GE(seen.ids.size(), 1u);
+        EXPECT_LE(seen.ids.size(), 12u) << "exported frames made for " << frames << " frames";
+    } else {
+        EXPECT_EQ(seen.faces, 0) << "GStreamer 1.22's vulkanupload writes into its own pool";
+    }
+}
+
+} // namespace
+
+// Vulkan images cross as images: vulkanupload writes each frame into g2gipcsink's exportable
+// images (1.24 on; 1.22's vulkanupload keeps its own pool, and the producer copies each frame
+// once on its device into exportable images), the consumer process imports them on its own device
+// (lavapipe here, the same driver and "GPU") and vulkandownload reads them there; the bytes equal
+// the source's (with the pool's frames reused while consumers hold others), and every exported
+// image's descriptor is let go of with the stream.
 TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
 {
     SKIP_WITHOUT_VULKAN();
@@ -39,10 +104,13 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
         scratch, "images",
         "g2gprobe require=vulkan ! vulkandownload ! video/x-raw,format=NV12 ! g2gprobe require=system");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
+    ExportedSeen seen;
     const auto producer = ipc_test::run_producer(
         source(frames, "is-live=true") +
-        " ! vulkanupload ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false socket-path=" +
-        scratch.path("socket"));
+            " ! vulkanupload ! identity name=tap ! g2gipcsink name=ipc min-consumers=1 queue-full=wait "
+            "sync=false socket-path=" +
+            scratch.path("socket"),
+        seen.tap());
     EXPECT_EQ(producer->error, "");
     EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(images.wait(), 0) << images.said();
@@ -63,16 +131,21 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
     ASSERT_NE(producer->stats, nullptr);
     EXPECT_EQ(producer->stat("shares"), guint64(frames));
     EXPECT_EQ(producer->stat("dropped"), 0u);
-    // GStreamer's own Vulkan allocations are not exportable: each frame is copied once, on the device.
-    EXPECT_EQ(producer->stat("copies"), guint64(frames));
+    expect_frames_written_into_the_pool(seen, frames);
+    // GStreamer's own Vulkan allocations (1.22's vulkanupload's) are not exportable: each frame is
+    // copied once, on the device.
+    const guint64 copies = upload_takes_our_pool() ? 0 : frames;
+    EXPECT_EQ(producer->stat("copies"), copies);
+    EXPECT_EQ(producer->stat("bytes-copied"), copies * (64 * 48 * 3 / 2));
     EXPECT_EQ(producer->stat("conversions"), 0u);
     // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
     // late may close meanwhile: the count never ends above where it began).
     EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
-// A view of Vulkan frames crosses as its view: the producer copies the frame the view reads once
-// into exportable images and the consumer that reads views (its caps say meta:G2gTensorView, so a
+// A view of Vulkan frames crosses as its view: vulkanupload writes the frame the view reads into
+// g2gipcsink's exportable images (g2gview passes that pool on for its input's caps; on 1.22 the
+// producer copies the frame once into exportable images) and the consumer that reads views (its caps say meta:G2gTensorView, so a
 // frame without its view would be refused there) makes the view again over its import and writes
 // it dense itself; a consumer of dense images gets the view written once by the producer's shader
 // into exportable images. Both equal videoflip's, and a consumer of system memory is told where
@@ -89,11 +162,13 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     Consumer dense(scratch, "dense",
                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
     Consumer refused(scratch, "refused", "g2gprobe require=system");
+    ExportedSeen seen;
     const auto producer = ipc_test::run_producer(
         source(frames, "is-live=true") +
-        " ! vulkanupload ! g2gview video-direction=90r ! g2gipcsink name=ipc min-consumers=2 "
-        "queue-full=wait sync=false socket-path=" +
-        scratch.path("socket"));
+            " ! vulkanupload ! g2gview video-direction=90r ! identity name=tap ! g2gipcsink name=ipc "
+            "min-consumers=2 queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        seen.tap());
     EXPECT_EQ(producer->error, "");
     EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
     EXPECT_EQ(view.wait(), 0) << view.said();
@@ -120,9 +195,10 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     ASSERT_NE(producer->stats, nullptr);
     EXPECT_EQ(producer->stat("shares"), guint64(2 * frames));
     EXPECT_EQ(producer->stat("dropped"), 0u);
-    // The frame the view reads, copied once on the device for the view's consumer; the view written
-    // dense once for the other.
-    EXPECT_EQ(producer->stat("copies"), guint64(frames));
+    // The frame the view reads, as vulkanupload wrote it (1.22: copied once on the device) for the
+    // view's consumer; the view written dense once for the other.
+    expect_frames_written_into_the_pool(seen, frames);
+    EXPECT_EQ(producer->stat("copies"), upload_takes_our_pool() ? 0u : guint64(frames));
     EXPECT_EQ(producer->stat("conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
     // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
     // late may close meanwhile: the count never ends above where it began).

@@ -284,13 +284,24 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
     return frame;
 }
 
-std::vector<ExternalImage> ExportedFrame::planes()
+std::vector<ExternalImage> ExportedFrame::planes(GstBuffer *face)
 {
-    const std::lock_guard lock(lock_);
     std::vector<ExternalImage> planes = planes_;
-    for (std::size_t p = 0; p < planes.size(); ++p)
-        planes[p].description.layout = barriers_[p].image_layout;
+    const std::lock_guard lock(lock_);
+    for (guint p = 0; p < planes.size(); ++p)
+        planes[p].description.layout =
+            face && p < gst_buffer_n_memory(face)
+                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))->barrier.image_layout
+                : barriers_[p].image_layout;
     return planes;
+}
+
+std::uint64_t ExportedFrame::allocated_bytes() const
+{
+    std::uint64_t bytes = 0;
+    for (const ExternalImage &plane : planes_)
+        bytes += plane.description.size;
+    return bytes;
 }
 
 void ExportedFrame::release_plane(gpointer data)
@@ -333,6 +344,21 @@ std::shared_ptr<ExportedFrame> ExportedFrame::of_memory(GstMemory *memory)
     if (image->notify != release_plane)
         return {};
     return static_cast<FaceHold *>(image->user_data)->frame;
+}
+
+std::shared_ptr<ExportedFrame> ExportedFrame::of_face(GstBuffer *buffer)
+{
+    const guint n = gst_buffer_n_memory(buffer);
+    std::shared_ptr<ExportedFrame> frame = of_memory(n ? gst_buffer_peek_memory(buffer, 0) : nullptr);
+    if (!frame || frame->planes_.size() != n)
+        return {};
+    for (guint p = 0; p < n; ++p) {
+        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(buffer, p));
+        if (!of_memory(GST_MEMORY_CAST(image)) || static_cast<FaceHold *>(image->user_data)->frame != frame ||
+            static_cast<FaceHold *>(image->user_data)->plane != p)
+            return {};
+    }
+    return frame;
 }
 
 // ---- ExportedPool ----

@@ -60,12 +60,19 @@ public:
     GstVulkanDevice *device() const { return device_; }
     // Unique in this process: a consumer keeps its import of this frame by it.
     std::uint64_t id() const { return id_; }
-    // Per plane: its fd (owned here) and its description, in the layout the last face left it.
-    std::vector<ExternalImage> planes();
+    // Per plane: its fd (owned here) and its description, in the layout `face` (one of this
+    // frame's faces) holds it in now; without a face, the layout the last face left it in.
+    std::vector<ExternalImage> planes(GstBuffer *face = nullptr);
+    // The bytes of its planes' allocations together.
+    std::uint64_t allocated_bytes() const;
     // A VulkanImage frame of the images, holding this frame until its memories are freed.
     BufferRef face();
     // The frame behind a face's memory, or nullptr for any other memory.
     static std::shared_ptr<ExportedFrame> of_memory(GstMemory *memory);
+    // The frame whose face `buffer` is (its memories are the frame's planes, in order, and nothing
+    // else), or nullptr: a buffer of another frame, of other memory, or of memories mixed or
+    // reordered by an element upstream.
+    static std::shared_ptr<ExportedFrame> of_face(GstBuffer *buffer);
 
 private:
     ExportedFrame(GstVulkanDevice *device, const GstVideoInfo &info);
