@@ -15,7 +15,7 @@
 //    would (mapping it and reading a byte of every page; system memory only);
 //  - frames each consumer received, and g2gipcsink's copies and conversions (zero: the frames cross
 //    as the producer's memfds).
-// Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA): what starting costs
+// Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA and Vulkan): what starting costs
 // (a CUDA context made in each process, plugins loaded, the first pages faulted in) is not a frame's.
 // A consumer's frame is matched to the producer's by its timestamp where the transport keeps the
 // producer's (g2gipc), so a frame dropped on the way leaves the others' latencies right; by its
@@ -25,8 +25,13 @@
 // With --domain cuda the frames are CUDA memory (cudaupload after the source, measured in the
 // baseline too), crossing by g2gipcsink's CUDA IPC handles against cudaipcsink / cudaipcsrc (1.24
 // on, where the nvcodec plugin has them).
+// With --domain vulkan the frames are Vulkan images (vulkanupload after the source, in the
+// baseline too), crossing as g2gipcsink's exportable images: vulkanupload writes into them from
+// GStreamer 1.24 on, 1.22's copies each frame into them on the device. No GStreamer element carries
+// Vulkan images to another process: g2gipcsink is measured alone (against a build of another
+// commit through GST_PLUGIN_PATH). Its consumers take the images (they do not download them).
 // Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
-//                  [--domain system|cuda] [--transports g2gipc,shm,unixfd,cudaipc]
+//                  [--domain system|cuda|vulkan] [--transports g2gipc,shm,unixfd,cudaipc]
 //        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
@@ -298,15 +303,18 @@ std::string caps_of(int width, int height)
            ",framerate=30/1";
 }
 
-// "system" or "cuda" (--domain): where the source's frames are.
+// "system", "cuda" or "vulkan" (--domain): where the source's frames are.
 std::string domain = "system";
 
 std::string source_description(int frames, int width, int height)
 {
+    std::string upload;
+    if (domain == "cuda")
+        upload = " ! cudaupload ! video/x-raw(memory:CUDAMemory)";
+    else if (domain == "vulkan")
+        upload = " ! vulkanupload ! video/x-raw(memory:VulkanImage)";
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
-           caps_of(width, height) +
-           (domain == "cuda" ? " ! cudaupload ! video/x-raw(memory:CUDAMemory)" : "") +
-           " ! queue name=source max-size-buffers=2";
+           caps_of(width, height) + upload + " ! queue name=source max-size-buffers=2";
 }
 
 // Plays `pipeline` to its end; the CPU µs a frame this process spent after the warm-up (the frames
@@ -468,7 +476,7 @@ int main(int argc, char **argv)
         }
     }
     if (warm < 0)
-        warm = domain == "cuda" ? 45 : 15;
+        warm = domain == "system" ? 15 : 45;
     if (frames <= warm) {
         std::fprintf(stderr, "bench-ipc: --frames %d leaves nothing after the warm-up of %d\n", frames, warm);
         return 2;
@@ -492,6 +500,14 @@ int main(int argc, char **argv)
         if (g2g::bench::have_element("cudaipcsink"))
             transports.push_back({"cudaipc", "cudaipcsink address={socket} sync=false",
                                   "cudaipcsrc name=src address={socket}"});
+    } else if (domain == "vulkan") {
+        if (!g2g::bench::have_element("vulkanupload")) {
+            std::printf("bench-ipc --domain vulkan: no vulkanupload here\n");
+            return 0;
+        }
+        transports.push_back({"g2gipc",
+                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
+                              "g2gipcsrc name=src socket-path={socket} ! video/x-raw(memory:VulkanImage)"});
     } else {
         transports.push_back({"g2gipc",
                               "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
@@ -501,7 +517,7 @@ int main(int argc, char **argv)
                                   std::to_string(std::stoull(frame_bytes) * 12),
                               "shmsrc name=src is-live=true socket-path={socket} ! " + caps});
     }
-    if (domain != "cuda" && g2g::bench::have_element("unixfdsink")) {
+    if (domain == "system" && g2g::bench::have_element("unixfdsink")) {
         GstElement *probe = gst_element_factory_make("unixfdsink", nullptr);
         const bool waits = g_object_class_find_property(G_OBJECT_GET_CLASS(probe), "wait-for-connection");
         gst_object_unref(gst_object_ref_sink(probe));

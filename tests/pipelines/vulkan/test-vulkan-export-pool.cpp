@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The pool of exportable images g2gipcsink offers upstream (lib/src/platform/vulkan/vulkan-export-pool.h)
+// on a device of the test's own that exports memory (lavapipe in CI): its buffers are faces of
+// exported frames and come back to the next acquire; a buffer GStreamer's pool discards (its
+// memory still held, as a view of it holds it) comes back with its frame's id once the memory goes;
+// configurations it cannot serve are refused; and ExportedFrame::of_face knows a face only whole,
+// in order.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include <g2g/gst-ref.h>
+
+#include "pipeline.h"
+#include "platform/vulkan/vulkan-export-pool.h"
+#include "platform/vulkan/vulkan-external.h"
+
+using g2g::BufferRef;
+using g2g::Ref;
+using g2g::vulkan::ExportedFrame;
+
+namespace {
+
+constexpr const char *kImageCaps = "video/x-raw(memory:VulkanImage),format=NV12,width=64,height=48,framerate=30/1";
+
+class VulkanExportPool : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        SKIP_WITHOUT_VULKAN();
+        instance_ = Ref<GstObject>::adopt(GST_OBJECT(gst_vulkan_instance_new()));
+        ASSERT_TRUE(gst_vulkan_instance_open(GST_VULKAN_INSTANCE(instance_.get()), nullptr));
+        device_ = open_device(true);
+        ASSERT_TRUE(device_);
+    }
+
+    // Device 0, opened with or without VK_KHR_external_memory_fd.
+    Ref<GstObject> open_device(bool exporting)
+    {
+        auto device = Ref<GstObject>::adopt(
+            GST_OBJECT(gst_vulkan_device_new_with_index(GST_VULKAN_INSTANCE(instance_.get()), 0)));
+        if (exporting)
+            gst_vulkan_device_enable_extension(GST_VULKAN_DEVICE(device.get()),
+                                               VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        if (!gst_vulkan_device_open(GST_VULKAN_DEVICE(device.get()), nullptr))
+            return {};
+        return device;
+    }
+
+    GstVulkanDevice *device() const { return GST_VULKAN_DEVICE(device_.get()); }
+
+    // A pool on `device` configured with `caps_text`: whether the configuration was taken.
+    static bool configure(GstBufferPool *pool, const char *caps_text, guint min = 0, guint max = 0)
+    {
+        g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(caps_text));
+        GstStructure *config = gst_buffer_pool_get_config(pool);
+        gst_buffer_pool_config_set_params(config, caps.get(), 4096, min, max);
+        return gst_buffer_pool_set_config(pool, config);
+    }
+
+    static BufferRef acquire(GstBufferPool *pool)
+    {
+        GstBuffer *buffer = nullptr;
+        EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
+        return BufferRef::adopt(buffer);
+    }
+
+    static std::uint64_t id_of(GstBuffer *buffer)
+    {
+        const auto frame = ExportedFrame::of_face(buffer);
+        return frame ? frame->id() : 0;
+    }
+
+    Ref<GstObject> instance_, device_;
+};
+
+} // namespace
+
+// Its buffers are faces of exported frames, one image per plane, of the size the pool keeps
+// (GstBufferPool discards a buffer of another size), and a buffer given back is the next one.
+TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
+    EXPECT_EQ(g2g::vulkan::export_pool_device(pool.get()), device());
+    EXPECT_TRUE(GST_IS_VULKAN_IMAGE_BUFFER_POOL(pool.get())) << "vulkanupload keeps only such a pool";
+    ASSERT_TRUE(configure(pool.get(), kImageCaps));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+
+    BufferRef first = acquire(pool.get());
+    ASSERT_TRUE(first);
+    const auto frame = ExportedFrame::of_face(first.get());
+    ASSERT_TRUE(frame) << "a buffer of the pool is an exported frame's face";
+    ASSERT_EQ(gst_buffer_n_memory(first.get()), 2u);
+    for (guint p = 0; p < 2; ++p)
+        EXPECT_TRUE(gst_is_vulkan_image_memory(gst_buffer_peek_memory(first.get(), p)));
+    for (const g2g::vulkan::ExternalImage &plane : frame->planes(first.get()))
+        EXPECT_GE(plane.fd, 0) << "each plane's allocation is exported";
+    g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());
+    guint size = 0;
+    ASSERT_TRUE(gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr));
+    EXPECT_EQ(size, frame->allocated_bytes()) << "the configuration keeps the images' size, not the 4096 asked";
+    EXPECT_EQ(gst_buffer_get_size(first.get()), size);
+
+    const std::uint64_t id = frame->id();
+    first.reset();
+    BufferRef again = acquire(pool.get());
+    EXPECT_EQ(id_of(again.get()), id) << "the buffer given back is the next one";
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
+
+// A buffer whose memory is still held when it comes back (a view of it downstream holds its
+// memories) is discarded by GStreamer's pool; its frame comes back, with its id, once the memory
+// goes: a consumer that imported it never imports it again.
+TEST_F(VulkanExportPool, AFrameWhoseMemoryIsHeldElsewhereComesBackWithItsId)
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
+    ASSERT_TRUE(configure(pool.get(), kImageCaps));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+
+    BufferRef source = acquire(pool.get());
+    const std::uint64_t held_id = id_of(source.get());
+    ASSERT_NE(held_id, 0u);
+    // A view's buffer: the same memories.
+    BufferRef view = BufferRef::adopt(gst_buffer_new());
+    gst_buffer_copy_into(view.get(), source.get(), GST_BUFFER_COPY_MEMORY, 0, -1);
+    EXPECT_EQ(id_of(view.get()), held_id) << "a buffer of a face's memories is that face";
+    source.reset(); // back to the pool, its memory not writable: discarded
+
+    BufferRef other = acquire(pool.get());
+    const std::uint64_t other_id = id_of(other.get());
+    EXPECT_NE(other_id, 0u);
+    EXPECT_NE(other_id, held_id) << "the held frame's images are still read";
+    view.reset(); // the frame is free
+    BufferRef next = acquire(pool.get());
+    EXPECT_EQ(id_of(next.get()), held_id) << "the frame came back with its id";
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
+
+// What it cannot serve is refused at configuration: caps of other memory, caps not fixed, and a
+// device opened without VK_KHR_external_memory_fd (no image of it can be exported).
+TEST_F(VulkanExportPool, ConfigurationsItCannotServeAreRefused)
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
+    EXPECT_FALSE(configure(pool.get(), "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"));
+    EXPECT_FALSE(configure(pool.get(), "video/x-raw(memory:VulkanImage),format=NV12,width=[16,64],height=48"));
+    EXPECT_TRUE(configure(pool.get(), kImageCaps));
+
+    Ref<GstObject> plain = open_device(false);
+    ASSERT_TRUE(plain);
+    Ref<GstBufferPool> unexporting =
+        Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(GST_VULKAN_DEVICE(plain.get())));
+    EXPECT_FALSE(configure(unexporting.get(), kImageCaps));
+
+    // A pool of GStreamer's own is no export pool.
+    Ref<GstBufferPool> theirs = Ref<GstBufferPool>::adopt(gst_vulkan_image_buffer_pool_new(device()));
+    EXPECT_EQ(g2g::vulkan::export_pool_device(theirs.get()), nullptr);
+}
+
+// A face is known only whole and in order: planes swapped, planes of two frames, a plane missing
+// or a memory added are no face (such a frame is copied, never sent as another's images).
+TEST_F(VulkanExportPool, AFaceIsKnownOnlyWholeAndInOrder)
+{
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
+    ASSERT_TRUE(configure(pool.get(), kImageCaps));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    BufferRef a = acquire(pool.get()), b = acquire(pool.get());
+    ASSERT_NE(id_of(a.get()), 0u);
+    ASSERT_NE(id_of(b.get()), 0u);
+    auto made_of = [](std::initializer_list<GstMemory *> memories) {
+        BufferRef buffer = BufferRef::adopt(gst_buffer_new());
+        for (GstMemory *memory : memories)
+            gst_buffer_append_memory(buffer.get(), gst_memory_ref(memory));
+        return buffer;
+    };
+    GstMemory *a0 = gst_buffer_peek_memory(a.get(), 0), *a1 = gst_buffer_peek_memory(a.get(), 1);
+    GstMemory *b1 = gst_buffer_peek_memory(b.get(), 1);
+    EXPECT_EQ(id_of(made_of({a0, a1}).get()), id_of(a.get()));
+    EXPECT_EQ(id_of(made_of({a1, a0}).get()), 0u) << "planes swapped";
+    EXPECT_EQ(id_of(made_of({a0, b1}).get()), 0u) << "planes of two frames";
+    EXPECT_EQ(id_of(made_of({a0}).get()), 0u) << "a plane missing";
+    GstMemory *system = gst_allocator_alloc(nullptr, 16, nullptr);
+    EXPECT_EQ(id_of(made_of({a0, a1, system}).get()), 0u) << "a memory added";
+    gst_memory_unref(system);
+    a.reset();
+    b.reset();
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+}
