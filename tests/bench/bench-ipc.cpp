@@ -15,8 +15,10 @@
 //    would (mapping it and reading a byte of every page; system memory only);
 //  - frames each consumer received, and g2gipcsink's copies and conversions (zero: the frames cross
 //    as the producer's memfds).
-// Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA and Vulkan): what starting costs
-// (a CUDA context made in each process, plugins loaded, the first pages faulted in) is not a frame's.
+// Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA; 180 for Vulkan, where
+// 16 processes opening NVIDIA's Vulkan device at once took seconds and dropped frames meanwhile;
+// --frames is 150 or 90 past the warm-up): what starting costs (a CUDA context or a Vulkan device
+// made in each process, plugins loaded, the first pages faulted in) is not a frame's.
 // A consumer's frame is matched to the producer's by its timestamp where the transport keeps the
 // producer's (g2gipc), so a frame dropped on the way leaves the others' latencies right; by its
 // order elsewhere (shmsrc stamps frames anew, unixfdsrc and cudaipcsrc with clock times).
@@ -451,7 +453,7 @@ int main(int argc, char **argv)
     gst_init(&argc, &argv);
     if (argc >= 7 && std::string(argv[1]) == "consume")
         return consume(argv[2], argv[3], std::atoi(argv[4]), std::atoi(argv[5]), std::string(argv[6]) == "1");
-    int frames = 150, warm = -1, width = 3840, height = 2160, rounds = 3;
+    int frames = -1, warm = -1, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
     std::string only; // --transports: the names to run, comma-separated (all where empty)
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -476,7 +478,9 @@ int main(int argc, char **argv)
         }
     }
     if (warm < 0)
-        warm = domain == "system" ? 15 : 45;
+        warm = domain == "system" ? 15 : domain == "cuda" ? 45 : 180;
+    if (frames < 0)
+        frames = std::max(150, warm + 90);
     if (frames <= warm) {
         std::fprintf(stderr, "bench-ipc: --frames %d leaves nothing after the warm-up of %d\n", frames, warm);
         return 2;
