@@ -44,6 +44,7 @@
 #include "ipc-cuda.h"
 #include "ipc-control.h"
 #include "ipc-frame.h"
+#include "ipc-bell-watch.h"
 #include "ipc-lane.h"
 #include "ipc-socket.h"
 #include "ipc-vulkan.h"
@@ -53,13 +54,14 @@ GST_DEBUG_CATEGORY_STATIC(g2g_ipc_src_debug);
 
 namespace {
 
-enum { PROP_0, PROP_SOCKET_PATH, PROP_CONNECTION_TIMEOUT };
+enum { PROP_0, PROP_SOCKET_PATH, PROP_CONNECTION_TIMEOUT, PROP_SPIN_US, PROP_STATS };
 
 constexpr gulong kConnectRetryUs = 50000;
 
 struct SrcSettings {
     std::string socket_path;
     guint connection_timeout = 5; // seconds
+    guint spin_us = 0;            // BellWatch's window
 };
 
 // How long a consumer on a lane sleeps on the bell before it looks whether the producer is still
@@ -117,6 +119,7 @@ struct SrcState {
     int socket = -1;                    // connection's, read by the streaming thread alone
     g2g::ipc::UniqueFd wake;            // an eventfd: unlock() ends a wait for the producer
     std::optional<g2g::ipc::Bell> bell; // the producer's, once it gave this consumer a lane
+    g2g::ipc::BellWatch bell_watch;     // how this consumer waits for it (spin-us)
     std::string path;
     GstVideoInfo info{};
     bool have_info = false;
@@ -144,6 +147,8 @@ struct SrcPrivate {
     g2g::ipc::ReceivedMemories memories;
     // Between unlock and unlock_stop: a wait on the bell ends (the socket's ends by `wake`).
     std::atomic<bool> unlocking = false;
+    // The bell watch's counts, for the stats property (the streaming thread's copy, published).
+    std::atomic<guint64> rings_watched = 0, rings_woken = 0;
 };
 
 std::string caps_text(const GstCaps *caps)
@@ -195,6 +200,9 @@ static gboolean g2g_ipc_src_start(GstBaseSrc *base)
     const SrcSettings settings = self->priv->settings.snapshot(self);
     state = SrcState();
     state.path = settings.socket_path;
+    state.bell_watch = g2g::ipc::BellWatch(settings.spin_us);
+    self->priv->rings_watched = 0;
+    self->priv->rings_woken = 0;
     if (settings.socket_path.empty()) {
         g2g::element::post_error(GST_ELEMENT(self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
                                  std::string(GST_OBJECT_NAME(self)) + ": socket-path is not set");
@@ -466,7 +474,7 @@ GstFlowReturn next_from_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
 {
     SrcState &state = self->priv->state;
     g2g::ipc::LaneReader &lane = *state.connection->lane;
-    for (;;) {
+    for (bool waited = false;; waited = true) {
         if (self->priv->unlocking)
             return GST_FLOW_FLUSHING;
         const std::uint32_t seen = state.bell->value();
@@ -475,6 +483,12 @@ GstFlowReturn next_from_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
             return fail(self, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
                         "wrote a lane refused here: " + record.error().message());
         if (*record) {
+            if ((*record)->type == static_cast<std::uint32_t>(g2g::ipc::MessageType::NewBuffer)) {
+                if (waited)
+                    state.bell_watch.frame_seen(state.bell->rang_ns());
+                else
+                    state.bell_watch.behind();
+            }
             message.header = {(*record)->type, static_cast<std::uint32_t>((*record)->payload.size())};
             message.payload = std::move((*record)->payload);
             message.fds.clear();
@@ -494,7 +508,11 @@ GstFlowReturn next_from_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
             message.fds = std::move(carried->fds);
             return GST_FLOW_OK;
         }
-        if (state.bell->wait(seen, kLaneCheckMs))
+        const bool rang =
+            state.bell_watch.wait(*state.bell, seen, kLaneCheckMs, [self] { return self->priv->unlocking.load(); });
+        self->priv->rings_watched.store(state.bell_watch.rings_watched(), std::memory_order_relaxed);
+        self->priv->rings_woken.store(state.bell_watch.rings_woken(), std::memory_order_relaxed);
+        if (rang)
             continue;
         // Nothing rang: is the producer still there? Its socket carries nothing else now.
         pollfd polled{state.socket, POLLRDHUP, 0};
@@ -625,6 +643,8 @@ static void g2g_ipc_src_set_property(GObject *object, guint id, const GValue *va
             settings.socket_path = g_value_get_string(value) ? g_value_get_string(value) : "";
         else if (id == PROP_CONNECTION_TIMEOUT)
             settings.connection_timeout = g_value_get_uint(value);
+        else if (id == PROP_SPIN_US)
+            settings.spin_us = g_value_get_uint(value);
         else
             G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     });
@@ -638,6 +658,12 @@ static void g2g_ipc_src_get_property(GObject *object, guint id, GValue *value, G
         g_value_set_string(value, settings.socket_path.c_str());
     else if (id == PROP_CONNECTION_TIMEOUT)
         g_value_set_uint(value, settings.connection_timeout);
+    else if (id == PROP_SPIN_US)
+        g_value_set_uint(value, settings.spin_us);
+    else if (id == PROP_STATS)
+        g_value_take_boxed(value, gst_structure_new("g2gipcsrc-stats", "rings-watched", G_TYPE_UINT64,
+                                                    self->priv->rings_watched.load(), "rings-woken",
+                                                    G_TYPE_UINT64, self->priv->rings_woken.load(), nullptr));
     else
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -668,6 +694,23 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
             "Seconds to keep trying to connect at start while no producer listens (0: fail at once)", 0, 3600,
             5,
             static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+    g_object_class_install_property(
+        object_class, PROP_SPIN_US,
+        g_param_spec_uint(
+            "spin-us", "Spin window (us)",
+            "Where frames come at a steady rate, microseconds around each next frame's due time that this "
+            "consumer watches for it without sleeping (0: it sleeps until the producer wakes it). Costs "
+            "up to that much CPU a frame; saves the producer a wake-up of this consumer a frame, and the "
+            "frame the host's wake-up latency (g2g's own producers, on a lane)",
+            0, 100000, 0,
+            static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+    g_object_class_install_property(
+        object_class, PROP_STATS,
+        g_param_spec_boxed("stats", "Statistics",
+                           "On a lane: rings-watched (frames seen while watching in the spin-us window: the "
+                           "producer woke no one) and rings-woken (frames that woke this consumer from its "
+                           "sleep), since the element started",
+                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
     g2g::element::set_metadata(element_class, "g2gipcsrc", "g2g IPC source", "Source/Video",
                                "Frames of another process's g2gipcsink, its memory mapped, never copied");
     GstCaps *caps = gst_caps_from_string("video/x-raw(ANY)");

@@ -282,8 +282,16 @@ std::uint32_t Bell::value() const
     return word()->load(std::memory_order_acquire);
 }
 
+std::int64_t Bell::rang_ns() const
+{
+    return page()->rang_ns.load(std::memory_order_acquire);
+}
+
 void Bell::ring()
 {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    page()->rang_ns.store(std::int64_t(now.tv_sec) * 1000000000 + now.tv_nsec, std::memory_order_relaxed);
     word()->fetch_add(1, std::memory_order_release);
     wake_all();
 }
@@ -294,9 +302,9 @@ void Bell::wake_all()
     futex(word(), FUTEX_WAKE, INT_MAX, nullptr);
 }
 
-bool Bell::wait(std::uint32_t seen, int timeout_ms) const
+bool Bell::wait_ns(std::uint32_t seen, std::int64_t timeout_ns) const
 {
-    const timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    const timespec timeout{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
     return futex(word(), FUTEX_WAIT, seen, &timeout) == 0 || errno != ETIMEDOUT;
 }
 

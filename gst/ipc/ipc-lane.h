@@ -126,23 +126,30 @@ private:
 // whichever thread freed a frame). Refused: any other kind of file.
 Result<void> check_doorbell(int fd);
 
-// The futex word every consumer of a producer waits on.
+// The futex word every consumer of a producer waits on, and when it last rang.
 class Bell {
 public:
     static Result<Bell> create();         // the producer's: writable
     static Result<Bell> map(UniqueFd fd); // a consumer's: read-only
     int fd() const { return pages_.fd(); }
     std::uint32_t value() const;
+    // CLOCK_MONOTONIC ns of the last ring (0: never, or a producer that does not say): a consumer's
+    // wake-up is late by the host's latency, the producer's own time is not.
+    std::int64_t rang_ns() const;
     void ring();     // the producer: a new value, every waiter woken
     void wake_all(); // anyone: every waiter woken (an unlock)
     // Waits while the word is `seen`, at most `timeout_ms`; false where the time ran out.
-    bool wait(std::uint32_t seen, int timeout_ms) const;
+    bool wait(std::uint32_t seen, int timeout_ms) const { return wait_ns(seen, std::int64_t(timeout_ms) * 1000000); }
+    bool wait_ns(std::uint32_t seen, std::int64_t timeout_ns) const;
 
 private:
-    std::atomic<std::uint32_t> *word() const
-    {
-        return static_cast<std::atomic<std::uint32_t> *>(pages_.data());
-    }
+    // The bell's page: the word, then the time of its last ring.
+    struct Page {
+        std::atomic<std::uint32_t> word;
+        std::atomic<std::int64_t> rang_ns;
+    };
+    Page *page() const { return static_cast<Page *>(pages_.data()); }
+    std::atomic<std::uint32_t> *word() const { return &page()->word; }
     SharedPages pages_;
 };
 

@@ -32,8 +32,11 @@
 // GStreamer 1.24 on, 1.22's copies each frame into them on the device. No GStreamer element carries
 // Vulkan images to another process: g2gipcsink is measured alone (against a build of another
 // commit through GST_PLUGIN_PATH). Its consumers take the images (they do not download them).
+// With --spin-us N, a row "g2gspin" follows g2gipc's: the same, its consumers with spin-us=N (they
+// watch for each frame around its due time instead of sleeping until woken).
 // Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
-//                  [--domain system|cuda|vulkan] [--transports g2gipc,shm,unixfd,cudaipc]
+//                  [--domain system|cuda|vulkan] [--transports g2gipc,g2gspin,shm,unixfd,cudaipc]
+//                  [--spin-us N]
 //        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
@@ -456,6 +459,7 @@ int main(int argc, char **argv)
     int frames = -1, warm = -1, width = 3840, height = 2160, rounds = 3;
     std::vector<int> counts = {1, 4, 16};
     std::string only; // --transports: the names to run, comma-separated (all where empty)
+    int spin_us = 0;  // --spin-us: the g2gspin row's consumers' window (no such row where 0)
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string option = argv[i];
         if (option == "--frames")
@@ -466,6 +470,8 @@ int main(int argc, char **argv)
             rounds = std::max(1, std::atoi(argv[i + 1]));
         else if (option == "--domain")
             domain = argv[i + 1];
+        else if (option == "--spin-us")
+            spin_us = std::max(0, std::atoi(argv[i + 1]));
         else if (option == "--transports")
             only = "," + std::string(argv[i + 1]) + ",";
         else if (option == "--size")
@@ -529,6 +535,14 @@ int main(int argc, char **argv)
                               std::string("unixfdsink socket-path={socket} sync=false") +
                                   (waits ? " wait-for-connection=true" : ""),
                               "unixfdsrc name=src socket-path={socket}"});
+    }
+    // The same sink, its consumers watching for each frame around its due time.
+    if (spin_us > 0) {
+        Transport spinning = transports.front();
+        spinning.name = "g2gspin";
+        spinning.source = replaced(spinning.source, "g2gipcsrc name=src",
+                                   "g2gipcsrc name=src spin-us=" + std::to_string(spin_us));
+        transports.insert(transports.begin() + 1, spinning);
     }
     if (!only.empty())
         transports.erase(std::remove_if(transports.begin(), transports.end(),

@@ -479,6 +479,64 @@ TEST(IpcProcesses, FramesKeepTheirProducersTimestamps)
     EXPECT_EQ(producer->wait(), 0);
 }
 
+// Where frames come at a steady rate, a consumer with a spin window (spin-us) watches for each
+// around its due time instead of sleeping until the producer wakes it: it still gets every frame,
+// in order with its timestamps, and its stats say that frames were seen while it watched (the
+// others woke it: a busy machine may reach a window late). A consumer without a window is always
+// woken.
+TEST(IpcProcesses, AConsumerWithASpinWindowWatchesForItsFrames)
+{
+    Scratch scratch("g2g-ipc");
+    // The appsink keeps every frame: max-queued lets it hold all of them.
+    const int frames = 60; // live, 2 s
+    auto producer = producer_process(scratch, source(frames, "is-live=true"),
+                                     "min-consumers=2 sync=false queue-full=wait max-queued=64");
+    ASSERT_TRUE(producer->started());
+    auto stats_of = [](GstStructure *&stats) {
+        return [&stats](GstBin *bin) {
+            GstElement *src = gst_bin_get_by_name(bin, "src");
+            g_object_get(src, "stats", &stats, nullptr);
+            gst_object_unref(src);
+        };
+    };
+    GstStructure *sleeping_stats = nullptr;
+    std::thread sleeper([&] {
+        const PipelineRun sleeping =
+            run_pipeline("g2gipcsrc name=src socket-path=" + scratch.path("socket") + " ! fakesink sync=false", {},
+                         20 * GST_SECOND, stats_of(sleeping_stats));
+        EXPECT_EQ(sleeping.error, "");
+    });
+    GstStructure *stats = nullptr;
+    const PipelineRun consumer =
+        run_pipeline("g2gipcsrc name=src spin-us=3000 socket-path=" + scratch.path("socket") +
+                         " ! appsink name=sink sync=false",
+                     {}, 20 * GST_SECOND, stats_of(stats));
+    sleeper.join();
+    EXPECT_EQ(consumer.error, "");
+    ASSERT_EQ(consumer.buffers.size(), static_cast<std::size_t>(frames))
+        << g2g::test::read_file(scratch.path("producer.log"));
+    // A live source's frames: a period apart from its first, each once, in order.
+    const GstClockTime first = GST_BUFFER_PTS(consumer.buffers[0].get());
+    for (std::size_t i = 0; i < consumer.buffers.size(); ++i) {
+        EXPECT_EQ(GST_BUFFER_PTS(consumer.buffers[i].get()) - first, gst_util_uint64_scale(i, GST_SECOND, 30)) << i;
+        EXPECT_EQ(GST_BUFFER_OFFSET(consumer.buffers[i].get()), i) << i;
+    }
+    ASSERT_NE(stats, nullptr);
+    ASSERT_NE(sleeping_stats, nullptr);
+    guint64 watched = 0, woken = 0;
+    gst_structure_get_uint64(stats, "rings-watched", &watched);
+    gst_structure_get_uint64(stats, "rings-woken", &woken);
+    EXPECT_GT(watched, 0u) << "no frame came inside the window (" << woken << " woke it)";
+    EXPECT_GE(watched + woken, guint64(frames / 2));
+    gst_structure_get_uint64(sleeping_stats, "rings-watched", &watched);
+    gst_structure_get_uint64(sleeping_stats, "rings-woken", &woken);
+    EXPECT_EQ(watched, 0u);
+    EXPECT_GE(woken, guint64(frames / 2));
+    gst_structure_free(stats);
+    gst_structure_free(sleeping_stats);
+    EXPECT_EQ(producer->wait(), 0);
+}
+
 // Consumers killed with SIGKILL and started again while 1000 frames flow: the others are not
 // stalled, what the killed ones held goes back, and the producer's frame memory stays bounded
 // (its memfds do not grow with the kills) and is all let go of at the end.

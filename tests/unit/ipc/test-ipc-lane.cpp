@@ -2,7 +2,9 @@
 // The lane between g2gipcsink and a g2g consumer (ipc-lane.h): records and releases cross in order
 // around its rings, a full ring is said rather than overwritten, and whatever one side writes into
 // the shared pages that cannot be is refused by the other with its text. Each side maps the memfd
-// as the other process would (the consumer's mapping from a duplicate of the producer's fd).
+// as the other process would (the consumer's mapping from a duplicate of the producer's fd). A
+// consumer's BellWatch (spin-us) foresees the next frame from the producer's ring times, and sees
+// a ring inside its window without sleeping.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "ipc-bell-watch.h"
 #include "ipc-lane.h"
 #include "ipc-wire.h"
 
@@ -208,4 +211,89 @@ TEST(IpcLane, TheBellWakesItsWaitersAndOnlyTheProducerRingsIt)
     EXPECT_LT(std::chrono::steady_clock::now() - rung, std::chrono::milliseconds(1000));
     EXPECT_NE(heard->value(), seen);
     EXPECT_TRUE(heard->wait(seen, 5000)) << "a bell already rung is not waited for";
+}
+
+// The bell says when it rang, on CLOCK_MONOTONIC: what a consumer's window is placed by.
+TEST(IpcLane, TheBellSaysWhenItRang)
+{
+    g2g::Result<Bell> bell = Bell::create();
+    ASSERT_TRUE(bell) << bell.error().message();
+    g2g::Result<Bell> heard = Bell::map(duplicate(bell->fd()));
+    ASSERT_TRUE(heard) << heard.error().message();
+    EXPECT_EQ(heard->rang_ns(), 0) << "never rang";
+    const std::int64_t before = BellWatch::now_ns();
+    bell->ring();
+    const std::int64_t after = BellWatch::now_ns();
+    EXPECT_GE(heard->rang_ns(), before);
+    EXPECT_LE(heard->rang_ns(), after);
+}
+
+// The next frame is due a median interval after the last rings, each carried forward: one frame
+// rung late by its producer's scheduling moves it by nothing. Fewer than four rings, a consumer that
+// fell behind, and a window of 0 foresee nothing; a ring time that cannot be (in the future, or more
+// than a second ago) is taken as now.
+TEST(IpcLane, ABellWatchForeseesTheNextFrameFromTheProducersRings)
+{
+    constexpr std::int64_t period = 33333333, late = 400000;
+    BellWatch watch(1000);
+    const std::int64_t start = BellWatch::now_ns() - 7 * period - period / 2;
+    for (int i = 0; i < 3; ++i)
+        watch.frame_seen(start + i * period);
+    EXPECT_EQ(watch.due_ns(), -1) << "three rings make no rate";
+    for (int i = 3; i < 8; ++i)
+        watch.frame_seen(start + i * period + (i == 6 ? late : 0));
+    // The next frame (8) is half a period from now; the late one (6) does not move it.
+    const std::int64_t due = watch.due_ns();
+    EXPECT_NEAR(static_cast<double>(due), static_cast<double>(start + 8 * period), 1000.0);
+
+    watch.behind();
+    watch.frame_seen(BellWatch::now_ns());
+    EXPECT_EQ(watch.due_ns(), -1) << "after falling behind, the rate is learned again";
+
+    // A lie: rings from the future are now.
+    BellWatch lied(1000);
+    for (int i = 0; i < 5; ++i)
+        lied.frame_seen(BellWatch::now_ns() + std::int64_t(1000000000) * 3600);
+    EXPECT_LE(lied.due_ns(), BellWatch::now_ns() + 1000000000) << "no window an hour away";
+}
+
+// Inside its window a consumer watches the bell word itself: a ring there is seen with no wake-up
+// (rings_watched), one before it wakes the consumer from the futex (rings_woken); `stop` ends the
+// watch at once.
+TEST(IpcLane, ABellWatchSeesARingInsideItsWindowWithoutSleeping)
+{
+    g2g::Result<Bell> bell = Bell::create();
+    ASSERT_TRUE(bell) << bell.error().message();
+    g2g::Result<Bell> heard = Bell::map(duplicate(bell->fd()));
+    ASSERT_TRUE(heard) << heard.error().message();
+    constexpr std::int64_t period = 20000000; // 50 frames a second
+    BellWatch watch(10000);                   // a window of 10 ms
+    const std::int64_t first = BellWatch::now_ns() - 4 * period;
+    for (int i = 0; i < 5; ++i)
+        watch.frame_seen(first + i * period);
+    const std::int64_t due = watch.due_ns();
+    ASSERT_NEAR(static_cast<double>(due), static_cast<double>(first + 5 * period), 1000.0);
+
+    // The producer rings at the due time; the consumer is inside its window then.
+    std::thread producer([&] {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(due - BellWatch::now_ns()));
+        bell->ring();
+    });
+    EXPECT_TRUE(watch.wait(*heard, heard->value(), 1000, [] { return false; }));
+    producer.join();
+    EXPECT_EQ(watch.rings_watched() + watch.rings_woken(), 1u);
+    // Under load the consumer may reach its window late; alone it watches. A machine too busy to
+    // start watching 5 ms before the ring is told apart by rings_woken.
+    if (watch.rings_woken() == 0) {
+        EXPECT_EQ(watch.rings_watched(), 1u);
+    }
+
+    // Nothing rings: `stop` ends the watch (an unlock), the futex wait after it ends at its time.
+    BellWatch stopped(10000);
+    for (int i = 0; i < 5; ++i)
+        stopped.frame_seen(BellWatch::now_ns() - (5 - i) * period + period / 4);
+    const auto started = std::chrono::steady_clock::now();
+    EXPECT_TRUE(stopped.wait(*heard, heard->value(), 1000, [] { return true; })) << "stopped";
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
+    EXPECT_EQ(stopped.rings_watched() + stopped.rings_woken(), 0u);
 }
