@@ -14,7 +14,9 @@
 //    it received, the median of the consumers), each consumer reading every frame as an application
 //    would (mapping it and reading a byte of every page; system memory only);
 //  - frames each consumer received, and g2gipcsink's copies and conversions (zero: the frames cross
-//    as the producer's memfds).
+//    as the producer's memfds);
+//  - "watched": of the rings g2gipcsrc's consumers saw, the share they saw while watching in their
+//    spin-us window rather than woken by the producer (its stats; "-" for other consumers).
 // Every figure leaves out the stream's first frames (--warm, 15; 45 for CUDA; 180 for Vulkan, where
 // 16 processes opening NVIDIA's Vulkan device at once took seconds and dropped frames meanwhile;
 // --frames is 150 or 90 past the warm-up): what starting costs (a CUDA context or a Vulkan device
@@ -198,7 +200,8 @@ GstPadProbeReturn read_frame(GstPad *, GstPadProbeInfo *info, gpointer)
 }
 
 // The consumer process: `description` (its source named "src", its sink "sink") to its end; into
-// `out`, its CPU per frame received after its first `warm` (µs; -1 where none came), then the
+// `out`, its CPU per frame received after its first `warm` (µs; -1 where none came) and its
+// source's rings watched and woken (g2gipcsrc's stats; -1 -1 for other sources), then the
 // receipt time and timestamp of each frame at the source's pad, a pair per line. With `read`, each
 // frame is read at the sink.
 int consume(const std::string &description, const std::string &out, int frames, int warm, bool read)
@@ -226,10 +229,26 @@ int consume(const std::string &description, const std::string &out, int frames, 
         std::fprintf(stderr, "a consumer of `%s` received %zu of %d frames: %s\n", description.c_str(),
                      received.times.size(), frames, why.c_str());
     const double cpu_us = received.cpu_per_frame_us(cpu_seconds());
+    gint64 watched = -1, woken = -1;
+    GstElement *source = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    if (source && g_object_class_find_property(G_OBJECT_GET_CLASS(source), "stats")) {
+        GstStructure *stats = nullptr;
+        g_object_get(source, "stats", &stats, nullptr);
+        guint64 seen = 0, woke = 0;
+        if (stats && gst_structure_get_uint64(stats, "rings-watched", &seen) &&
+            gst_structure_get_uint64(stats, "rings-woken", &woke)) {
+            watched = static_cast<gint64>(seen);
+            woken = static_cast<gint64>(woke);
+        }
+        if (stats)
+            gst_structure_free(stats);
+    }
+    if (source)
+        gst_object_unref(source);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
     std::ofstream file(out);
-    file << static_cast<gint64>(cpu_us) << "\n";
+    file << static_cast<gint64>(cpu_us) << " " << watched << " " << woken << "\n";
     for (std::size_t i = 0; i < received.times.size(); ++i)
         file << received.times[i] << " " << received.timestamps[i] << "\n";
     return 0;
@@ -297,6 +316,7 @@ struct Figures {
     double p50_us = NAN, p99_us = NAN; // latency
     int least_frames = 0;              // after the warm-up, the consumer that received the fewest
     std::string copies = "";           // g2gipcsink's copies and conversions
+    double watched = NAN;              // g2gipcsrc: the share of rings its consumers saw watching
 };
 
 // The producer: videotestsrc, live at 30 fr/s, writing black frames into the memory each sink
@@ -421,15 +441,20 @@ Figures run(const Transport &transport, int consumers, int frames, int warm, int
     gst_object_unref(pipeline);
     figures.cpu_us = cpu_us < 0 || baseline < 0 ? NAN : cpu_us - baseline;
     std::vector<double> latencies, consumer_cpu;
+    gint64 rings_watched = 0, rings_seen = 0;
     figures.least_frames = frames - warm;
     for (int c = 0; c < consumers; ++c) {
         int status = 0;
         waitpid(children[c], &status, 0);
         g_spawn_close_pid(children[c]);
         std::ifstream file(dir + "/consumer-" + std::to_string(c));
-        gint64 cpu = -1;
-        if (file >> cpu && cpu >= 0)
+        gint64 cpu = -1, watched = -1, woken = -1;
+        if (file >> cpu >> watched >> woken && cpu >= 0)
             consumer_cpu.push_back(static_cast<double>(cpu));
+        if (watched >= 0 && woken >= 0) {
+            rings_watched += watched;
+            rings_seen += watched + woken;
+        }
         std::vector<std::pair<gint64, GstClockTime>> received;
         for (std::pair<gint64, GstClockTime> frame; file >> frame.first >> frame.second;)
             received.push_back(frame);
@@ -437,6 +462,8 @@ Figures run(const Transport &transport, int consumers, int frames, int warm, int
         figures.least_frames = std::min(figures.least_frames, static_cast<int>(mine.size()));
         latencies.insert(latencies.end(), mine.begin(), mine.end());
     }
+    if (rings_seen > 0)
+        figures.watched = static_cast<double>(rings_watched) / static_cast<double>(rings_seen);
     std::sort(consumer_cpu.begin(), consumer_cpu.end());
     if (!consumer_cpu.empty())
         figures.consumer_cpu_us = consumer_cpu[consumer_cpu.size() / 2];
@@ -568,8 +595,9 @@ int main(int argc, char **argv)
         "%d alternating rounds; medians. producer CPU: less its source thread's, and less the same of "
         "the source into fakesink in the same round\n\n",
         rounds);
-    std::printf("%-8s %9s %16s %16s %14s %14s %12s %14s\n", "sink", "consumers", "producer CPU us",
-                "consumer CPU us", "latency p50 us", "latency p99 us", "least frames", "copies / conv");
+    std::printf("%-8s %9s %16s %16s %14s %14s %12s %14s %8s\n", "sink", "consumers", "producer CPU us",
+                "consumer CPU us", "latency p50 us", "latency p99 us", "least frames", "copies / conv",
+                "watched");
     std::vector<std::vector<Figures>> all(transports.size());
     // Of the rounds that gave the figure (a round whose stream failed gives none).
     const auto median = [](std::vector<double> v) {
@@ -587,8 +615,9 @@ int main(int argc, char **argv)
         }
         for (std::size_t t = 0; t < transports.size(); ++t) {
             Figures f = by_round[t][0];
-            std::vector<double> cpu, consumer_cpu, p50, p99;
+            std::vector<double> cpu, consumer_cpu, p50, p99, watched;
             for (const Figures &r : by_round[t]) {
+                watched.push_back(r.watched);
                 cpu.push_back(r.cpu_us);
                 consumer_cpu.push_back(r.consumer_cpu_us);
                 p50.push_back(r.p50_us);
@@ -599,10 +628,14 @@ int main(int argc, char **argv)
             f.consumer_cpu_us = median(consumer_cpu);
             f.p50_us = median(p50);
             f.p99_us = median(p99);
+            f.watched = median(watched);
             all[t].push_back(f);
-            std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s\n", transports[t].name.c_str(),
+            // "watched": the rings g2gipcsrc's consumers saw while watching (spin-us), of all they saw.
+            const std::string watched_text =
+                std::isnan(f.watched) ? "-" : std::to_string(static_cast<int>(std::lround(f.watched * 100))) + "%";
+            std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s %8s\n", transports[t].name.c_str(),
                         consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames,
-                        frames - warm, f.copies.c_str());
+                        frames - warm, f.copies.c_str(), watched_text.c_str());
             std::fflush(stdout);
         }
     }
