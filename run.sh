@@ -247,7 +247,7 @@ PY
 # cores shared), in a clang build with libFuzzer and AddressSanitizer of the targets, libg2g and
 # the plugin only. Per target: the executions libFuzzer made, and a crash's input (path and
 # base64) to add to tests/fuzz/regressions/<target>/. Never stops the script.
-fuzz_targets=(view caps properties layout ipc-wire)
+fuzz_targets=(view caps properties layout ipc-wire ipc-lane)
 fuzz_seconds=60
 run_fuzz() {
   local dir=build-fuzz
