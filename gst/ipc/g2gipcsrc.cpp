@@ -508,8 +508,8 @@ GstFlowReturn next_from_lane(G2gIpcSrc *self, g2g::ipc::Message &message)
             message.fds = std::move(carried->fds);
             return GST_FLOW_OK;
         }
-        const bool rang =
-            state.bell_watch.wait(*state.bell, seen, kLaneCheckMs, [self] { return self->priv->unlocking.load(); });
+        const bool rang = state.bell_watch.wait(*state.bell, seen, kLaneCheckMs,
+                                                [self] { return self->priv->unlocking.load(); });
         self->priv->rings_watched.store(state.bell_watch.rings_watched(), std::memory_order_relaxed);
         self->priv->rings_woken.store(state.bell_watch.rings_woken(), std::memory_order_relaxed);
         if (rang)
@@ -710,7 +710,8 @@ static void g2g_ipc_src_class_init(G2gIpcSrcClass *klass)
                            "On a lane: rings-watched (frames seen while watching in the spin-us window: the "
                            "producer woke no one) and rings-woken (frames that woke this consumer from its "
                            "sleep), since the element started",
-                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+                           GST_TYPE_STRUCTURE,
+                           static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
     g2g::element::set_metadata(element_class, "g2gipcsrc", "g2g IPC source", "Source/Video",
                                "Frames of another process's g2gipcsink, its memory mapped, never copied");
     GstCaps *caps = gst_caps_from_string("video/x-raw(ANY)");

@@ -13,9 +13,11 @@
 // the median interval between them to the next frame, and the median of those (one frame's ring
 // is late by the producer's own scheduling, and the next is not: from the last ring alone the
 // window would miss by that). Each ring at the time the producer wrote beside the bell word as it
-// rang: the consumer's own clock would be late by its wake-up. A frame earlier than the window still wakes it (the producer
-// pays that one); one later than the window finds it asleep again, as without a window. The
-// price is the consumer's CPU: about the window once a frame.
+// rang: the consumer's own clock would be late by its wake-up. A frame earlier than the window
+// still wakes it (the producer pays that one); one later than the window finds it asleep again, as
+// without a window. The price is the consumer's CPU: about the window once a frame. Between two
+// looks at the word the consumer yields its core, so that where consumers watch on every core the
+// producer's threads still get one.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +60,8 @@ public:
 private:
     static constexpr std::size_t kRings = 9; // the last frames' ring times kept
     std::int64_t spin_ns_;
-    bool behind_ = true;               // the last frame's record was waiting already
-    std::deque<std::int64_t> rings_;   // CLOCK_MONOTONIC ns, oldest first
+    bool behind_ = true;             // the last frame's record was waiting already
+    std::deque<std::int64_t> rings_; // CLOCK_MONOTONIC ns, oldest first
     std::uint64_t watched_ = 0, woken_ = 0;
 };
 

@@ -304,7 +304,8 @@ void Bell::wake_all()
 
 bool Bell::wait_ns(std::uint32_t seen, std::int64_t timeout_ns) const
 {
-    const timespec timeout{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
+    const timespec timeout{static_cast<time_t>(timeout_ns / 1000000000),
+                           static_cast<long>(timeout_ns % 1000000000)};
     return futex(word(), FUTEX_WAIT, seen, &timeout) == 0 || errno != ETIMEDOUT;
 }
 

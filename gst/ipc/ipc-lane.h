@@ -139,7 +139,10 @@ public:
     void ring();     // the producer: a new value, every waiter woken
     void wake_all(); // anyone: every waiter woken (an unlock)
     // Waits while the word is `seen`, at most `timeout_ms`; false where the time ran out.
-    bool wait(std::uint32_t seen, int timeout_ms) const { return wait_ns(seen, std::int64_t(timeout_ms) * 1000000); }
+    bool wait(std::uint32_t seen, int timeout_ms) const
+    {
+        return wait_ns(seen, std::int64_t(timeout_ms) * 1000000);
+    }
     bool wait_ns(std::uint32_t seen, std::int64_t timeout_ns) const;
 
 private:

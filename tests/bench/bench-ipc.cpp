@@ -632,10 +632,11 @@ int main(int argc, char **argv)
             all[t].push_back(f);
             // "watched": the rings g2gipcsrc's consumers saw while watching (spin-us), of all they saw.
             const std::string watched_text =
-                std::isnan(f.watched) ? "-" : std::to_string(static_cast<int>(std::lround(f.watched * 100))) + "%";
-            std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s %8s\n", transports[t].name.c_str(),
-                        consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us, f.p99_us, f.least_frames,
-                        frames - warm, f.copies.c_str(), watched_text.c_str());
+                std::isnan(f.watched) ? "-"
+                                      : std::to_string(static_cast<int>(std::lround(f.watched * 100))) + "%";
+            std::printf("%-8s %9d %16.0f %16.0f %14.0f %14.0f %9d/%-3d %14s %8s\n",
+                        transports[t].name.c_str(), consumers, f.cpu_us, f.consumer_cpu_us, f.p50_us,
+                        f.p99_us, f.least_frames, frames - warm, f.copies.c_str(), watched_text.c_str());
             std::fflush(stdout);
         }
     }

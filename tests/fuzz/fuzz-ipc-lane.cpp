@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     g2g::Result<g2g::ipc::LaneWriter> writer = g2g::ipc::LaneWriter::create();
     if (!writer)
         fail("no lane: " + writer.error().message());
-    g2g::Result<g2g::ipc::LaneReader> reader = g2g::ipc::LaneReader::map(g2g::ipc::UniqueFd(::dup(writer->fd())));
+    g2g::Result<g2g::ipc::LaneReader> reader =
+        g2g::ipc::LaneReader::map(g2g::ipc::UniqueFd(::dup(writer->fd())));
     if (!reader)
         fail("the reader refused an honest lane: " + reader.error().message());
     // The hostile side's own view of the lane: a third mapping, writable.
@@ -84,8 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     auto *lane = static_cast<LaneLayout *>(pages);
 
     bool lied = false, reader_refused = false;
-    std::deque<Written> unread;             // honest records not yet read
-    std::deque<std::uint64_t> unreaped;     // honest releases not yet taken
+    std::deque<Written> unread;         // honest records not yet read
+    std::deque<std::uint64_t> unreaped; // honest releases not yet taken
     std::uint64_t next_id = 1;
     for (int step = 0; step < 64 && !input.empty(); ++step) {
         switch (input.range(0, 7)) {
@@ -168,8 +169,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         }
         case 4: { // a lie in a counter
             lied = true;
-            const std::uint64_t value = input.flag() ? static_cast<std::uint64_t>(input.range(0, 1 << 22))
-                                                     : static_cast<std::uint64_t>(input.range(0, INT64_MAX)) << 1;
+            const std::uint64_t value = input.flag()
+                                            ? static_cast<std::uint64_t>(input.range(0, 1 << 22))
+                                            : static_cast<std::uint64_t>(input.range(0, INT64_MAX)) << 1;
             switch (input.range(0, 3)) {
             case 0:
                 lane->written.store(value);

@@ -501,9 +501,9 @@ TEST(IpcProcesses, AConsumerWithASpinWindowWatchesForItsFrames)
     };
     GstStructure *sleeping_stats = nullptr;
     std::thread sleeper([&] {
-        const PipelineRun sleeping =
-            run_pipeline("g2gipcsrc name=src socket-path=" + scratch.path("socket") + " ! fakesink sync=false", {},
-                         20 * GST_SECOND, stats_of(sleeping_stats));
+        const PipelineRun sleeping = run_pipeline("g2gipcsrc name=src socket-path=" + scratch.path("socket") +
+                                                      " ! fakesink sync=false",
+                                                  {}, 20 * GST_SECOND, stats_of(sleeping_stats));
         EXPECT_EQ(sleeping.error, "");
     });
     GstStructure *stats = nullptr;
@@ -518,7 +518,8 @@ TEST(IpcProcesses, AConsumerWithASpinWindowWatchesForItsFrames)
     // A live source's frames: a period apart from its first, each once, in order.
     const GstClockTime first = GST_BUFFER_PTS(consumer.buffers[0].get());
     for (std::size_t i = 0; i < consumer.buffers.size(); ++i) {
-        EXPECT_EQ(GST_BUFFER_PTS(consumer.buffers[i].get()) - first, gst_util_uint64_scale(i, GST_SECOND, 30)) << i;
+        EXPECT_EQ(GST_BUFFER_PTS(consumer.buffers[i].get()) - first, gst_util_uint64_scale(i, GST_SECOND, 30))
+            << i;
         EXPECT_EQ(GST_BUFFER_OFFSET(consumer.buffers[i].get()), i) << i;
     }
     ASSERT_NE(stats, nullptr);

@@ -145,11 +145,11 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
 
 // A view of Vulkan frames crosses as its view: vulkanupload writes the frame the view reads into
 // g2gipcsink's exportable images (g2gview passes that pool on for its input's caps; on 1.22 the
-// producer copies the frame once into exportable images) and the consumer that reads views (its caps say meta:G2gTensorView, so a
-// frame without its view would be refused there) makes the view again over its import and writes
-// it dense itself; a consumer of dense images gets the view written once by the producer's shader
-// into exportable images. Both equal videoflip's, and a consumer of system memory is told where
-// to write them as system memory.
+// producer copies the frame once into exportable images) and the consumer that reads views (its caps say
+// meta:G2gTensorView, so a frame without its view would be refused there) makes the view again over its
+// import and writes it dense itself; a consumer of dense images gets the view written once by the producer's
+// shader into exportable images. Both equal videoflip's, and a consumer of system memory is told where to
+// write them as system memory.
 TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
 {
     SKIP_WITHOUT_VULKAN();

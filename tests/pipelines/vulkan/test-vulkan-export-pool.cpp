@@ -21,7 +21,8 @@ using g2g::vulkan::ExportedFrame;
 
 namespace {
 
-constexpr const char *kImageCaps = "video/x-raw(memory:VulkanImage),format=NV12,width=64,height=48,framerate=30/1";
+constexpr const char *kImageCaps =
+    "video/x-raw(memory:VulkanImage),format=NV12,width=64,height=48,framerate=30/1";
 
 class VulkanExportPool : public ::testing::Test {
 protected:
@@ -98,7 +99,8 @@ TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
     g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());
     guint size = 0;
     ASSERT_TRUE(gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr));
-    EXPECT_EQ(size, frame->allocated_bytes()) << "the configuration keeps the images' size, not the 4096 asked";
+    EXPECT_EQ(size, frame->allocated_bytes())
+        << "the configuration keeps the images' size, not the 4096 asked";
     EXPECT_EQ(gst_buffer_get_size(first.get()), size);
 
     const std::uint64_t id = frame->id();
@@ -142,7 +144,8 @@ TEST_F(VulkanExportPool, ConfigurationsItCannotServeAreRefused)
 {
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     EXPECT_FALSE(configure(pool.get(), "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"));
-    EXPECT_FALSE(configure(pool.get(), "video/x-raw(memory:VulkanImage),format=NV12,width=[16,64],height=48"));
+    EXPECT_FALSE(
+        configure(pool.get(), "video/x-raw(memory:VulkanImage),format=NV12,width=[16,64],height=48"));
     EXPECT_TRUE(configure(pool.get(), kImageCaps));
 
     Ref<GstObject> plain = open_device(false);

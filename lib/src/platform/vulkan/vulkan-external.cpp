@@ -291,7 +291,8 @@ std::vector<ExternalImage> ExportedFrame::planes(GstBuffer *face)
     for (guint p = 0; p < planes.size(); ++p)
         planes[p].description.layout =
             face && p < gst_buffer_n_memory(face)
-                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))->barrier.image_layout
+                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))
+                      ->barrier.image_layout
                 : barriers_[p].image_layout;
     return planes;
 }
