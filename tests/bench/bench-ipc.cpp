@@ -525,35 +525,27 @@ int main(int argc, char **argv)
     const std::string caps = caps_of(width, height);
     const std::string frame_bytes = std::to_string(static_cast<std::uint64_t>(width) * height * 3 / 2);
     std::vector<Transport> transports;
-    if (domain == "cuda") {
-        if (!g2g::bench::have_element("cudaupload")) {
-            std::printf("bench-ipc --domain cuda: no cudaupload here (the nvcodec plugin and a GPU)\n");
-            return 0;
-        }
-        // Its consumers say they take CUDA memory (a downstream of ANY caps takes system memory).
-        transports.push_back({"g2gipc",
-                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
-                              "g2gipcsrc name=src socket-path={socket} ! video/x-raw(memory:CUDAMemory)"});
-        if (g2g::bench::have_element("cudaipcsink"))
-            transports.push_back({"cudaipc", "cudaipcsink address={socket} sync=false",
-                                  "cudaipcsrc name=src address={socket}"});
-    } else if (domain == "vulkan") {
-        if (!g2g::bench::have_element("vulkanupload")) {
-            std::printf("bench-ipc --domain vulkan: no vulkanupload here\n");
-            return 0;
-        }
-        transports.push_back({"g2gipc",
-                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
-                              "g2gipcsrc name=src socket-path={socket} ! video/x-raw(memory:VulkanImage)"});
-    } else {
-        transports.push_back({"g2gipc",
-                              "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
-                              "g2gipcsrc name=src socket-path={socket}"});
+    // The device domains need their upload element; g2g's consumers there say which memory they
+    // take (a downstream of ANY caps takes system memory).
+    const char *upload = domain == "cuda" ? "cudaupload" : domain == "vulkan" ? "vulkanupload" : nullptr;
+    if (upload && !g2g::bench::have_element(upload)) {
+        std::printf("bench-ipc --domain %s: no %s here\n", domain.c_str(), upload);
+        return 0;
+    }
+    const std::string taken = domain == "cuda"     ? " ! video/x-raw(memory:CUDAMemory)"
+                              : domain == "vulkan" ? " ! video/x-raw(memory:VulkanImage)"
+                                                   : "";
+    transports.push_back({"g2gipc", "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
+                          "g2gipcsrc name=src socket-path={socket}" + taken});
+    if (domain == "cuda" && g2g::bench::have_element("cudaipcsink"))
+        transports.push_back(
+            {"cudaipc", "cudaipcsink address={socket} sync=false", "cudaipcsrc name=src address={socket}"});
+    // No GStreamer element carries Vulkan images to another process.
+    if (domain == "system")
         transports.push_back({"shm",
                               "shmsink socket-path={socket} sync=false wait-for-connection=true shm-size=" +
                                   std::to_string(std::stoull(frame_bytes) * 12),
                               "shmsrc name=src is-live=true socket-path={socket} ! " + caps});
-    }
     if (domain == "system" && g2g::bench::have_element("unixfdsink")) {
         GstElement *probe = gst_element_factory_make("unixfdsink", nullptr);
         const bool waits = g_object_class_find_property(G_OBJECT_GET_CLASS(probe), "wait-for-connection");
