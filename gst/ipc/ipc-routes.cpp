@@ -388,8 +388,8 @@ Result<BufferRef> RouteForms::copy_to_exported(GstBuffer *frame, const std::stri
     const FrameView *view = stream_view_ ? tensor_view_of(frame) : nullptr;
     if (stream_view_ && !view)
         return Error(ErrorCode::InvalidArgument, "a frame of view caps without its view");
-    if (std::optional<Result<BufferRef>> shared = vulkan_copies_.in_place(*engine_, frame, info_, view))
-        return std::move(*shared);
+    if (Result<BufferRef> shared = vulkan_copies_.in_place(*engine_, frame, info_, view); !shared || *shared)
+        return shared;
     Result<BufferRef> exported = vulkan_copies_.copy(*engine_, frame, info_, view);
     if (!exported)
         return exported;

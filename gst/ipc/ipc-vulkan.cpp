@@ -67,8 +67,8 @@ GstVideoInfo crossing_frame(const GstVideoInfo &info, const FrameView *view)
 
 } // namespace
 
-std::optional<Result<BufferRef>> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *frame,
-                                                         const GstVideoInfo &info, const FrameView *view)
+Result<BufferRef> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                                          const FrameView *view)
 {
     const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_face(frame);
     const GstVideoInfo source = crossing_frame(info, view);
@@ -76,15 +76,15 @@ std::optional<Result<BufferRef>> VulkanExports::in_place(vulkan::Engine &engine,
         GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source) ||
         GST_VIDEO_INFO_WIDTH(&exported->info()) != GST_VIDEO_INFO_WIDTH(&source) ||
         GST_VIDEO_INFO_HEIGHT(&exported->info()) != GST_VIDEO_INFO_HEIGHT(&source))
-        return std::nullopt;
+        return BufferRef();
     // Upstream's writes were submitted to this queue (GStreamer's elements share the pipeline's), or
     // are ordered before the release by the images' timeline semaphores: once the queue has
     // finished, the images are the other process's to read.
     if (Result<void> released = engine.release_to_external(frame); !released)
-        return Result<BufferRef>(released.error());
+        return released.error();
     if (Result<void> finished = engine.finish(); !finished)
-        return Result<BufferRef>(finished.error());
-    return Result<BufferRef>(BufferRef::adopt(gst_buffer_ref(frame)));
+        return finished.error();
+    return BufferRef::adopt(gst_buffer_ref(frame));
 }
 
 Result<BufferRef> VulkanExports::copy(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,

@@ -45,9 +45,9 @@ public:
     // `frame` itself where its images are exported ones already, of the planes `copy` would copy
     // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::export_pool): its
     // images released to the other process on `engine`'s queue and that queue finished, no byte
-    // copied. nullopt for any other frame, which `copy` copies.
-    std::optional<Result<BufferRef>> in_place(vulkan::Engine &engine, GstBuffer *frame,
-                                              const GstVideoInfo &info, const FrameView *view = nullptr);
+    // copied. An empty frame for any other frame, which `copy` copies.
+    Result<BufferRef> in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
+                               const FrameView *view = nullptr);
     // `frame` (a VulkanImage frame of caps `info`) copied on `engine`'s queue into images another
     // process imports, the copy waited for: a frame of those images (describe_vulkan_frame's). With
     // `view` (the frame's, in view caps), the frame it reads is copied and the view is made again

@@ -22,6 +22,12 @@ void VulkanExports::stop()
 {
 }
 
+Result<BufferRef> VulkanExports::in_place(vulkan::Engine &, GstBuffer *, const GstVideoInfo &,
+                                          const FrameView *)
+{
+    return BufferRef(); // no frame is of exported images: none is made
+}
+
 Result<BufferRef> VulkanExports::copy(vulkan::Engine &, GstBuffer *, const GstVideoInfo &, const FrameView *)
 {
     return Error(ErrorCode::UnsupportedDomain, "this g2g was built without the vulkan feature");
