@@ -409,8 +409,11 @@ Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *
 
 namespace {
 
-// A pool of exportable images on `device` configured for `caps`, and the size it keeps; empty
-// where the device cannot export them (the pool's warning says why).
+// A pool of exportable images on `device` configured for `caps`, and the size it keeps; empty where
+// it would not serve them with exported images (a device that cannot export them; a GStreamer whose
+// configurations cannot say a usage, 1.22: there no element would write into it either). The
+// configuration names no usage: an element that keeps it (a GstVulkanVideoFilter) then asks for
+// GStreamer's default usage, which exported images have where the format can be rendered to.
 std::pair<Ref<GstBufferPool>, guint> configured_export_pool(GstVulkanDevice *device, GstCaps *caps)
 {
     GstVideoInfo info;
@@ -419,7 +422,7 @@ std::pair<Ref<GstBufferPool>, guint> configured_export_pool(GstVulkanDevice *dev
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device));
     GstStructure *config = gst_buffer_pool_get_config(pool.get());
     gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
-    if (!gst_buffer_pool_set_config(pool.get(), config))
+    if (!gst_buffer_pool_set_config(pool.get(), config) || !g2g::vulkan::export_pool_exports(pool.get()))
         return {};
     g_autoptr(GstStructure) kept = gst_buffer_pool_get_config(pool.get());
     guint size = 0;

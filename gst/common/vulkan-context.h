@@ -86,8 +86,9 @@ public:
     // A configured pool of exportable images on the engine's device, for the VulkanImage caps
     // `caps` (a view's too): what g2gipcsink offers upstream, so that an element that writes into
     // its downstream's pool (vulkanupload, 1.24 on) writes frames another process imports as they
-    // are. Empty before ensure, or where the device cannot export such images (frames are then
-    // copied into exportable ones).
+    // are. Empty before ensure, where the device cannot export such images, and on GStreamer 1.22
+    // (whose configurations cannot say the usage an element needs): frames are then copied into
+    // exportable ones.
     Ref<GstBufferPool> export_pool(GstCaps *caps);
     // For an element that hands downstream its input's memory (g2gview's views): where
     // downstream's allocation answer `downstream` offers a pool of exportable images, `query` (the

@@ -16,7 +16,9 @@
 // identity_of (g2gipcsink's and g2gipcsrc's Vulkan route).
 #include "../../src/platform/vulkan/vulkan-external.h"
 
-// The pool g2gipcsink offers upstream, of exportable images: vulkan::export_pool_new.
+// The pool g2gipcsink offers upstream, of exportable images: vulkan::export_pool_new, and what
+// a configuration of it asks (compat::ask_image_pool_usage).
+#include "../../src/compat/vulkan-pool-compat.h"
 #include "../../src/platform/vulkan/vulkan-export-pool.h"
 
 // GstVulkanInstance's "create-device" signal in each GStreamer version's form:

@@ -26,6 +26,9 @@
 //                            race (1.22 to 1.26), its image pool made once (1.22 only), the formats
 //                            it cannot make (1.24 and 1.26: 3-plane formats, GRAY8)
 //                                              vulkan-upload-compat-1.22.cpp, vulkan-upload-compat-1.24.cpp
+//   vulkan-pool-compat.h     what a GstVulkanImageBufferPool's configuration asks of its images (1.24
+//                            added usage, memory, layout, layers and video caps; 1.22 has the caps)
+//                                              vulkan-pool-compat-1.22.cpp, vulkan-pool-compat-1.24.cpp
 //   vulkan-timeline-compat.h the timeline semaphore that orders work on an image across queues
 //                            (1.24 added it to each image's barrier state; 1.22 orders by one queue)
 //                                              vulkan-timeline-compat-1.22.cpp,

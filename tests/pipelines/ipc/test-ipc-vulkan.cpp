@@ -204,3 +204,37 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     // late may close meanwhile: the count never ends above where it began).
     EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
+
+// An element that renders into its downstream's pool (vulkancolorconvert, a GstVulkanVideoFilter:
+// it keeps the pool it is offered and the usage its configuration names, GStreamer's default when it
+// names none) renders into g2gipcsink's exportable images, which have that usage's color
+// attachments: its frames cross with no copy (1.24 on), and equal videoconvert's BGRA-to-RGBA.
+TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
+{
+    SKIP_WITHOUT_VULKAN();
+    Scratch scratch("g2g-ipc");
+    const int frames = 30;
+    const std::string bgra = "videotestsrc num-buffers=" + std::to_string(frames) +
+                             " pattern=ball ! video/x-raw,format=BGRA,width=64,height=48,framerate=30/1";
+    Consumer images(scratch, "images",
+                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=RGBA");
+    ExportedSeen seen;
+    const auto producer = ipc_test::run_producer(
+        bgra +
+            " ! vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA ! "
+            "identity name=tap ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
+            "socket-path=" +
+            scratch.path("socket"),
+        seen.tap());
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
+    EXPECT_EQ(images.wait(), 0) << images.said();
+    const PipelineRun peer =
+        run_pipeline(bgra + " ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink sync=false");
+    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
+    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
+        << images.received().size() << " bytes";
+    expect_frames_written_into_the_pool(seen, frames);
+    ASSERT_NE(producer->stats, nullptr);
+    EXPECT_EQ(producer->stat("copies"), upload_takes_our_pool() ? 0u : guint64(frames));
+}

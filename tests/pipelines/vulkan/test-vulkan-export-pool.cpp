@@ -3,14 +3,15 @@
 // on a device of the test's own that exports memory (lavapipe in CI): its buffers are faces of
 // exported frames and come back to the next acquire; a buffer GStreamer's pool discards (its
 // memory still held, as a view of it holds it) comes back with its frame's id once the memory goes;
-// configurations it cannot serve are refused; and ExportedFrame::of_face knows a face only whole,
-// in order.
+// a configuration it cannot serve with exported images is served as GStreamer's pool serves it;
+// and ExportedFrame::of_face knows a face only whole, in order.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
 #include <g2g/gst-ref.h>
 
+#include "compat/vulkan-pool-compat.h"
 #include "pipeline.h"
 #include "platform/vulkan/vulkan-export-pool.h"
 #include "platform/vulkan/vulkan-external.h"
@@ -50,13 +51,26 @@ protected:
 
     GstVulkanDevice *device() const { return GST_VULKAN_DEVICE(device_.get()); }
 
-    // A pool on `device` configured with `caps_text`: whether the configuration was taken.
-    static bool configure(GstBufferPool *pool, const char *caps_text, guint min = 0, guint max = 0)
+    // `pool` configured with `caps_text`, asking for images of `usage` (as g2gipcsink's offer
+    // does, and vulkanupload keeps): whether the configuration was taken.
+    static bool configure(GstBufferPool *pool, const char *caps_text,
+                          VkImageUsageFlags usage = g2g::vulkan::kExportedUsage)
     {
         g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(caps_text));
         GstStructure *config = gst_buffer_pool_get_config(pool);
-        gst_buffer_pool_config_set_params(config, caps.get(), 4096, min, max);
+        gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
+        g2g::compat::ask_image_pool_usage(config, usage);
         return gst_buffer_pool_set_config(pool, config);
+    }
+
+    // GStreamer 1.22's configurations cannot say which images an element needs: there the pool
+    // serves every configuration as GStreamer's own pool does (and no element writes into it).
+    static bool configurations_say_usage()
+    {
+        GstStructure *config = gst_structure_new_empty("config");
+        const bool known = g2g::compat::image_pool_ask(config).known;
+        gst_structure_free(config);
+        return known;
     }
 
     static BufferRef acquire(GstBufferPool *pool)
@@ -81,10 +95,13 @@ protected:
 // (GstBufferPool discards a buffer of another size), and a buffer given back is the next one.
 TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
 {
+    if (!configurations_say_usage())
+        GTEST_SKIP() << "GStreamer 1.22's pool configurations say no usage: the pool exports nothing there";
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     EXPECT_EQ(g2g::vulkan::export_pool_device(pool.get()), device());
     EXPECT_TRUE(GST_IS_VULKAN_IMAGE_BUFFER_POOL(pool.get())) << "vulkanupload keeps only such a pool";
     ASSERT_TRUE(configure(pool.get(), kImageCaps));
+    EXPECT_TRUE(g2g::vulkan::export_pool_exports(pool.get()));
     ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
 
     BufferRef first = acquire(pool.get());
@@ -115,6 +132,8 @@ TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
 // goes: a consumer that imported it never imports it again.
 TEST_F(VulkanExportPool, AFrameWhoseMemoryIsHeldElsewhereComesBackWithItsId)
 {
+    if (!configurations_say_usage())
+        GTEST_SKIP() << "GStreamer 1.22's pool configurations say no usage: the pool exports nothing there";
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     ASSERT_TRUE(configure(pool.get(), kImageCaps));
     ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
@@ -138,35 +157,84 @@ TEST_F(VulkanExportPool, AFrameWhoseMemoryIsHeldElsewhereComesBackWithItsId)
     gst_buffer_pool_set_active(pool.get(), FALSE);
 }
 
-// What it cannot serve is refused at configuration: caps of other memory, caps not fixed, and a
-// device opened without VK_KHR_external_memory_fd (no image of it can be exported).
-TEST_F(VulkanExportPool, ConfigurationsItCannotServeAreRefused)
+// A configuration it cannot serve with exported images is served as GStreamer's own pool serves it
+// (taken or refused by that code), its frames then ordinary images: caps of other memory, caps not
+// fixed (refused), a device opened without VK_KHR_external_memory_fd, and configurations asking
+// for images of another kind (a usage exported images do not have, two layers); on 1.22, every
+// one. A configuration that names no usage, as a GstVulkanVideoFilter (vulkancolorconvert) keeps
+// it, asks for GStreamer's default, color attachments included: exported images have them.
+TEST_F(VulkanExportPool, WhatItCannotExportIsServedAsGStreamersPoolServesIt)
 {
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
-    EXPECT_FALSE(configure(pool.get(), "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"));
     EXPECT_FALSE(
         configure(pool.get(), "video/x-raw(memory:VulkanImage),format=NV12,width=[16,64],height=48"));
-    EXPECT_TRUE(configure(pool.get(), kImageCaps));
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get()));
+    configure(pool.get(), "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get())) << "system-memory caps";
+    configure(pool.get(), kImageCaps,
+              g2g::vulkan::kExportedUsage | VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT);
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get())) << "a usage exported images do not have";
+
+    // Ordinary frames where it does not export: two layers (1.24 on), any configuration on 1.22.
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(kImageCaps));
+    gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
+    gst_structure_remove_field(config, "usage");
+    if (configurations_say_usage())
+        gst_structure_set(config, "num-layers", G_TYPE_UINT, 2u, nullptr);
+    ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get()));
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    {
+        BufferRef ordinary = acquire(pool.get());
+        ASSERT_TRUE(ordinary);
+        EXPECT_EQ(id_of(ordinary.get()), 0u) << "GStreamer's own images, not exported ones";
+        EXPECT_TRUE(gst_is_vulkan_image_memory(gst_buffer_peek_memory(ordinary.get(), 0)));
+    }
+    gst_buffer_pool_set_active(pool.get(), FALSE);
+
+    if (configurations_say_usage()) {
+        // No usage named: GStreamer's default, which exported images of NV12's planes have here.
+        config = gst_buffer_pool_get_config(pool.get());
+        gst_structure_remove_field(config, "num-layers");
+        ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+        EXPECT_TRUE(g2g::vulkan::export_pool_exports(pool.get())) << "a renderer's default usage";
+        ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+        BufferRef face = acquire(pool.get());
+        const auto frame = ExportedFrame::of_face(face.get());
+        ASSERT_TRUE(frame);
+        for (const g2g::vulkan::ExternalImage &plane : frame->planes(face.get()))
+            EXPECT_TRUE(plane.description.usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
+                << "a renderer renders into it";
+        face.reset();
+        gst_buffer_pool_set_active(pool.get(), FALSE);
+    }
 
     Ref<GstObject> plain = open_device(false);
     ASSERT_TRUE(plain);
     Ref<GstBufferPool> unexporting =
         Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(GST_VULKAN_DEVICE(plain.get())));
-    EXPECT_FALSE(configure(unexporting.get(), kImageCaps));
+    configure(unexporting.get(), kImageCaps);
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(unexporting.get())) << "a device that cannot export";
 
     // A pool of GStreamer's own is no export pool.
     Ref<GstBufferPool> theirs = Ref<GstBufferPool>::adopt(gst_vulkan_image_buffer_pool_new(device()));
     EXPECT_EQ(g2g::vulkan::export_pool_device(theirs.get()), nullptr);
+    EXPECT_FALSE(g2g::vulkan::export_pool_exports(theirs.get()));
 }
 
 // A face is known only whole and in order: planes swapped, planes of two frames, a plane missing
 // or a memory added are no face (such a frame is copied, never sent as another's images).
 TEST_F(VulkanExportPool, AFaceIsKnownOnlyWholeAndInOrder)
 {
-    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
-    ASSERT_TRUE(configure(pool.get(), kImageCaps));
-    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
-    BufferRef a = acquire(pool.get()), b = acquire(pool.get());
+    // Two exported frames' faces, as the pool (or the producer's copy) makes them.
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    const auto frames = g2g::vulkan::exported_pool(device());
+    auto first = frames->acquire(info), second = frames->acquire(info);
+    ASSERT_TRUE(first) << first.error().message();
+    ASSERT_TRUE(second) << second.error().message();
+    BufferRef a = (*first)->face(), b = (*second)->face();
     ASSERT_NE(id_of(a.get()), 0u);
     ASSERT_NE(id_of(b.get()), 0u);
     auto made_of = [](std::initializer_list<GstMemory *> memories) {
@@ -184,7 +252,4 @@ TEST_F(VulkanExportPool, AFaceIsKnownOnlyWholeAndInOrder)
     GstMemory *system = gst_allocator_alloc(nullptr, 16, nullptr);
     EXPECT_EQ(id_of(made_of({a0, a1, system}).get()), 0u) << "a memory added";
     gst_memory_unref(system);
-    a.reset();
-    b.reset();
-    gst_buffer_pool_set_active(pool.get(), FALSE);
 }

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "compat/vulkan-pool-compat.h"
 #include "vulkan-external.h"
 
 #define G2G_TYPE_VULKAN_EXPORT_POOL (g2g_vulkan_export_pool_get_type())
@@ -13,47 +14,69 @@ struct _G2gVulkanExportPool {
     GstVulkanImageBufferPool parent; // its device: ours, one reference (the parent's finalize drops it)
     std::shared_ptr<g2g::vulkan::ExportedPool> *frames; // owned
     GstVideoInfo info;
+    bool exports; // the configuration is served with exported images (else by the parent's code)
 };
 
 G_DEFINE_TYPE(G2gVulkanExportPool, g2g_vulkan_export_pool, GST_TYPE_VULKAN_IMAGE_BUFFER_POOL)
 
-// The parent's set_config, alloc_buffer and their private state are never used: the configuration
-// goes to GstBufferPool's own, with the size of these images' allocations (its release_buffer
-// discards a buffer of another size).
+namespace {
+
+// Whether `config` (fixed VulkanImage video caps, its ask read) is served by images exported as
+// ExportedFrame makes them: of `served` usage on every plane, device-local, one layer, of no video
+// profile, in an undefined first layout.
+bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFlags served)
+{
+    return ask.known && !ask.video && ask.layers == 1 && (ask.usage & ~served) == 0 &&
+           (ask.memory & ~VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) == 0 &&
+           ask.layout == VK_IMAGE_LAYOUT_UNDEFINED;
+}
+
+} // namespace
+
+// A configuration served with exported images goes to GstBufferPool's own set_config, with the size
+// of their allocations (its release_buffer discards a buffer of another size); any other, to the
+// parent's, whose alloc_buffer then makes the frames.
 static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStructure *config)
 {
     G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
+    self->exports = false;
     GstCaps *caps = nullptr;
     guint size = 0, min = 0, max = 0;
-    if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) || !caps ||
-        !gst_caps_is_fixed(caps) || !gst_video_info_from_caps(&self->info, caps)) {
-        GST_WARNING_OBJECT(pool, "no fixed video caps in the configuration");
-        return FALSE;
+    const GstCapsFeatures *features = nullptr;
+    if (gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) && caps &&
+        gst_caps_is_fixed(caps) && gst_video_info_from_caps(&self->info, caps) &&
+        (features = gst_caps_get_features(caps, 0)) &&
+        gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
+        // One frame made now tells whether the device exports these images, their usage and their
+        // size; it is the first buffer's.
+        g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> first = (*self->frames)->acquire(self->info);
+        if (!first) {
+            GST_INFO_OBJECT(pool, "served as GStreamer's pool: %s", first.error().message().c_str());
+        } else {
+            VkImageUsageFlags served = ~VkImageUsageFlags(0);
+            for (const g2g::vulkan::ExternalImage &plane : (*first)->planes())
+                served &= plane.description.usage;
+            const std::uint64_t allocations = (*first)->allocated_bytes();
+            if (exported_images_serve(g2g::compat::image_pool_ask(config), served) &&
+                allocations <= G_MAXUINT) {
+                gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
+                auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
+                self->exports = base->set_config(pool, config);
+                return self->exports;
+            }
+            GST_INFO_OBJECT(pool,
+                            "served as GStreamer's pool: its configuration asks for images of another kind");
+        }
     }
-    const GstCapsFeatures *features = gst_caps_get_features(caps, 0);
-    if (!features || !gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
-        GST_WARNING_OBJECT(pool, "caps %" GST_PTR_FORMAT " are not of Vulkan images", caps);
-        return FALSE;
-    }
-    // One frame made now tells whether the device exports these images, and their size; it is the
-    // first buffer's.
-    g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> first = (*self->frames)->acquire(self->info);
-    if (!first) {
-        GST_WARNING_OBJECT(pool, "%s", first.error().message().c_str());
-        return FALSE;
-    }
-    const std::uint64_t allocations = (*first)->allocated_bytes();
-    if (allocations > G_MAXUINT)
-        return FALSE;
-    gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
-    auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
-    return base->set_config(pool, config);
+    return GST_BUFFER_POOL_CLASS(g2g_vulkan_export_pool_parent_class)->set_config(pool, config);
 }
 
 static GstFlowReturn g2g_vulkan_export_pool_alloc(GstBufferPool *pool, GstBuffer **buffer,
-                                                  GstBufferPoolAcquireParams *)
+                                                  GstBufferPoolAcquireParams *params)
 {
     G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
+    if (!self->exports)
+        return GST_BUFFER_POOL_CLASS(g2g_vulkan_export_pool_parent_class)->alloc_buffer(pool, buffer, params);
     g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> frame = (*self->frames)->acquire(self->info);
     if (!frame) {
         GST_WARNING_OBJECT(pool, "%s", frame.error().message().c_str());
@@ -85,6 +108,7 @@ static void g2g_vulkan_export_pool_class_init(G2gVulkanExportPoolClass *klass)
 static void g2g_vulkan_export_pool_init(G2gVulkanExportPool *self)
 {
     gst_video_info_init(&self->info);
+    self->exports = false;
 }
 
 namespace g2g::vulkan {
@@ -101,6 +125,11 @@ GstBufferPool *export_pool_new(GstVulkanDevice *device)
 GstVulkanDevice *export_pool_device(GstBufferPool *pool)
 {
     return pool && G2G_IS_VULKAN_EXPORT_POOL(pool) ? G2G_VULKAN_EXPORT_POOL(pool)->parent.device : nullptr;
+}
+
+bool export_pool_exports(GstBufferPool *pool)
+{
+    return export_pool_device(pool) && G2G_VULKAN_EXPORT_POOL(pool)->exports;
 }
 
 } // namespace g2g::vulkan

@@ -5,8 +5,13 @@
 // writes each frame where the consumers read it, and the producer sends it with no copy.
 //
 // It is a GstVulkanImageBufferPool because vulkanupload keeps a downstream pool only of that class
-// (GST_IS_VULKAN_IMAGE_BUFFER_POOL in its decide_allocation); it takes nothing from that class but
-// its type. Its frames come from an ExportedPool: when GStreamer's pool discards a buffer (its
+// (GST_IS_VULKAN_IMAGE_BUFFER_POOL in its decide_allocation). Other elements keep such a pool too
+// and ask it for images of their own kind: a video decoder's (vulkanh264dec: decode usage and a
+// video profile), a renderer's (color attachments). A configuration that asks for what exported
+// images are not (compat::image_pool_ask: usage beyond theirs, host-visible memory, layers, video
+// caps, an initial layout; on 1.22, where a configuration cannot say, any) is served as GStreamer's
+// own pool serves it: its frames are then not exported, and g2gipcsink copies them as any other.
+// Its exported frames come from an ExportedPool: when GStreamer's pool discards a buffer (its
 // memory still held downstream, by a view of it), the frame comes back to the next buffer made,
 // with its id, which each consumer imports once.
 #pragma once
@@ -17,13 +22,16 @@
 
 namespace g2g::vulkan {
 
-// A new pool of exportable images on `device`, unconfigured. Its configuration (fixed VulkanImage
-// video caps; min and max buffers kept) is refused where the device cannot export every plane's
-// images (ExportedFrame::create's reason, as a warning on the pool); the size it keeps is its
-// images' allocations, whatever the configuration said.
+// A new pool of exportable images on `device`, unconfigured. A configuration it serves with
+// exported images keeps their allocations' size, whatever it said; one of other caps than fixed
+// VulkanImage video caps, or one it serves as GStreamer's pool does, is GStreamer's pool's to take
+// or refuse.
 GstBufferPool *export_pool_new(GstVulkanDevice *device);
 
 // Whether `pool` is one export_pool_new made, and if so its device (not a new reference).
 GstVulkanDevice *export_pool_device(GstBufferPool *pool);
+
+// Whether `pool` (export_pool_new's) serves its configuration with exported images.
+bool export_pool_exports(GstBufferPool *pool);
 
 } // namespace g2g::vulkan

@@ -16,10 +16,6 @@ namespace g2g::vulkan {
 namespace {
 
 constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-// The usage both sides give every image: the producer copies into it, a consumer copies, samples or
-// (where the format allows) writes it.
-constexpr VkImageUsageFlags kUsage =
-    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
 
 Error refused(std::string message)
 {
@@ -32,8 +28,12 @@ std::string frame_name(const GstVideoInfo &info)
            std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
 }
 
-// The usage plane `format` gets (kUsage, plus storage where optimal tiling has it), or why the
-// device cannot export and import such images.
+// The usage plane `format` gets, or why the device cannot export and import such images:
+// kExportedUsage, plus storage where optimal tiling has it (g2g's shader writes it), plus the color
+// and input attachments GStreamer's own image pool gives every image by default, where the format
+// can be rendered to and such images exported (an element that renders into its downstream's pool,
+// a GstVulkanVideoFilter such as vulkancolorconvert, keeps that usage and renders into these). An
+// exporter and an importer on the same driver get the same.
 Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, const std::string &which)
 {
     VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
@@ -47,28 +47,36 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
         return refused("the Vulkan device " + Engine::describe(device) +
                        " cannot copy and sample images of VkFormat " + std::to_string(format) + " (" + which +
                        ")");
-    VkImageUsageFlags usage = kUsage;
+    // Whether images of `usage` can be exported and imported as opaque fds.
+    auto shareable = [&](VkImageUsageFlags usage) {
+        VkPhysicalDeviceExternalImageFormatInfo external_info{};
+        external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+        external_info.handleType = kHandle;
+        VkPhysicalDeviceImageFormatInfo2 format_info{};
+        format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+        format_info.pNext = &external_info;
+        format_info.format = format;
+        format_info.type = VK_IMAGE_TYPE_2D;
+        format_info.tiling = VK_IMAGE_TILING_OPTIMAL;
+        format_info.usage = usage;
+        VkExternalImageFormatProperties external{};
+        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+        VkImageFormatProperties2 properties{};
+        properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+        properties.pNext = &external;
+        const VkExternalMemoryFeatureFlags both =
+            VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+        return vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties) == VK_SUCCESS &&
+               (external.externalMemoryProperties.externalMemoryFeatures & both) == both;
+    };
+    VkImageUsageFlags usage = kExportedUsage;
     if (optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
         usage |= VK_IMAGE_USAGE_STORAGE_BIT;
-    VkPhysicalDeviceExternalImageFormatInfo external_info{};
-    external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
-    external_info.handleType = kHandle;
-    VkPhysicalDeviceImageFormatInfo2 format_info{};
-    format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
-    format_info.pNext = &external_info;
-    format_info.format = format;
-    format_info.type = VK_IMAGE_TYPE_2D;
-    format_info.tiling = VK_IMAGE_TILING_OPTIMAL;
-    format_info.usage = usage;
-    VkExternalImageFormatProperties external{};
-    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
-    VkImageFormatProperties2 properties{};
-    properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
-    properties.pNext = &external;
-    const VkExternalMemoryFeatureFlags both =
-        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
-    if (VkResult r = vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties);
-        r != VK_SUCCESS || (external.externalMemoryProperties.externalMemoryFeatures & both) != both)
+    const VkImageUsageFlags attachments =
+        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
+    if ((optimal & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) && shareable(usage | attachments))
+        return usage | attachments;
+    if (!shareable(usage))
         return refused("the Vulkan device " + Engine::describe(device) +
                        " cannot export and import images of VkFormat " + std::to_string(format) + " (" +
                        which + ") as opaque fds");

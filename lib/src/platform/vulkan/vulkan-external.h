@@ -31,6 +31,11 @@
 
 namespace g2g::vulkan {
 
+// The usage both sides give every image: the producer copies into it (or vulkanupload writes it), a
+// consumer copies, samples or (where the format allows, with STORAGE added) writes it.
+inline constexpr VkImageUsageFlags kExportedUsage =
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+
 DeviceIdentity identity_of(GstVulkanDevice *device);
 // The first device-local memory type of `allowed` (a VkMemoryRequirements' memoryTypeBits), or -1:
 // an exporter and an importer of the same image on the same driver pick the same one.
