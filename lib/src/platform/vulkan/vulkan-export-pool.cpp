@@ -34,8 +34,10 @@ bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFla
 } // namespace
 
 // A configuration served with exported images goes to GstBufferPool's own set_config, with the size
-// of their allocations (its release_buffer discards a buffer of another size); any other, to the
-// parent's, whose alloc_buffer then makes the frames.
+// of their allocations (its release_buffer discards a buffer of another size); any other of
+// VulkanImage caps, to the parent's, whose alloc_buffer then makes the frames. Caps of other memory
+// are refused here: 1.22's parent makes linear images for them, and dereferences the one that a
+// driver refuses to make (NVIDIA's, for NV12's planes).
 static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStructure *config)
 {
     G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
@@ -43,30 +45,31 @@ static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStruct
     GstCaps *caps = nullptr;
     guint size = 0, min = 0, max = 0;
     const GstCapsFeatures *features = nullptr;
-    if (gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) && caps &&
-        gst_caps_is_fixed(caps) && gst_video_info_from_caps(&self->info, caps) &&
-        (features = gst_caps_get_features(caps, 0)) &&
-        gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
-        // One frame made now tells whether the device exports these images, their usage and their
-        // size; it is the first buffer's.
-        g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> first = (*self->frames)->acquire(self->info);
-        if (!first) {
-            GST_INFO_OBJECT(pool, "served as GStreamer's pool: %s", first.error().message().c_str());
-        } else {
-            VkImageUsageFlags served = ~VkImageUsageFlags(0);
-            for (const g2g::vulkan::ExternalImage &plane : (*first)->planes())
-                served &= plane.description.usage;
-            const std::uint64_t allocations = (*first)->allocated_bytes();
-            if (exported_images_serve(g2g::compat::image_pool_ask(config), served) &&
-                allocations <= G_MAXUINT) {
-                gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
-                auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
-                self->exports = base->set_config(pool, config);
-                return self->exports;
-            }
-            GST_INFO_OBJECT(pool,
-                            "served as GStreamer's pool: its configuration asks for images of another kind");
+    if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) || !caps ||
+        !gst_caps_is_fixed(caps) || !gst_video_info_from_caps(&self->info, caps) ||
+        !(features = gst_caps_get_features(caps, 0)) ||
+        !gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_VULKAN_IMAGE)) {
+        GST_WARNING_OBJECT(pool, "refused: no fixed VulkanImage video caps in %" GST_PTR_FORMAT, config);
+        return FALSE;
+    }
+    // One frame made now tells whether the device exports these images, their usage and their size;
+    // it is the first buffer's.
+    g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> first = (*self->frames)->acquire(self->info);
+    if (first) {
+        VkImageUsageFlags served = ~VkImageUsageFlags(0);
+        for (const g2g::vulkan::ExternalImage &plane : (*first)->planes())
+            served &= plane.description.usage;
+        const std::uint64_t allocations = (*first)->allocated_bytes();
+        if (exported_images_serve(g2g::compat::image_pool_ask(config), served) && allocations <= G_MAXUINT) {
+            gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
+            auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
+            self->exports = base->set_config(pool, config);
+            return self->exports;
         }
+        GST_INFO_OBJECT(pool,
+                        "served as GStreamer's pool: its configuration asks for images of another kind");
+    } else {
+        GST_INFO_OBJECT(pool, "served as GStreamer's pool: %s", first.error().message().c_str());
     }
     return GST_BUFFER_POOL_CLASS(g2g_vulkan_export_pool_parent_class)->set_config(pool, config);
 }

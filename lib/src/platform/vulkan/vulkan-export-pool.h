@@ -23,9 +23,9 @@
 namespace g2g::vulkan {
 
 // A new pool of exportable images on `device`, unconfigured. A configuration it serves with
-// exported images keeps their allocations' size, whatever it said; one of other caps than fixed
-// VulkanImage video caps, or one it serves as GStreamer's pool does, is GStreamer's pool's to take
-// or refuse.
+// exported images keeps their allocations' size, whatever it said; one it serves as GStreamer's pool
+// does is that pool's to take or refuse; one of other caps than fixed VulkanImage video caps is
+// refused.
 GstBufferPool *export_pool_new(GstVulkanDevice *device);
 
 // Whether `pool` is one export_pool_new made, and if so its device (not a new reference).
