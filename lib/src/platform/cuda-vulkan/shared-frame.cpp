@@ -182,24 +182,8 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
             usage |= VK_IMAGE_USAGE_STORAGE_BIT;
         frame->usage_ = p == 0 ? usage : (frame->usage_ & usage);
 
-        VkPhysicalDeviceExternalImageFormatInfo external_info{};
-        external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
-        external_info.handleType = kHandle;
-        VkPhysicalDeviceImageFormatInfo2 format_info{};
-        format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
-        format_info.pNext = &external_info;
-        format_info.format = plane.format;
-        format_info.type = VK_IMAGE_TYPE_2D;
-        format_info.tiling = VK_IMAGE_TILING_LINEAR;
-        format_info.usage = usage;
-        VkExternalImageFormatProperties external{};
-        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
-        VkImageFormatProperties2 properties{};
-        properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
-        properties.pNext = &external;
-        if (VkResult r = vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties);
-            r != VK_SUCCESS || !(external.externalMemoryProperties.externalMemoryFeatures &
-                                 VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        if (!(vulkan::external_image_features(physical, plane.format, VK_IMAGE_TILING_LINEAR, usage) &
+              VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
             return refused("the Vulkan device " + vulkan::Engine::describe(device) +
                            " cannot export linear images of VkFormat " + std::to_string(plane.format) + " (" +
                            which + ") to CUDA");

@@ -49,25 +49,9 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
                        ")");
     // Whether images of `usage` can be exported and imported as opaque fds.
     auto shareable = [&](VkImageUsageFlags usage) {
-        VkPhysicalDeviceExternalImageFormatInfo external_info{};
-        external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
-        external_info.handleType = kHandle;
-        VkPhysicalDeviceImageFormatInfo2 format_info{};
-        format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
-        format_info.pNext = &external_info;
-        format_info.format = format;
-        format_info.type = VK_IMAGE_TYPE_2D;
-        format_info.tiling = VK_IMAGE_TILING_OPTIMAL;
-        format_info.usage = usage;
-        VkExternalImageFormatProperties external{};
-        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
-        VkImageFormatProperties2 properties{};
-        properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
-        properties.pNext = &external;
         const VkExternalMemoryFeatureFlags both =
             VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
-        return vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties) == VK_SUCCESS &&
-               (external.externalMemoryProperties.externalMemoryFeatures & both) == both;
+        return (external_image_features(physical, format, VK_IMAGE_TILING_OPTIMAL, usage) & both) == both;
     };
     VkImageUsageFlags usage = kExportedUsage;
     if (optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
@@ -182,6 +166,29 @@ GstMemory *wrap(GstVulkanDevice *device, const ExternalImage &plane, gpointer ho
 }
 
 } // namespace
+
+VkExternalMemoryFeatureFlags external_image_features(VkPhysicalDevice physical, VkFormat format,
+                                                     VkImageTiling tiling, VkImageUsageFlags usage)
+{
+    VkPhysicalDeviceExternalImageFormatInfo external_info{};
+    external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+    external_info.handleType = kHandle;
+    VkPhysicalDeviceImageFormatInfo2 format_info{};
+    format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+    format_info.pNext = &external_info;
+    format_info.format = format;
+    format_info.type = VK_IMAGE_TYPE_2D;
+    format_info.tiling = tiling;
+    format_info.usage = usage;
+    VkExternalImageFormatProperties external{};
+    external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+    VkImageFormatProperties2 properties{};
+    properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+    properties.pNext = &external;
+    if (vkGetPhysicalDeviceImageFormatProperties2(physical, &format_info, &properties) != VK_SUCCESS)
+        return 0;
+    return external.externalMemoryProperties.externalMemoryFeatures;
+}
 
 gint device_local_memory_type(GstVulkanDevice *device, guint32 allowed)
 {

@@ -37,6 +37,10 @@ inline constexpr VkImageUsageFlags kExportedUsage =
     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
 
 DeviceIdentity identity_of(GstVulkanDevice *device);
+// What the driver says of exporting and importing 2D images of `format`, `tiling` and `usage` as
+// opaque fds (VkExternalMemoryFeatureFlags; 0 where it cannot make such images at all).
+VkExternalMemoryFeatureFlags external_image_features(VkPhysicalDevice physical, VkFormat format,
+                                                     VkImageTiling tiling, VkImageUsageFlags usage);
 // The first device-local memory type of `allowed` (a VkMemoryRequirements' memoryTypeBits), or -1:
 // an exporter and an importer of the same image on the same driver pick the same one.
 gint device_local_memory_type(GstVulkanDevice *device, guint32 allowed);
