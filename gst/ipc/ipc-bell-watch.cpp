@@ -4,7 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <vector>
+#include <array>
 
 namespace g2g::ipc {
 
@@ -43,31 +43,32 @@ void BellWatch::frame_seen(std::int64_t rang_ns)
 
 namespace {
 
-std::int64_t median(std::vector<std::int64_t> values)
+// The median of the first `count` of `values` (reordered), with no allocation: once a frame.
+template <std::size_t N> std::int64_t median(std::array<std::int64_t, N> &values, std::size_t count)
 {
-    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-    return values[values.size() / 2];
+    std::nth_element(values.begin(), values.begin() + count / 2, values.begin() + count);
+    return values[count / 2];
 }
 
 } // namespace
 
 std::int64_t BellWatch::due_ns() const
 {
-    if (rings_.size() < 4)
+    const std::size_t rings = rings_.size();
+    if (rings < 4)
         return -1;
-    std::vector<std::int64_t> intervals;
-    for (std::size_t i = 1; i < rings_.size(); ++i)
-        intervals.push_back(rings_[i] - rings_[i - 1]);
-    const std::int64_t period = median(intervals);
+    std::array<std::int64_t, kRings> values{};
+    for (std::size_t i = 1; i < rings; ++i)
+        values[i - 1] = rings_[i] - rings_[i - 1];
+    const std::int64_t period = median(values, rings - 1);
     if (period < 100000) // under 0.1 ms: no rate to watch for
         return -1;
     // Each ring carried forward to the frame after the last (a frame dropped between counts whole
     // periods), then the median.
     const std::int64_t last = rings_.back();
-    std::vector<std::int64_t> projected;
-    for (std::int64_t ring : rings_)
-        projected.push_back(ring + ((last - ring + period / 2) / period + 1) * period);
-    std::int64_t due = median(projected);
+    for (std::size_t i = 0; i < rings; ++i)
+        values[i] = rings_[i] + ((last - rings_[i] + period / 2) / period + 1) * period;
+    std::int64_t due = median(values, rings);
     // A frame that did not come in its window (dropped, or the stream paused) is looked for a
     // period later.
     const std::int64_t now = now_ns();
