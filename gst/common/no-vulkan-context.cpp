@@ -68,9 +68,8 @@ void VulkanContextUse::release()
 {
 }
 
-Ref<GstBufferPool> VulkanContextUse::export_pool(GstCaps *)
+void VulkanContextUse::propose_export_pool(GstQuery *)
 {
-    return {};
 }
 
 void VulkanContextUse::pass_export_pool(GstQuery *, GstQuery *)

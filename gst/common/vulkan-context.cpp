@@ -409,33 +409,35 @@ Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *
 
 namespace {
 
-// A pool of exportable images on `device` configured for `caps`, and the size it keeps; empty where
-// it would not serve them with exported images (a device that cannot export them; a GStreamer whose
+// Adds to `query` a pool of exportable images on `device` configured for its caps, where it serves
+// them with exported images (not where the device cannot export them, nor on a GStreamer whose
 // configurations cannot say a usage, 1.22: there no element would write into it either). The
 // configuration names no usage: an element that keeps it (a GstVulkanVideoFilter) then asks for
 // GStreamer's default usage, which exported images have where the format can be rendered to.
-std::pair<Ref<GstBufferPool>, guint> configured_export_pool(GstVulkanDevice *device, GstCaps *caps)
+void add_export_pool(GstVulkanDevice *device, GstQuery *query)
 {
+    GstCaps *caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
     GstVideoInfo info;
     if (!device || !caps || !gst_video_info_from_caps(&info, caps))
-        return {};
+        return;
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device));
     GstStructure *config = gst_buffer_pool_get_config(pool.get());
     gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
     if (!gst_buffer_pool_set_config(pool.get(), config) || !g2g::vulkan::export_pool_exports(pool.get()))
-        return {};
+        return;
     g_autoptr(GstStructure) kept = gst_buffer_pool_get_config(pool.get());
     guint size = 0;
     gst_buffer_pool_config_get_params(kept, nullptr, &size, nullptr, nullptr);
-    return {std::move(pool), size};
+    gst_query_add_allocation_pool(query, pool.get(), size, 0, 0);
 }
 
 } // namespace
 
-Ref<GstBufferPool> VulkanContextUse::export_pool(GstCaps *caps)
+void VulkanContextUse::propose_export_pool(GstQuery *query)
 {
-    const std::shared_ptr<g2g::vulkan::Engine> engine = this->engine();
-    return engine ? configured_export_pool(engine->device(), caps).first : Ref<GstBufferPool>();
+    if (const std::shared_ptr<g2g::vulkan::Engine> engine = this->engine())
+        add_export_pool(engine->device(), query);
 }
 
 void VulkanContextUse::pass_export_pool(GstQuery *downstream, GstQuery *query)
@@ -445,11 +447,7 @@ void VulkanContextUse::pass_export_pool(GstQuery *downstream, GstQuery *query)
     GstBufferPool *offered = nullptr;
     gst_query_parse_nth_allocation_pool(downstream, 0, &offered, nullptr, nullptr, nullptr);
     const Ref<GstBufferPool> held = Ref<GstBufferPool>::adopt(offered);
-    GstCaps *caps = nullptr;
-    gst_query_parse_allocation(query, &caps, nullptr);
-    auto [pool, size] = configured_export_pool(g2g::vulkan::export_pool_device(offered), caps);
-    if (pool)
-        gst_query_add_allocation_pool(query, pool.get(), size, 0, 0);
+    add_export_pool(g2g::vulkan::export_pool_device(offered), query);
 }
 
 bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)

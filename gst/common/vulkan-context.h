@@ -83,13 +83,13 @@ public:
     // decide_allocation for VulkanImage output caps: our storage pool first in `query`. Downstream's
     // Vulkan image pool is never kept: GStreamer 1.22's sets no storage usage on its images.
     bool decide_pool(GstElement *element, GstQuery *query);
-    // A configured pool of exportable images on the engine's device, for the VulkanImage caps
-    // `caps` (a view's too): what g2gipcsink offers upstream, so that an element that writes into
-    // its downstream's pool (vulkanupload, 1.24 on) writes frames another process imports as they
-    // are. Empty before ensure, where the device cannot export such images, and on GStreamer 1.22
-    // (whose configurations cannot say the usage an element needs): frames are then copied into
-    // exportable ones.
-    Ref<GstBufferPool> export_pool(GstCaps *caps);
+    // Adds to the allocation query `query` (VulkanImage caps, a view's too) a configured pool of
+    // exportable images on the engine's device: what g2gipcsink offers upstream, so that an element
+    // that writes into its downstream's pool (vulkanupload, 1.24 on) writes frames another process
+    // imports as they are. Nothing before ensure, where the device cannot export such images, and on
+    // GStreamer 1.22 (whose configurations cannot say the usage an element needs): frames are then
+    // copied into exportable ones.
+    void propose_export_pool(GstQuery *query);
     // For an element that hands downstream its input's memory (g2gview's views): where
     // downstream's allocation answer `downstream` offers a pool of exportable images, `query` (the
     // element's own, in its input caps) gets one of those caps on the same device.

@@ -247,12 +247,7 @@ static gboolean g2g_ipc_sink_propose_allocation(GstBaseSink *sink, GstQuery *que
     if (domain == g2g::MemoryDomainKind::VulkanTexture) {
         // Offered whether or not upstream asked for a pool: vulkanupload (1.24 on) takes the first
         // GstVulkanImageBufferPool it is offered, and g2gview passes one on for its input's caps.
-        if (g2g::Ref<GstBufferPool> pool = G2G_IPC_SINK(sink)->priv->vulkan.export_pool(caps)) {
-            g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());
-            guint size = 0;
-            gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
-            gst_query_add_allocation_pool(query, pool.get(), size, 0, 0);
-        }
+        G2G_IPC_SINK(sink)->priv->vulkan.propose_export_pool(query);
         return TRUE;
     }
     if (domain != g2g::MemoryDomainKind::System && domain != g2g::MemoryDomainKind::SystemView)
