@@ -43,7 +43,7 @@ public:
     VulkanExports();
     ~VulkanExports();
     // `frame` itself where its images are exported ones already, of the planes `copy` would copy
-    // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::export_pool): its
+    // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::propose_export_pool): its
     // images released to the other process on `engine`'s queue and that queue finished, no byte
     // copied. An empty frame for any other frame, which `copy` copies.
     Result<BufferRef> in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
