@@ -410,10 +410,9 @@ Ref<GstBufferPool> VulkanContextUse::storage_pool(GstElement *element, GstCaps *
 namespace {
 
 // Adds to `query` a pool of exportable images on `device` configured for its caps, where it serves
-// them with exported images (not where the device cannot export them, nor on a GStreamer whose
-// configurations cannot say a usage, 1.22: there no element would write into it either). The
-// configuration names no usage: an element that keeps it (a GstVulkanVideoFilter) then asks for
-// GStreamer's default usage, which exported images have where the format can be rendered to.
+// them with exported images (not where the device cannot export them). The configuration names no
+// usage: an element that keeps it (a GstVulkanVideoFilter) then asks for GStreamer's default usage,
+// which exported images have where the format can be rendered to.
 void add_export_pool(GstVulkanDevice *device, GstQuery *query)
 {
     GstCaps *caps = nullptr;
@@ -450,6 +449,33 @@ void VulkanContextUse::pass_export_pool(GstQuery *downstream, GstQuery *query)
     add_export_pool(g2g::vulkan::export_pool_device(offered), query);
 }
 
+namespace {
+
+// Downstream's first pool `offered` when it is an export pool on `engine`'s device that serves `caps`
+// with exported images its shader can write (g2gipcsink's, passed on by a g2gview of views),
+// configured and marked as the engine's; empty otherwise.
+Ref<GstBufferPool> keep_export_pool(g2g::vulkan::Engine &engine, GstBufferPool *offered, GstCaps *caps,
+                                    guint min)
+{
+    GstVideoInfo info;
+    if (!offered || g2g::vulkan::export_pool_device(offered) != engine.device() || !caps ||
+        !gst_video_info_from_caps(&info, caps) || !engine.check_writable(info))
+        return {};
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(GST_BUFFER_POOL(gst_object_ref(offered)));
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), min, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    g2g::compat::ask_image_pool_usage(config, g2g::vulkan::kWrittenImageUsage);
+    constexpr VkImageUsageFlags needed = VK_IMAGE_USAGE_STORAGE_BIT | g2g::vulkan::kExportedUsage;
+    if (!gst_buffer_pool_set_config(pool.get(), config) ||
+        (g2g::vulkan::export_pool_usage(pool.get()) & needed) != needed)
+        return {};
+    g2g::vulkan::export_pool_written_by(pool.get(), engine.shared_from_this());
+    return pool;
+}
+
+} // namespace
+
 bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
 {
     if (!ensure(element))
@@ -457,9 +483,17 @@ bool VulkanContextUse::decide_pool(GstElement *element, GstQuery *query)
     GstCaps *caps = nullptr;
     gst_query_parse_allocation(query, &caps, nullptr);
     guint min = 0;
-    if (gst_query_get_n_allocation_pools(query) > 0)
-        gst_query_parse_nth_allocation_pool(query, 0, nullptr, nullptr, &min, nullptr);
-    Ref<GstBufferPool> pool = storage_pool(element, caps, min);
+    Ref<GstBufferPool> offered;
+    if (gst_query_get_n_allocation_pools(query) > 0) {
+        GstBufferPool *first = nullptr;
+        gst_query_parse_nth_allocation_pool(query, 0, &first, nullptr, &min, nullptr);
+        offered = Ref<GstBufferPool>::adopt(first);
+    }
+    Ref<GstBufferPool> pool = keep_export_pool(*engine(), offered.get(), caps, min);
+    if (pool)
+        GST_INFO_OBJECT(element, "writing into downstream's exportable images");
+    else
+        pool = storage_pool(element, caps, min);
     if (!pool)
         return false;
     g_autoptr(GstStructure) config = gst_buffer_pool_get_config(pool.get());

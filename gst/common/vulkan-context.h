@@ -80,15 +80,18 @@ public:
     // keeping at least `min` buffers. Empty, with an element error, when the device cannot write
     // the format (Engine::check_writable's reason) or the pool refuses the configuration.
     Ref<GstBufferPool> storage_pool(GstElement *element, GstCaps *caps, guint min);
-    // decide_allocation for VulkanImage output caps: our storage pool first in `query`. Downstream's
-    // Vulkan image pool is never kept: GStreamer 1.22's sets no storage usage on its images.
+    // decide_allocation for VulkanImage output caps: first in `query`, downstream's pool of
+    // exportable images (g2gipcsink's: propose_export_pool) where it is on our device and its images
+    // can be written by our shader, so that the frames we write cross to other processes as they
+    // are; else our storage pool. Downstream's other Vulkan image pools are never kept: GStreamer
+    // 1.22's sets no storage usage on its images.
     bool decide_pool(GstElement *element, GstQuery *query);
     // Adds to the allocation query `query` (VulkanImage caps, a view's too) a configured pool of
     // exportable images on the engine's device: what g2gipcsink offers upstream, so that an element
-    // that writes into its downstream's pool (vulkanupload, 1.24 on) writes frames another process
-    // imports as they are. Nothing before ensure, where the device cannot export such images, and on
-    // GStreamer 1.22 (whose configurations cannot say the usage an element needs): frames are then
-    // copied into exportable ones.
+    // that writes into its downstream's pool (vulkanupload 1.24 on, vulkancolorconvert, g2g's own
+    // writers: decide_pool) writes frames another process imports as they are. Nothing before
+    // ensure, nor where the device cannot export such images: frames are then copied into
+    // exportable ones.
     void propose_export_pool(GstQuery *query);
     // For an element that hands downstream its input's memory (g2gview's views): where
     // downstream's allocation answer `downstream` offers a pool of exportable images, `query` (the

@@ -12,7 +12,6 @@ namespace g2g::compat {
 ImagePoolAsk image_pool_ask(GstStructure *config)
 {
     ImagePoolAsk ask;
-    ask.known = true;
     guint64 access = 0;
     gst_vulkan_image_buffer_pool_config_get_allocation_params(config, &ask.usage, &ask.memory, &ask.layout,
                                                               &access);

@@ -2,9 +2,9 @@
 // What a GstVulkanImageBufferPool's configuration asks of its images, per GStreamer version (compat.h
 // has the map): 1.24 added allocation parameters (usage, memory properties, initial layout and
 // access), layers, and the caps of a video decoder's or encoder's images; 1.22's configuration
-// holds only the caps. g2g's pool of exportable images (vulkan-export-pool.h) makes its own images
-// only for what it can tell it serves. Built with the vulkan feature; meson picks
-// vulkan-pool-compat-1.22.cpp or vulkan-pool-compat-1.24.cpp.
+// holds only the caps, and its pool makes every image alike. g2g's pool of exportable images
+// (vulkan-export-pool.h) makes its own images only for what it can tell it serves. Built with the
+// vulkan feature; meson picks vulkan-pool-compat-1.22.cpp or vulkan-pool-compat-1.24.cpp.
 #pragma once
 
 #include <gst/gst.h>
@@ -14,7 +14,6 @@
 namespace g2g::compat {
 
 struct ImagePoolAsk {
-    bool known = false; // false: this GStreamer's configuration cannot say (1.22)
     VkImageUsageFlags usage = 0;
     VkMemoryPropertyFlags memory = 0;
     VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
@@ -22,8 +21,8 @@ struct ImagePoolAsk {
     bool video = false; // decode or encode caps: images of a video profile
 };
 
-// What `config` asks (what GStreamer's own pool would read from it, its defaults where it says
-// nothing).
+// What `config` asks: what GStreamer's own pool would make of it (its defaults where it says
+// nothing; on 1.22, what it makes of every configuration).
 ImagePoolAsk image_pool_ask(GstStructure *config);
 
 // `config` asks for images of `usage`, in device-local memory, of an undefined initial layout and no

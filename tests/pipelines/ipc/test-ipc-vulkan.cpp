@@ -69,14 +69,15 @@ struct ExportedSeen {
     }
 };
 
-// Frames upstream writes into g2gipcsink's pool of exportable images cross as they are: from
-// GStreamer 1.24 on vulkanupload takes that pool (compat::vulkanupload_takes_downstream_pool);
-// 1.22's keeps its own, and there each frame is copied once on the device.
-void expect_frames_written_into_the_pool(const ExportedSeen &seen, int frames)
+// Frames upstream writes into g2gipcsink's pool of exportable images cross as they are, where the
+// writer takes that pool (`takes`): vulkanupload from GStreamer 1.24 on
+// (compat::vulkanupload_takes_downstream_pool; 1.22's keeps its own, and there each frame is copied
+// once on the device), a renderer and g2g's shader on every version.
+void expect_frames_written_into_the_pool(const ExportedSeen &seen, int frames, bool takes)
 {
     EXPECT_EQ(seen.frames, frames);
-    if (upload_takes_our_pool()) {
-        EXPECT_EQ(seen.faces, frames) << "frames vulkanupload wrote into g2gipcsink's exportable images";
+    if (takes) {
+        EXPECT_EQ(seen.faces, frames) << "frames upstream wrote into g2gipcsink's exportable images";
         // The pool's frames come back: a handful (the frames in flight) serve the whole stream,
         // each imported once by each consumer.
         EXPECT_GE(seen.ids.size(), 1u);
@@ -131,7 +132,7 @@ TEST(IpcProcesses, VulkanImagesCrossAsImagesAndEqualTheSource)
     ASSERT_NE(producer->stats, nullptr);
     EXPECT_EQ(producer->stat("shares"), guint64(frames));
     EXPECT_EQ(producer->stat("dropped"), 0u);
-    expect_frames_written_into_the_pool(seen, frames);
+    expect_frames_written_into_the_pool(seen, frames, upload_takes_our_pool());
     // GStreamer's own Vulkan allocations (1.22's vulkanupload's) are not exportable: each frame is
     // copied once, on the device.
     const guint64 copies = upload_takes_our_pool() ? 0 : frames;
@@ -197,7 +198,7 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     EXPECT_EQ(producer->stat("dropped"), 0u);
     // The frame the view reads, as vulkanupload wrote it (1.22: copied once on the device) for the
     // view's consumer; the view written dense once for the other.
-    expect_frames_written_into_the_pool(seen, frames);
+    expect_frames_written_into_the_pool(seen, frames, upload_takes_our_pool());
     EXPECT_EQ(producer->stat("copies"), upload_takes_our_pool() ? 0u : guint64(frames));
     EXPECT_EQ(producer->stat("conversions.VulkanTexture-to-VulkanTexture"), guint64(frames));
     // No descriptor this stream opened stays open (an earlier test's memfd that GStreamer lets go of
@@ -207,8 +208,9 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
 
 // An element that renders into its downstream's pool (vulkancolorconvert, a GstVulkanVideoFilter:
 // it keeps the pool it is offered and the usage its configuration names, GStreamer's default when it
-// names none) renders into g2gipcsink's exportable images, which have that usage's color
-// attachments: its frames cross with no copy (1.24 on), and equal videoconvert's BGRA-to-RGBA.
+// names none, the only one on 1.22) renders into g2gipcsink's exportable images, which have that
+// usage's color attachments: its frames cross with no copy, on every version, and equal
+// videoconvert's BGRA-to-RGBA.
 TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
 {
     SKIP_WITHOUT_VULKAN();
@@ -234,7 +236,40 @@ TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
     ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
     EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
         << images.received().size() << " bytes";
-    expect_frames_written_into_the_pool(seen, frames);
+    expect_frames_written_into_the_pool(seen, frames, true);
     ASSERT_NE(producer->stats, nullptr);
-    EXPECT_EQ(producer->stat("copies"), upload_takes_our_pool() ? 0u : guint64(frames));
+    EXPECT_EQ(producer->stat("copies"), 0u);
+}
+
+// g2g's shader writes into g2gipcsink's exportable images (VulkanContextUse::decide_pool keeps
+// downstream's export pool on its device), on every version: g2gmaterialize's dense frames of a 90r
+// view cross with no copy and no conversion, and equal videoflip's.
+TEST(IpcProcesses, G2gsShaderWritesIntoTheExportedImages)
+{
+    SKIP_WITHOUT_VULKAN();
+    Scratch scratch("g2g-ipc");
+    const int frames = 30;
+    Consumer images(scratch, "images",
+                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
+    ExportedSeen seen;
+    const auto producer = ipc_test::run_producer(
+        source(frames) +
+            " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! "
+            "video/x-raw(memory:VulkanImage) ! identity name=tap ! g2gipcsink name=ipc min-consumers=1 "
+            "queue-full=wait sync=false socket-path=" +
+            scratch.path("socket"),
+        seen.tap());
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
+    EXPECT_EQ(images.wait(), 0) << images.said();
+    const PipelineRun peer =
+        run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
+    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
+    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
+        << images.received().size() << " bytes";
+    expect_frames_written_into_the_pool(seen, frames, true);
+    ASSERT_NE(producer->stats, nullptr);
+    EXPECT_EQ(producer->stat("shares"), guint64(frames));
+    EXPECT_EQ(producer->stat("copies"), 0u);
+    EXPECT_EQ(producer->stat("conversions"), 0u);
 }

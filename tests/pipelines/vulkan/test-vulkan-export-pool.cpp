@@ -4,7 +4,8 @@
 // exported frames and come back to the next acquire; a buffer GStreamer's pool discards (its
 // memory still held, as a view of it holds it) comes back with its frame's id once the memory goes;
 // a configuration it cannot serve with exported images is served as GStreamer's pool serves it;
-// and ExportedFrame::of_face knows a face only whole, in order.
+// and ExportedFrame::of_face knows a face only whole, in order. On every GStreamer version: 1.22's
+// configurations ask for what its pool makes of every one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -63,14 +64,15 @@ protected:
         return gst_buffer_pool_set_config(pool, config);
     }
 
-    // GStreamer 1.22's configurations cannot say which images an element needs: there the pool
-    // serves every configuration as GStreamer's own pool does (and no element writes into it).
-    static bool configurations_say_usage()
+    // Whether a configuration can ask for a usage: GStreamer 1.22's cannot (its pool makes every
+    // image alike).
+    static bool configurations_name_a_usage()
     {
         GstStructure *config = gst_structure_new_empty("config");
-        const bool known = g2g::compat::image_pool_ask(config).known;
+        g2g::compat::ask_image_pool_usage(config, VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT);
+        const bool named = g2g::compat::image_pool_ask(config).usage == VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT;
         gst_structure_free(config);
-        return known;
+        return named;
     }
 
     static BufferRef acquire(GstBufferPool *pool)
@@ -95,8 +97,6 @@ protected:
 // (GstBufferPool discards a buffer of another size), and a buffer given back is the next one.
 TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
 {
-    if (!configurations_say_usage())
-        GTEST_SKIP() << "GStreamer 1.22's pool configurations say no usage: the pool exports nothing there";
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     EXPECT_EQ(g2g::vulkan::export_pool_device(pool.get()), device());
     EXPECT_TRUE(GST_IS_VULKAN_IMAGE_BUFFER_POOL(pool.get())) << "vulkanupload keeps only such a pool";
@@ -132,8 +132,6 @@ TEST_F(VulkanExportPool, ItsFramesAreExportedImagesAndComeBack)
 // goes: a consumer that imported it never imports it again.
 TEST_F(VulkanExportPool, AFrameWhoseMemoryIsHeldElsewhereComesBackWithItsId)
 {
-    if (!configurations_say_usage())
-        GTEST_SKIP() << "GStreamer 1.22's pool configurations say no usage: the pool exports nothing there";
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     ASSERT_TRUE(configure(pool.get(), kImageCaps));
     ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
@@ -157,57 +155,80 @@ TEST_F(VulkanExportPool, AFrameWhoseMemoryIsHeldElsewhereComesBackWithItsId)
     gst_buffer_pool_set_active(pool.get(), FALSE);
 }
 
+// A configuration that names nothing asks for what GStreamer's pool makes of it: images of
+// TRANSFER_SRC | TRANSFER_DST | COLOR_ATTACHMENT | SAMPLED | INPUT_ATTACHMENT usage in device-local
+// memory, one layer (1.24's defaults; on 1.22, what its pool makes of every configuration).
+TEST_F(VulkanExportPool, AConfigurationThatNamesNothingAsksForGStreamersDefault)
+{
+    GstStructure *config = gst_structure_new_empty("config");
+    const g2g::compat::ImagePoolAsk ask = g2g::compat::image_pool_ask(config);
+    gst_structure_free(config);
+    EXPECT_EQ(ask.usage, VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+                                           VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT));
+    EXPECT_EQ(ask.memory, VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    EXPECT_EQ(ask.layout, VK_IMAGE_LAYOUT_UNDEFINED);
+    EXPECT_EQ(ask.layers, 1u);
+    EXPECT_FALSE(ask.video);
+}
+
 // A configuration it cannot serve with exported images is served as GStreamer's own pool serves it
 // (taken or refused by that code), its frames then ordinary images: a device opened without
-// VK_KHR_external_memory_fd, and configurations asking for images of another kind (a usage
-// exported images do not have, two layers); on 1.22, every one. Caps of other memory are refused
-// (1.22's pool dereferences the linear image NVIDIA's driver will not make for them). A
-// configuration that names no usage, as a GstVulkanVideoFilter (vulkancolorconvert) keeps
-// it, asks for GStreamer's default, color attachments included: exported images have them.
+// VK_KHR_external_memory_fd, and (1.24 on) configurations asking for images of another kind (a
+// usage exported images do not have, two layers). Caps of other memory are refused (1.22's pool
+// dereferences the linear image NVIDIA's driver will not make for them). A configuration that
+// names no usage, as a GstVulkanVideoFilter (vulkancolorconvert) keeps it, asks for GStreamer's
+// default, color attachments included: exported images have them, on every version.
 TEST_F(VulkanExportPool, WhatItCannotExportIsServedAsGStreamersPoolServesIt)
 {
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     EXPECT_FALSE(configure(pool.get(), "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"))
         << "system-memory caps";
     EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get()));
-    configure(pool.get(), kImageCaps,
-              g2g::vulkan::kExportedUsage | VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT);
-    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get())) << "a usage exported images do not have";
+    EXPECT_EQ(g2g::vulkan::export_pool_usage(pool.get()), 0u);
 
-    // Ordinary frames where it does not export: two layers (1.24 on), any configuration on 1.22.
+    if (configurations_name_a_usage()) {
+        configure(pool.get(), kImageCaps,
+                  g2g::vulkan::kExportedUsage | VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT);
+        EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get())) << "a usage exported images do not have";
+
+        // Ordinary frames where it does not export: two layers.
+        GstStructure *config = gst_buffer_pool_get_config(pool.get());
+        g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(kImageCaps));
+        gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
+        gst_structure_remove_field(config, "usage");
+        gst_structure_set(config, "num-layers", G_TYPE_UINT, 2u, nullptr);
+        ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
+        EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get()));
+        ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+        {
+            BufferRef ordinary = acquire(pool.get());
+            ASSERT_TRUE(ordinary);
+            EXPECT_EQ(id_of(ordinary.get()), 0u) << "GStreamer's own images, not exported ones";
+            EXPECT_TRUE(gst_is_vulkan_image_memory(gst_buffer_peek_memory(ordinary.get(), 0)));
+        }
+        gst_buffer_pool_set_active(pool.get(), FALSE);
+    }
+
+    // No usage named: GStreamer's default, which exported images of NV12's planes have here.
     GstStructure *config = gst_buffer_pool_get_config(pool.get());
     g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(kImageCaps));
     gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
     gst_structure_remove_field(config, "usage");
-    if (configurations_say_usage())
-        gst_structure_set(config, "num-layers", G_TYPE_UINT, 2u, nullptr);
+    gst_structure_remove_field(config, "num-layers");
     ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
-    EXPECT_FALSE(g2g::vulkan::export_pool_exports(pool.get()));
+    EXPECT_TRUE(g2g::vulkan::export_pool_exports(pool.get())) << "a renderer's default usage";
+    EXPECT_TRUE(g2g::vulkan::export_pool_usage(pool.get()) & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
     ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
     {
-        BufferRef ordinary = acquire(pool.get());
-        ASSERT_TRUE(ordinary);
-        EXPECT_EQ(id_of(ordinary.get()), 0u) << "GStreamer's own images, not exported ones";
-        EXPECT_TRUE(gst_is_vulkan_image_memory(gst_buffer_peek_memory(ordinary.get(), 0)));
-    }
-    gst_buffer_pool_set_active(pool.get(), FALSE);
-
-    if (configurations_say_usage()) {
-        // No usage named: GStreamer's default, which exported images of NV12's planes have here.
-        config = gst_buffer_pool_get_config(pool.get());
-        gst_structure_remove_field(config, "num-layers");
-        ASSERT_TRUE(gst_buffer_pool_set_config(pool.get(), config));
-        EXPECT_TRUE(g2g::vulkan::export_pool_exports(pool.get())) << "a renderer's default usage";
-        ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
         BufferRef face = acquire(pool.get());
         const auto frame = ExportedFrame::of_face(face.get());
         ASSERT_TRUE(frame);
         for (const g2g::vulkan::ExternalImage &plane : frame->planes(face.get()))
             EXPECT_TRUE(plane.description.usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
                 << "a renderer renders into it";
-        face.reset();
-        gst_buffer_pool_set_active(pool.get(), FALSE);
     }
+    gst_buffer_pool_set_active(pool.get(), FALSE);
 
     Ref<GstObject> plain = open_device(false);
     ASSERT_TRUE(plain);

@@ -190,7 +190,19 @@ GstVulkanQueue *new_compute_queue(GstVulkanDevice *device);
 // gives too (cuDeviceGetUuid).
 std::array<guint8, VK_UUID_SIZE> device_uuid(VkPhysicalDevice physical);
 
-// The engine whose storage pool allocated `buffer`'s images, while it lives; nullptr otherwise.
+// The usage of the images g2g's shader writes (its storage pool's): GStreamer 1.22's image pool's
+// but INPUT_ATTACHMENT, plus STORAGE, which that pool cannot be told to set.
+inline constexpr VkImageUsageFlags kWrittenImageUsage =
+    VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+
+// Marks `buffer`'s images as frames `engine` writes (its storage pool's, or those of a downstream
+// export pool it keeps): the view backend then writes them on that engine's queue without waiting.
+// The mark is weak: a frame outliving the engine is written as a library caller's.
+void mark_written_by(GstBuffer *buffer, const std::weak_ptr<Engine> &engine);
+
+// The engine `buffer`'s images are marked as written by (mark_written_by), while it lives; nullptr
+// otherwise.
 std::shared_ptr<Engine> engine_of(GstBuffer *buffer);
 
 } // namespace g2g::vulkan

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "compat/vulkan-pool-compat.h"
+#include "vulkan-engine.h"
 #include "vulkan-external.h"
 
 #define G2G_TYPE_VULKAN_EXPORT_POOL (g2g_vulkan_export_pool_get_type())
@@ -14,7 +15,10 @@ struct _G2gVulkanExportPool {
     GstVulkanImageBufferPool parent; // its device: ours, one reference (the parent's finalize drops it)
     std::shared_ptr<g2g::vulkan::ExportedPool> *frames; // owned
     GstVideoInfo info;
-    bool exports; // the configuration is served with exported images (else by the parent's code)
+    // The usage every plane of its exported images has, when the configuration is served with them;
+    // 0 when it is served by the parent's code.
+    VkImageUsageFlags exported_usage;
+    std::weak_ptr<g2g::vulkan::Engine> *writer; // owned; the engine whose shader writes its frames, if any
 };
 
 G_DEFINE_TYPE(G2gVulkanExportPool, g2g_vulkan_export_pool, GST_TYPE_VULKAN_IMAGE_BUFFER_POOL)
@@ -26,7 +30,7 @@ namespace {
 // profile, in an undefined first layout.
 bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFlags served)
 {
-    return ask.known && !ask.video && ask.layers == 1 && (ask.usage & ~served) == 0 &&
+    return !ask.video && ask.layers == 1 && (ask.usage & ~served) == 0 &&
            (ask.memory & ~VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) == 0 &&
            ask.layout == VK_IMAGE_LAYOUT_UNDEFINED;
 }
@@ -41,7 +45,7 @@ bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFla
 static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStructure *config)
 {
     G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
-    self->exports = false;
+    self->exported_usage = 0;
     GstCaps *caps = nullptr;
     guint size = 0, min = 0, max = 0;
     const GstCapsFeatures *features = nullptr;
@@ -63,8 +67,10 @@ static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStruct
         if (exported_images_serve(g2g::compat::image_pool_ask(config), served) && allocations <= G_MAXUINT) {
             gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
             auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
-            self->exports = base->set_config(pool, config);
-            return self->exports;
+            if (!base->set_config(pool, config))
+                return FALSE;
+            self->exported_usage = served;
+            return TRUE;
         }
         GST_INFO_OBJECT(pool,
                         "served as GStreamer's pool: its configuration asks for images of another kind");
@@ -78,7 +84,7 @@ static GstFlowReturn g2g_vulkan_export_pool_alloc(GstBufferPool *pool, GstBuffer
                                                   GstBufferPoolAcquireParams *params)
 {
     G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
-    if (!self->exports)
+    if (self->exported_usage == 0)
         return GST_BUFFER_POOL_CLASS(g2g_vulkan_export_pool_parent_class)->alloc_buffer(pool, buffer, params);
     g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> frame = (*self->frames)->acquire(self->info);
     if (!frame) {
@@ -90,6 +96,8 @@ static GstFlowReturn g2g_vulkan_export_pool_alloc(GstBufferPool *pool, GstBuffer
         GST_WARNING_OBJECT(pool, "the exported images cannot be wrapped as a frame");
         return GST_FLOW_ERROR;
     }
+    if (self->writer)
+        g2g::vulkan::mark_written_by(face.get(), *self->writer);
     *buffer = face.release();
     return GST_FLOW_OK;
 }
@@ -97,6 +105,7 @@ static GstFlowReturn g2g_vulkan_export_pool_alloc(GstBufferPool *pool, GstBuffer
 static void g2g_vulkan_export_pool_finalize(GObject *object)
 {
     delete G2G_VULKAN_EXPORT_POOL(object)->frames;
+    delete G2G_VULKAN_EXPORT_POOL(object)->writer;
     G_OBJECT_CLASS(g2g_vulkan_export_pool_parent_class)->finalize(object);
 }
 
@@ -111,7 +120,8 @@ static void g2g_vulkan_export_pool_class_init(G2gVulkanExportPoolClass *klass)
 static void g2g_vulkan_export_pool_init(G2gVulkanExportPool *self)
 {
     gst_video_info_init(&self->info);
-    self->exports = false;
+    self->exported_usage = 0;
+    self->writer = nullptr;
 }
 
 namespace g2g::vulkan {
@@ -130,9 +140,21 @@ GstVulkanDevice *export_pool_device(GstBufferPool *pool)
     return pool && G2G_IS_VULKAN_EXPORT_POOL(pool) ? G2G_VULKAN_EXPORT_POOL(pool)->parent.device : nullptr;
 }
 
+VkImageUsageFlags export_pool_usage(GstBufferPool *pool)
+{
+    return export_pool_device(pool) ? G2G_VULKAN_EXPORT_POOL(pool)->exported_usage : 0;
+}
+
 bool export_pool_exports(GstBufferPool *pool)
 {
-    return export_pool_device(pool) && G2G_VULKAN_EXPORT_POOL(pool)->exports;
+    return export_pool_usage(pool) != 0;
+}
+
+void export_pool_written_by(GstBufferPool *pool, const std::shared_ptr<Engine> &engine)
+{
+    G2gVulkanExportPool *self = G2G_VULKAN_EXPORT_POOL(pool);
+    delete self->writer;
+    self->writer = new std::weak_ptr<Engine>(engine);
 }
 
 } // namespace g2g::vulkan

@@ -2,8 +2,7 @@
 // The frames g2g's shader writes: one image per plane of the Vulkan format GStreamer picks for it
 // (compat::vulkan_plane_format: gst_vulkan_format_from_video_info where it names one, so
 // vulkandownload and the other Vulkan elements read them as their own), optimal tiling,
-// device-local, with the usage of GStreamer 1.22's image pool plus STORAGE, which its pool cannot be
-// told to set. The pool and each image know their engine weakly, so the view backend writes a frame
+// device-local, of kWrittenImageUsage. The pool and each image know their engine weakly, so the view backend writes a frame
 // of this pool on the engine's queue; a strong reference would cycle (the engine's submissions hold the
 // frames it is writing, a frame holds its pool).
 #include <memory>
@@ -57,24 +56,18 @@ static GstFlowReturn g2g_vulkan_storage_pool_alloc(GstBufferPool *pool, GstBuffe
     G2gVulkanStoragePool *self = G2G_VULKAN_STORAGE_POOL(pool);
     GstBuffer *made = gst_buffer_new();
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&self->info); ++p) {
-        const VkImageUsageFlags usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
         GstMemory *memory = gst_vulkan_image_memory_alloc(
             self->device, g2g::compat::vulkan_plane_format(self->info, p),
             GST_VIDEO_INFO_COMP_WIDTH(&self->info, p), GST_VIDEO_INFO_COMP_HEIGHT(&self->info, p),
-            VK_IMAGE_TILING_OPTIMAL, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+            VK_IMAGE_TILING_OPTIMAL, g2g::vulkan::kWrittenImageUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
         if (!memory) {
             gst_buffer_unref(made);
             GST_WARNING_OBJECT(pool, "cannot allocate plane %u's storage image", p);
             return GST_FLOW_ERROR;
         }
-        gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(memory), engine_quark(),
-                                  new std::weak_ptr<g2g::vulkan::Engine>(*self->engine), [](gpointer data) {
-                                      delete static_cast<std::weak_ptr<g2g::vulkan::Engine> *>(data);
-                                  });
         gst_buffer_append_memory(made, memory);
     }
+    g2g::vulkan::mark_written_by(made, *self->engine);
     *buffer = made;
     return GST_FLOW_OK;
 }
@@ -109,6 +102,15 @@ GstBufferPool *Engine::new_storage_pool()
     pool->engine = new std::weak_ptr<Engine>(weak_from_this());
     pool->device = GST_VULKAN_DEVICE(gst_object_ref(device_));
     return GST_BUFFER_POOL_CAST(pool);
+}
+
+void mark_written_by(GstBuffer *buffer, const std::weak_ptr<Engine> &engine)
+{
+    const guint n = gst_buffer_n_memory(buffer);
+    for (guint i = 0; i < n; ++i)
+        gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(gst_buffer_peek_memory(buffer, i)), engine_quark(),
+                                  new std::weak_ptr<Engine>(engine),
+                                  [](gpointer data) { delete static_cast<std::weak_ptr<Engine> *>(data); });
 }
 
 std::shared_ptr<Engine> engine_of(GstBuffer *buffer)
