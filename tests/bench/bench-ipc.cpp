@@ -34,11 +34,14 @@
 // GStreamer 1.24 on, 1.22's copies each frame into them on the device. No GStreamer element carries
 // Vulkan images to another process: g2gipcsink is measured alone (against a build of another
 // commit through GST_PLUGIN_PATH). Its consumers take the images (they do not download them).
+// With --through DESC, the elements DESC (one gst-launch-1.0 chain, "vulkancolorconvert !
+// video/x-raw(memory:VulkanImage),format=RGBA") follow the upload, in every row: an element there that
+// writes its frames into the producer's pool (a renderer, g2gmaterialize) is measured with it.
 // With --spin-us N, a row "g2gspin" follows g2gipc's: the same, its consumers with spin-us=N (they
 // watch for each frame around its due time instead of sleeping until woken).
 // Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
 //                  [--domain system|cuda|vulkan] [--transports g2gipc,g2gspin,shm,unixfd,cudaipc]
-//                  [--spin-us N]
+//                  [--spin-us N] [--through DESC]
 //        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
@@ -330,6 +333,8 @@ std::string caps_of(int width, int height)
 
 // "system", "cuda" or "vulkan" (--domain): where the source's frames are.
 std::string domain = "system";
+// --through: elements after the upload, before the producer's queue ("" where none).
+std::string through;
 
 std::string source_description(int frames, int width, int height)
 {
@@ -338,6 +343,8 @@ std::string source_description(int frames, int width, int height)
         upload = " ! cudaupload ! video/x-raw(memory:CUDAMemory)";
     else if (domain == "vulkan")
         upload = " ! vulkanupload ! video/x-raw(memory:VulkanImage)";
+    if (!through.empty())
+        upload += " ! " + through;
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
            caps_of(width, height) + upload + " ! queue name=source max-size-buffers=2";
 }
@@ -497,6 +504,8 @@ int main(int argc, char **argv)
             rounds = std::max(1, std::atoi(argv[i + 1]));
         else if (option == "--domain")
             domain = argv[i + 1];
+        else if (option == "--through")
+            through = argv[i + 1];
         else if (option == "--spin-us")
             spin_us = std::max(0, std::atoi(argv[i + 1]));
         else if (option == "--transports")
