@@ -583,8 +583,9 @@ int main(int argc, char **argv)
         return 2;
     }
     gchar *version = gst_version_string();
-    std::printf("bench-ipc: %dx%d NV12 in %s memory, %d frames at 30 fr/s, the first %d left out, %s\n",
-                width, height, domain.c_str(), frames, warm, version);
+    std::printf("bench-ipc: %dx%d NV12 in %s memory%s%s, %d frames at 30 fr/s, the first %d left out, %s\n",
+                width, height, domain.c_str(), through.empty() ? "" : ", through ", through.c_str(), frames,
+                warm, version);
     g_free(version);
     const auto [floor_p50, floor_p99] = wake_floor_us(90);
     std::printf("the floor: a process woken through a socket by another, 30 times a second: p50 %.0f us, "
