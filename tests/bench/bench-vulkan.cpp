@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
@@ -77,6 +78,14 @@ constexpr const char *kUsage =
 double now()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// This thread's CPU time in seconds.
+double thread_cpu()
+{
+    timespec cpu{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    return double(cpu.tv_sec) + double(cpu.tv_nsec) * 1e-9;
 }
 
 double median(std::vector<double> values)
@@ -1144,14 +1153,17 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
     std::printf("\n3c. Engine::download's parts (one thread, each frame read at once), CPU us per frame, "
                 "median over %g s\n",
                 options.seconds);
-    std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s | %s\n", "format", "size", "call",
-                "staging", "collect", "record", "fence", "submit", "frame", "wait", "map", "drop", "made");
+    std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s | %s\n", "format", "size",
+                "call", "staging", "collect", "record", "fence", "submit", "frame", "wait", "its cpu", "polled",
+                "map", "drop", "made; the map's waits");
     std::vector<std::string> errors;
     for (const Size &size : options.sizes)
         for (const std::string &format : options.formats) {
             const Frame &frame = frames.get(format, size);
             const g2g::vulkan::Engine::Created before = vk.engine->created();
-            std::vector<double> call, staging, collect, record, fence, submit, made_frame, wait, map, drop;
+            const g2g::vulkan::CopyDue::Waits waits_before = vk.engine->download_waits();
+            std::vector<double> call, staging, collect, record, fence, submit, made_frame, wait, wait_cpu, poll, map,
+                drop;
             const int warmup = 10;
             int count = 0;
             double first = 0;
@@ -1168,8 +1180,16 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
                     break;
                 }
                 GstMemory *memory = gst_buffer_peek_memory(downloaded->get(), 0);
+                // Every other frame, the copy is polled for (vkGetFenceStatus in a loop) before the
+                // wait, which then returns at once: how late a sleeping wait wakes.
+                const bool polled = count % 2 == 1;
+                const double cpu1 = thread_cpu();
+                if (polled)
+                    while (!g2g::vulkan::fenced_memory_ready(memory) && now() - t1 < 1.0) {
+                    }
                 const bool copied = g2g::vulkan::fenced_memory_wait(memory);
                 const double t2 = now();
+                const double cpu2 = thread_cpu();
                 GstMapInfo info;
                 const bool mapped = gst_buffer_map(downloaded->get(), &info, GST_MAP_READ);
                 if (mapped)
@@ -1192,7 +1212,9 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
                 fence.push_back(parts.fence);
                 submit.push_back(parts.submit);
                 made_frame.push_back(parts.frame);
-                wait.push_back(t2 - t1);
+                (polled ? poll : wait).push_back(t2 - t1);
+                if (!polled)
+                    wait_cpu.push_back(cpu2 - cpu1);
                 map.push_back(t3 - t2);
                 drop.push_back(t4 - t3);
                 if (t4 - first >= options.seconds)
@@ -1204,13 +1226,17 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
                 continue;
             }
             const g2g::vulkan::Engine::Created after = vk.engine->created();
-            std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s | %zu fences, %zu staging "
-                        "buffers\n",
+            const g2g::vulkan::CopyDue::Waits waits = vk.engine->download_waits();
+            std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s | %zu fences, %zu "
+                        "staging buffers; %llu polled, %llu slept, %llu done before\n",
                         format.c_str(), size.name.c_str(), micros(call).c_str(), micros(staging).c_str(),
                         micros(collect).c_str(), micros(record).c_str(), micros(fence).c_str(),
                         micros(submit).c_str(), micros(made_frame).c_str(), micros(wait).c_str(),
-                        micros(map).c_str(), micros(drop).c_str(), after.fences - before.fences,
-                        after.staging_buffers - before.staging_buffers);
+                        micros(wait_cpu).c_str(), micros(poll).c_str(), micros(map).c_str(), micros(drop).c_str(), after.fences - before.fences,
+                        after.staging_buffers - before.staging_buffers,
+                        static_cast<unsigned long long>(waits.polled - waits_before.polled),
+                        static_cast<unsigned long long>(waits.slept - waits_before.slept),
+                        static_cast<unsigned long long>(waits.already_done - waits_before.already_done));
         }
     report_lines(errors, "n/a: ");
     fence_costs(vk, 200);

@@ -533,6 +533,66 @@ TEST_F(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
     EXPECT_EQ(compare_frames(frame.info, last->get(), frame.info, frame.system.get()), "");
 }
 
+// A reader waits for its frame's copy once, at its first map, and is told how: by polling the fence
+// from shortly before the copy is due (from the last copies' lengths), asleep where none is known
+// yet or the copy is held up, or not at all where the copy ran before it came (vulkan-copy-due.h).
+// Every frame read at once is one of those waits, and holds its copy's bytes; once three copies
+// were seen, a reader no longer sleeps through its copy unless the copy is late.
+TEST_F(VulkanEngineDownload, AReaderWaitsForItsCopyOnceAndPollsWhenItIsDueSoon)
+{
+    constexpr int kFrames = 60;
+    const g2g::vulkan::CopyDue::Waits before = engine->download_waits();
+    for (int i = 0; i < kFrames; ++i) {
+        g2g::Result<BufferRef> read = engine->download(frame.images.get(), frame.info);
+        ASSERT_TRUE(read) << "frame " << i << ": " << read.error().message();
+        if (i % 10 == 0)
+            EXPECT_EQ(compare_frames(frame.info, read->get(), frame.info, frame.system.get()), "")
+                << "frame " << i;
+        else
+            ASSERT_TRUE(read_frame(read->get())) << "frame " << i;
+        ASSERT_TRUE(read_frame(read->get())) << "a second map waits no more";
+    }
+    const g2g::vulkan::CopyDue::Waits after = engine->download_waits();
+    const std::uint64_t polled = after.polled - before.polled, slept = after.slept - before.slept,
+                        done = after.already_done - before.already_done;
+    EXPECT_EQ(polled + slept + done, std::uint64_t(kFrames)) << "one wait a frame, at its first map";
+    // The first copies teach the lengths (asleep, or done before their reader came); after them a
+    // reader sleeps through its copy only when the copy runs late (this machine is shared: some).
+    EXPECT_LT(slept, std::uint64_t(kFrames / 2)) << polled << " polled, " << done << " done before";
+}
+
+// What a copy's length is known as: nothing before three copies of its size, then the median of the
+// last nine; each size apart, the four used last kept.
+TEST(VulkanCopyDue, IsTheMedianOfTheLastCopiesOfTheSameSize)
+{
+    g2g::vulkan::CopyDue due;
+    EXPECT_FALSE(due.due_ns(100));
+    due.observe(100, 500);
+    due.observe(100, 700);
+    EXPECT_FALSE(due.due_ns(100)) << "two copies say nothing yet";
+    due.observe(100, 600);
+    EXPECT_EQ(due.due_ns(100), 600u);
+    // Twelve more: only the last nine count, and one late copy moves nothing.
+    for (std::uint64_t ns : {900u, 910u, 920u, 930u, 940u, 950u, 960u, 970u, 50000u, 980u, 990u, 1000u})
+        due.observe(100, ns);
+    EXPECT_EQ(due.due_ns(100), 970u);
+    EXPECT_FALSE(due.due_ns(200)) << "another size is apart";
+
+    // Four sizes kept: a fifth takes the place of the one used longest ago.
+    for (std::size_t bytes : {200u, 300u, 400u})
+        for (int i = 0; i < 3; ++i)
+            due.observe(bytes, bytes * 10);
+    EXPECT_EQ(due.due_ns(200), 2000u);
+    EXPECT_EQ(due.due_ns(300), 3000u);
+    EXPECT_EQ(due.due_ns(400), 4000u);
+    EXPECT_EQ(due.due_ns(100), 970u); // used last now; 200 was used longest ago
+    for (int i = 0; i < 3; ++i)
+        due.observe(500, 5000);
+    EXPECT_EQ(due.due_ns(500), 5000u);
+    EXPECT_FALSE(due.due_ns(200)) << "the size used longest ago is forgotten";
+    EXPECT_EQ(due.due_ns(100), 970u);
+}
+
 // A frame is handed on at once and may outlive the engine that made it, with its fence (of the
 // engine's pool) and its staging buffer (of the engine's free list): dropping the engine first, then
 // reading the frames and their shares, or dropping them unread, is safe and frees everything (the

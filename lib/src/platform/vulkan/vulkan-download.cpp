@@ -13,6 +13,7 @@
 
 #include "vulkan-commands.h"
 #include "vulkan-engine.h"
+#include "vulkan-copy-due.h"
 #include "vulkan-fenced-memory.h"
 #include "vulkan-staging.h"
 #include "vulkan-submissions.h"
@@ -115,6 +116,7 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
         return error;
     };
     Fence fence;
+    std::uint64_t submitted_ns = 0;
     {
         std::lock_guard<std::mutex> guard(lock_);
         Result<Recording> recording = Recording::begin(queue_, &command_pool_, *submissions_);
@@ -135,6 +137,7 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
         if (!submitted)
             return unused(submitted.error());
         fence = std::move(*submitted);
+        submitted_ns = monotonic_ns();
         laps.lap(&DownloadTiming::submit);
         // What earlier submissions kept is let go once this copy runs: the collection (2-4 us a
         // frame on the H200) is not between the frame's arrival and its copy's start.
@@ -143,12 +146,14 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
     }
 
     if (wait) {
-        fence.wait();
+        if (Result<void> copied = wait_for_copy(fence, *copy_due_, GST_VIDEO_INFO_SIZE(&info), submitted_ns);
+            !copied)
+            return copied.error();
         laps.lap(&DownloadTiming::wait);
     }
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
     gst_buffer_append_memory(frame.get(), fenced_memory_new(std::move(*staging), GST_VIDEO_INFO_SIZE(&info),
-                                                            std::move(fence), staging_));
+                                                            std::move(fence), staging_, copy_due_, submitted_ns));
     gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                    GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info), planes,
                                    const_cast<gsize *>(info.offset), const_cast<gint *>(info.stride));

@@ -43,6 +43,7 @@
 #include <g2g/frame-view.h>
 #include <g2g/gst-ref.h>
 
+#include "vulkan-copy-due.h"
 #include "vulkan-fence-pool.h"
 
 namespace g2g::vulkan {
@@ -142,6 +143,8 @@ public:
         std::size_t staging_buffers = 0;
     };
     Created created() const;
+    // How the reads of its downloads waited for their copies (vulkan-copy-due.h).
+    CopyDue::Waits download_waits() const { return copy_due_->waits(); }
 
 private:
     explicit Engine(GstVulkanQueue *queue);
@@ -175,6 +178,8 @@ private:
     guint sets_in_flight_ = 0;
     // Shared with the frames' memories weakly: a frame outliving the engine frees its buffer.
     std::shared_ptr<StagingPool> staging_;
+    // When its downloads' copies end, shared with the frames' memories (their first map waits).
+    std::shared_ptr<CopyDue> copy_due_ = std::make_shared<CopyDue>();
     std::unique_ptr<PlaneImages> plane_images_;
     // Recording, submitting and the submissions; held while waiting only where descriptor sets
     // run out (retire_materializes).

@@ -17,6 +17,8 @@ struct FencedMemory {
     std::once_flag waited;                // the root's: the fence waited for
     bool copied = false;                  // the root's: the fence signalled
     std::weak_ptr<StagingPool> home;      // the root's
+    std::shared_ptr<CopyDue> due;         // the root's: when copies of its size end
+    std::uint64_t submitted_ns = 0;       // the root's: when the copy was submitted
 };
 
 GstAllocator *fenced_allocator();
@@ -32,7 +34,10 @@ FencedMemory *root_of(GstMemory *memory)
 // GPU's until then and the reader's after.
 bool wait_for_copy(FencedMemory *root)
 {
-    std::call_once(root->waited, [root] { root->copied = root->fence.wait() == VK_SUCCESS; });
+    std::call_once(root->waited, [root] {
+        root->copied = static_cast<bool>(
+            wait_for_copy(root->fence, *root->due, root->parent.maxsize, root->submitted_ns));
+    });
     return root->copied;
 }
 
@@ -125,7 +130,8 @@ GstAllocator *fenced_allocator()
 
 } // namespace
 
-GstMemory *fenced_memory_new(StagingBuffer staging, gsize size, Fence fence, std::weak_ptr<StagingPool> home)
+GstMemory *fenced_memory_new(StagingBuffer staging, gsize size, Fence fence, std::weak_ptr<StagingPool> home,
+                             std::shared_ptr<CopyDue> due, std::uint64_t submitted_ns)
 {
     auto *memory = new FencedMemory{};
     gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), fenced_allocator(), nullptr,
@@ -133,6 +139,8 @@ GstMemory *fenced_memory_new(StagingBuffer staging, gsize size, Fence fence, std
     memory->staging.emplace(std::move(staging));
     memory->fence = std::move(fence);
     memory->home = std::move(home);
+    memory->due = std::move(due);
+    memory->submitted_ns = submitted_ns;
     return GST_MEMORY_CAST(memory);
 }
 
@@ -145,6 +153,11 @@ bool is_fenced_memory(GstMemory *memory)
 bool fenced_memory_wait(GstMemory *memory)
 {
     return is_fenced_memory(memory) && wait_for_copy(root_of(memory));
+}
+
+bool fenced_memory_ready(GstMemory *memory)
+{
+    return is_fenced_memory(memory) && root_of(memory)->fence.signaled();
 }
 
 } // namespace g2g::vulkan
