@@ -6,7 +6,8 @@
 // sleeps only until shortly before the copy is due, from how long the last copies of the same size
 // took (CopyDue), then polls the fence until it signals (wait_for_copy). A reader that comes after the
 // copy has run does not wait at all; one with no history, or whose copy is held up past its due time,
-// sleeps until the fence signals, as before.
+// sleeps until the fence signals, as before. The poll costs the reader's core about
+// kPollBeforeDueNs a frame, less a sleep's lateness.
 #pragma once
 
 #include <array>
@@ -39,8 +40,9 @@ public:
     // size seen (up to 9), once at least 3 were; nothing before. The 4 sizes last used are kept.
     std::optional<std::uint64_t> due_ns(std::size_t bytes) const;
 
-    // How the waits went since this was made: the copy seen done while polling, by a sleeping wait
-    // (no history yet, or a copy held up), or already done when its reader came.
+    // How the waits went since this was made: the copy seen done while polling (or at the first
+    // poll, done during the sleep before it), by a sleeping wait (no history yet, or a copy held
+    // up), or already done when its reader came.
     struct Waits {
         std::uint64_t polled = 0, slept = 0, already_done = 0;
     };

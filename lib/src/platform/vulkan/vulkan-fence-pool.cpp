@@ -52,14 +52,9 @@ bool Fence::signaled() const
 
 VkResult Fence::wait() const
 {
-    return wait_for(G_MAXUINT64);
-}
-
-VkResult Fence::wait_for(std::uint64_t timeout_ns) const
-{
     if (!slot_ || !slot_->submitted.load(std::memory_order_acquire))
         return VK_NOT_READY;
-    return vkWaitForFences(slot_->pool->device()->device, 1, &slot_->fence, VK_TRUE, timeout_ns);
+    return vkWaitForFences(slot_->pool->device()->device, 1, &slot_->fence, VK_TRUE, G_MAXUINT64);
 }
 
 void Fence::mark_submitted()

@@ -17,7 +17,6 @@
 
 #include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -50,8 +49,6 @@ public:
     // Waits until the work submitted with it has run (a fence not submitted would never signal:
     // returns at once with VK_NOT_READY).
     VkResult wait() const;
-    // As wait, for at most `timeout_ns`: VK_TIMEOUT when the work has not run by then.
-    VkResult wait_for(std::uint64_t timeout_ns) const;
     // Marks it submitted (vkQueueSubmit took it): from then on it signals, and is waited for before
     // it is reused.
     void mark_submitted();
