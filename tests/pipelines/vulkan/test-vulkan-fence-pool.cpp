@@ -7,6 +7,8 @@
 // what came before) or held behind a host event, the gate of tests/bench/bench-vulkan.cpp.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -17,6 +19,7 @@
 #include <g2g/gst-ref.h>
 
 #include "pipeline.h"
+#include "platform/vulkan/vulkan-copy-due.h"
 #include "platform/vulkan/vulkan-engine.h"
 #include "platform/vulkan/vulkan-fence-pool.h"
 
@@ -282,6 +285,82 @@ TEST_F(VulkanFencePool, FencesGoBackFromManyThreads)
     EXPECT_EQ(failures.load(), 0);
     EXPECT_LE(pool->created(), 8u);
     EXPECT_EQ(pool->available(), pool->created());
+}
+
+// A copy of a chosen length: a batch held behind a host event that a thread sets `ms` after the
+// submission. What a reader's wait_for_copy did: how long past the event it returned, and the CPU
+// time it spent.
+struct Waited {
+    bool ok = false;
+    double late_ms = 0, cpu_ms = 0;
+};
+
+double thread_cpu_ms()
+{
+    timespec cpu{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    return double(cpu.tv_sec) * 1e3 + double(cpu.tv_nsec) * 1e-6;
+}
+
+Waited wait_for_a_copy(GstVulkanDevice *device, GstVulkanQueue *queue, FencePool &pool,
+                       g2g::vulkan::CopyDue &due, int ms)
+{
+    Waited waited;
+    Gate gate(device, queue);
+    g2g::Result<Fence> fence = pool.acquire();
+    if (!fence || !gate.submit(*fence))
+        return waited;
+    const std::uint64_t submitted = g2g::vulkan::monotonic_ns();
+    std::atomic<std::uint64_t> opened{0};
+    std::thread opener([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        opened = g2g::vulkan::monotonic_ns();
+        gate.open();
+    });
+    const double cpu = thread_cpu_ms();
+    waited.ok = static_cast<bool>(g2g::vulkan::wait_for_copy(*fence, due, 4096, submitted));
+    const std::uint64_t returned = g2g::vulkan::monotonic_ns();
+    waited.cpu_ms = thread_cpu_ms() - cpu;
+    opener.join();
+    waited.ok = waited.ok && fence->signaled() && returned >= opened.load();
+    waited.late_ms = double(returned - opened.load()) * 1e-6;
+    return waited;
+}
+
+// A reader waits for a download's copy (vulkan-copy-due.h) asleep until shortly before it is due,
+// from the last copies' lengths, then polling: it returns once the copy ran, never before, soon
+// after, having spent little of the copy's time on its core. When copies become shorter than their
+// due (they end while the reader sleeps), the dues follow them down within a few copies, never up.
+TEST_F(VulkanFencePool, AReaderSleepsUntilACopyIsDueSoonThenPolls)
+{
+    std::shared_ptr<FencePool> pool = FencePool::create(device());
+    g2g::vulkan::CopyDue due;
+    for (int i = 0; i < 8; ++i) {
+        const Waited waited = wait_for_a_copy(device(), queue(), *pool, due, 20);
+        ASSERT_TRUE(waited.ok) << "copy " << i << ": the wait failed or returned before the copy ran";
+        EXPECT_LT(waited.late_ms, 10.0) << "copy " << i;
+        if (i >= 3) {
+            EXPECT_LT(waited.cpu_ms, 10.0) << "copy " << i << ": the reader slept through most of its 20 ms";
+        }
+    }
+    const g2g::vulkan::CopyDue::Waits after_long = due.waits();
+    EXPECT_GE(after_long.polled, 4u) << after_long.slept << " slept: once three copies were seen, the reader polls";
+    ASSERT_TRUE(due.due_ns(4096));
+    EXPECT_GE(*due.due_ns(4096), 19'000'000u);
+    EXPECT_LT(*due.due_ns(4096), 30'000'000u);
+
+    // Copies of 4 ms: they end while the reader sleeps toward a 20 ms due; each wait still returns
+    // right after its copy, and the dues come down.
+    for (int i = 0; i < 8; ++i) {
+        const Waited waited = wait_for_a_copy(device(), queue(), *pool, due, 4);
+        ASSERT_TRUE(waited.ok) << "short copy " << i;
+        EXPECT_LT(waited.late_ms, 20.0) << "short copy " << i << ": at most the old due late";
+    }
+    ASSERT_TRUE(due.due_ns(4096));
+    EXPECT_LT(*due.due_ns(4096), 10'000'000u) << "the dues followed the shorter copies";
+    for (int i = 0; i < 6; ++i)
+        ASSERT_TRUE(wait_for_a_copy(device(), queue(), *pool, due, 4).ok);
+    EXPECT_LT(*due.due_ns(4096), 8'000'000u);
 }
 
 } // namespace

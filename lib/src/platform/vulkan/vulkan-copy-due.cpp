@@ -88,24 +88,29 @@ Result<void> wait_for_copy(const Fence &fence, CopyDue &due, std::size_t bytes, 
         due.already_done_.fetch_add(1, std::memory_order_relaxed);
         return {};
     }
+    // The last time the copy was seen running.
+    const std::uint64_t running_at = monotonic_ns();
     if (const std::optional<std::uint64_t> expected = due.due_ns(bytes)) {
         const std::uint64_t due_at = submitted_ns + *expected;
-        const std::uint64_t now = monotonic_ns();
-        if (due_at > now + CopyDue::kPollBeforeDueNs) {
+        if (due_at > running_at + CopyDue::kPollBeforeDueNs) {
             // A plain sleep, not vkWaitForFences with a timeout: NVIDIA's driver spins through a
             // timed wait (the whole copy's length of CPU, bench-vulkan 3c's "its cpu"), and sleeps
-            // only in an untimed one. A copy done before the sleep ends is seen at the first poll,
-            // and taught as that long: the next dues come sooner until they meet it.
+            // only in an untimed one.
             const std::uint64_t wake = due_at - CopyDue::kPollBeforeDueNs;
-            const timespec until{static_cast<time_t>(wake / 1'000'000'000u),
-                                 static_cast<long>(wake % 1'000'000'000u)};
+            const timespec until{static_cast<time_t>(wake / 1'000'000'000u), static_cast<long>(wake % 1'000'000'000u)};
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
             }
         }
         const std::uint64_t give_up = due_at + CopyDue::kPollPastDueNs;
-        for (std::uint64_t at = monotonic_ns(); at < give_up; at = monotonic_ns()) {
+        bool first = true;
+        for (std::uint64_t at = monotonic_ns(); at < give_up; at = monotonic_ns(), first = false) {
             if (fence.signaled()) {
-                due.observe(bytes, at - submitted_ns);
+                // Done at `at` where a poll before saw it running. Done at the first poll, it ended
+                // during the sleep (which may have woken late): it is taught as long as it was seen
+                // running, a length it had at least, never a later one. So a late wake-up never
+                // makes the next dues later (which would make the next wake-ups later still), and
+                // when copies become shorter than their due, the dues follow within a few copies.
+                due.observe(bytes, (first ? running_at : at) - submitted_ns);
                 due.polled_.fetch_add(1, std::memory_order_relaxed);
                 return {};
             }
