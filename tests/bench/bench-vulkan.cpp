@@ -1228,13 +1228,14 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
             const g2g::vulkan::Engine::Created after = vk.engine->created();
             const g2g::vulkan::CopyDue::Waits waits = vk.engine->download_waits();
             std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s | %zu fences, %zu "
-                        "staging buffers; %llu polled, %llu slept, %llu done before\n",
+                        "staging buffers; %llu polled, %llu woken, %llu slept, %llu done before\n",
                         format.c_str(), size.name.c_str(), micros(call).c_str(), micros(staging).c_str(),
                         micros(collect).c_str(), micros(record).c_str(), micros(fence).c_str(),
                         micros(submit).c_str(), micros(made_frame).c_str(), micros(wait).c_str(),
                         micros(wait_cpu).c_str(), micros(poll).c_str(), micros(map).c_str(), micros(drop).c_str(), after.fences - before.fences,
                         after.staging_buffers - before.staging_buffers,
                         static_cast<unsigned long long>(waits.polled - waits_before.polled),
+                        static_cast<unsigned long long>(waits.woken - waits_before.woken),
                         static_cast<unsigned long long>(waits.slept - waits_before.slept),
                         static_cast<unsigned long long>(waits.already_done - waits_before.already_done));
         }

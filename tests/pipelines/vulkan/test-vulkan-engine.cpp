@@ -534,8 +534,9 @@ TEST_F(VulkanEngineDownload, ManyDownloadsReuseAFewFencesAndStagingBuffers)
 }
 
 // A reader waits for its frame's copy once, at its first map, and is told how: by polling the fence
-// from shortly before the copy is due (from the last copies' lengths), asleep where none is known
-// yet or the copy is held up, or not at all where the copy ran before it came (vulkan-copy-due.h).
+// from shortly before the copy is due (from the last copies' lengths), seen done after a slice of the
+// sleep before, asleep in the driver's wait where none is known yet or the copy is held up, or not at
+// all where the copy ran before it came (vulkan-copy-due.h).
 // Every frame read at once is one of those waits, and holds its copy's bytes; once three copies
 // were seen, a reader no longer sleeps through its copy unless the copy is late.
 TEST_F(VulkanEngineDownload, AReaderWaitsForItsCopyOnceAndPollsWhenItIsDueSoon)
@@ -553,9 +554,9 @@ TEST_F(VulkanEngineDownload, AReaderWaitsForItsCopyOnceAndPollsWhenItIsDueSoon)
         ASSERT_TRUE(read_frame(read->get())) << "a second map waits no more";
     }
     const g2g::vulkan::CopyDue::Waits after = engine->download_waits();
-    const std::uint64_t polled = after.polled - before.polled, slept = after.slept - before.slept,
-                        done = after.already_done - before.already_done;
-    EXPECT_EQ(polled + slept + done, std::uint64_t(kFrames)) << "one wait a frame, at its first map";
+    const std::uint64_t polled = after.polled - before.polled, woken = after.woken - before.woken,
+                        slept = after.slept - before.slept, done = after.already_done - before.already_done;
+    EXPECT_EQ(polled + woken + slept + done, std::uint64_t(kFrames)) << "one wait a frame, at its first map";
     // The first copies teach the lengths (asleep, or done before their reader came); after them a
     // reader sleeps through its copy only when the copy runs late (this machine is shared: some).
     EXPECT_LT(slept, std::uint64_t(kFrames / 2)) << polled << " polled, " << done << " done before";

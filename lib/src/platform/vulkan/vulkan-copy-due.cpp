@@ -77,8 +77,8 @@ std::optional<std::uint64_t> CopyDue::due_ns(std::size_t bytes) const
 
 CopyDue::Waits CopyDue::waits() const
 {
-    return {polled_.load(std::memory_order_relaxed), slept_.load(std::memory_order_relaxed),
-            already_done_.load(std::memory_order_relaxed)};
+    return {polled_.load(std::memory_order_relaxed), woken_.load(std::memory_order_relaxed),
+            slept_.load(std::memory_order_relaxed), already_done_.load(std::memory_order_relaxed)};
 }
 
 Result<void> wait_for_copy(const Fence &fence, CopyDue &due, std::size_t bytes, std::uint64_t submitted_ns)
@@ -88,29 +88,34 @@ Result<void> wait_for_copy(const Fence &fence, CopyDue &due, std::size_t bytes, 
         due.already_done_.fetch_add(1, std::memory_order_relaxed);
         return {};
     }
-    // The last time the copy was seen running.
-    const std::uint64_t running_at = monotonic_ns();
+    // The last time the copy was seen running. A copy seen done where it was last seen running
+    // before a sleep is taught as that long: a length it had at least, never a later one, so a late
+    // wake-up never makes the next dues later (which would make the next wake-ups later still), and
+    // when copies become shorter than their due, the dues follow within a few copies.
+    std::uint64_t running_at = monotonic_ns();
     if (const std::optional<std::uint64_t> expected = due.due_ns(bytes)) {
         const std::uint64_t due_at = submitted_ns + *expected;
-        if (due_at > running_at + CopyDue::kPollBeforeDueNs) {
-            // A plain sleep, not vkWaitForFences with a timeout: NVIDIA's driver spins through a
-            // timed wait (the whole copy's length of CPU, bench-vulkan 3c's "its cpu"), and sleeps
-            // only in an untimed one.
-            const std::uint64_t wake = due_at - CopyDue::kPollBeforeDueNs;
+        const std::uint64_t poll_from = due_at > CopyDue::kPollBeforeDueNs ? due_at - CopyDue::kPollBeforeDueNs : 0;
+        // Asleep until then, in slices, the fence looked at after each: a copy that ends sooner
+        // than due is seen within a slice. A plain sleep, not vkWaitForFences with a timeout:
+        // NVIDIA's driver spins through a timed wait (the whole copy's length of CPU), and sleeps
+        // only in an untimed one.
+        while (running_at < poll_from) {
+            const std::uint64_t wake = std::min(poll_from, running_at + CopyDue::kSleepSliceNs);
             const timespec until{static_cast<time_t>(wake / 1'000'000'000u), static_cast<long>(wake % 1'000'000'000u)};
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
             }
+            if (fence.signaled()) {
+                due.observe(bytes, running_at - submitted_ns);
+                due.woken_.fetch_add(1, std::memory_order_relaxed);
+                return {};
+            }
+            running_at = monotonic_ns();
         }
         const std::uint64_t give_up = due_at + CopyDue::kPollPastDueNs;
-        bool first = true;
-        for (std::uint64_t at = monotonic_ns(); at < give_up; at = monotonic_ns(), first = false) {
+        for (std::uint64_t at = running_at; at < give_up; at = monotonic_ns()) {
             if (fence.signaled()) {
-                // Done at `at` where a poll before saw it running. Done at the first poll, it ended
-                // during the sleep (which may have woken late): it is taught as long as it was seen
-                // running, a length it had at least, never a later one. So a late wake-up never
-                // makes the next dues later (which would make the next wake-ups later still), and
-                // when copies become shorter than their due, the dues follow within a few copies.
-                due.observe(bytes, (first ? running_at : at) - submitted_ns);
+                due.observe(bytes, at - submitted_ns);
                 due.polled_.fetch_add(1, std::memory_order_relaxed);
                 return {};
             }
