@@ -1154,16 +1154,16 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
                 "median over %g s\n",
                 options.seconds);
     std::printf("%-6s %-9s %7s | %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s | %s\n", "format", "size",
-                "call", "staging", "collect", "record", "fence", "submit", "frame", "wait", "its cpu", "polled",
-                "map", "drop", "made; the map's waits");
+                "call", "staging", "collect", "record", "fence", "submit", "frame", "wait", "its cpu",
+                "polled", "map", "drop", "made; the map's waits");
     std::vector<std::string> errors;
     for (const Size &size : options.sizes)
         for (const std::string &format : options.formats) {
             const Frame &frame = frames.get(format, size);
             const g2g::vulkan::Engine::Created before = vk.engine->created();
             const g2g::vulkan::CopyDue::Waits waits_before = vk.engine->download_waits();
-            std::vector<double> call, staging, collect, record, fence, submit, made_frame, wait, wait_cpu, poll, map,
-                drop;
+            std::vector<double> call, staging, collect, record, fence, submit, made_frame, wait, wait_cpu,
+                poll, map, drop;
             const int warmup = 10;
             int count = 0;
             double first = 0;
@@ -1232,7 +1232,8 @@ void engine_download_parts(Vulkan &vk, Frames &frames, const Options &options)
                         format.c_str(), size.name.c_str(), micros(call).c_str(), micros(staging).c_str(),
                         micros(collect).c_str(), micros(record).c_str(), micros(fence).c_str(),
                         micros(submit).c_str(), micros(made_frame).c_str(), micros(wait).c_str(),
-                        micros(wait_cpu).c_str(), micros(poll).c_str(), micros(map).c_str(), micros(drop).c_str(), after.fences - before.fences,
+                        micros(wait_cpu).c_str(), micros(poll).c_str(), micros(map).c_str(),
+                        micros(drop).c_str(), after.fences - before.fences,
                         after.staging_buffers - before.staging_buffers,
                         static_cast<unsigned long long>(waits.polled - waits_before.polled),
                         static_cast<unsigned long long>(waits.woken - waits_before.woken),

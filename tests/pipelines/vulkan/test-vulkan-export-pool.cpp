@@ -70,7 +70,8 @@ protected:
     {
         GstStructure *config = gst_structure_new_empty("config");
         g2g::compat::ask_image_pool_usage(config, VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT);
-        const bool named = g2g::compat::image_pool_ask(config).usage == VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT;
+        const bool named =
+            g2g::compat::image_pool_ask(config).usage == VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT;
         gst_structure_free(config);
         return named;
     }

@@ -95,14 +95,16 @@ Result<void> wait_for_copy(const Fence &fence, CopyDue &due, std::size_t bytes, 
     std::uint64_t running_at = monotonic_ns();
     if (const std::optional<std::uint64_t> expected = due.due_ns(bytes)) {
         const std::uint64_t due_at = submitted_ns + *expected;
-        const std::uint64_t poll_from = due_at > CopyDue::kPollBeforeDueNs ? due_at - CopyDue::kPollBeforeDueNs : 0;
+        const std::uint64_t poll_from =
+            due_at > CopyDue::kPollBeforeDueNs ? due_at - CopyDue::kPollBeforeDueNs : 0;
         // Asleep until then, in slices, the fence looked at after each: a copy that ends sooner
         // than due is seen within a slice. A plain sleep, not vkWaitForFences with a timeout:
         // NVIDIA's driver spins through a timed wait (the whole copy's length of CPU), and sleeps
         // only in an untimed one.
         while (running_at < poll_from) {
             const std::uint64_t wake = std::min(poll_from, running_at + CopyDue::kSleepSliceNs);
-            const timespec until{static_cast<time_t>(wake / 1'000'000'000u), static_cast<long>(wake % 1'000'000'000u)};
+            const timespec until{static_cast<time_t>(wake / 1'000'000'000u),
+                                 static_cast<long>(wake % 1'000'000'000u)};
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
             }
             if (fence.signaled()) {

@@ -152,8 +152,9 @@ Result<BufferRef> Engine::download(GstBuffer *source, const GstVideoInfo &info, 
         laps.lap(&DownloadTiming::wait);
     }
     BufferRef frame = BufferRef::adopt(gst_buffer_new());
-    gst_buffer_append_memory(frame.get(), fenced_memory_new(std::move(*staging), GST_VIDEO_INFO_SIZE(&info),
-                                                            std::move(fence), staging_, copy_due_, submitted_ns));
+    gst_buffer_append_memory(frame.get(),
+                             fenced_memory_new(std::move(*staging), GST_VIDEO_INFO_SIZE(&info),
+                                               std::move(fence), staging_, copy_due_, submitted_ns));
     gst_buffer_add_video_meta_full(frame.get(), GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                    GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info), planes,
                                    const_cast<gsize *>(info.offset), const_cast<gint *>(info.stride));

@@ -2,9 +2,9 @@
 // The frames g2g's shader writes: one image per plane of the Vulkan format GStreamer picks for it
 // (compat::vulkan_plane_format: gst_vulkan_format_from_video_info where it names one, so
 // vulkandownload and the other Vulkan elements read them as their own), optimal tiling,
-// device-local, of kWrittenImageUsage. The pool and each image know their engine weakly, so the view backend writes a frame
-// of this pool on the engine's queue; a strong reference would cycle (the engine's submissions hold the
-// frames it is writing, a frame holds its pool).
+// device-local, of kWrittenImageUsage. The pool and each image know their engine weakly, so the view backend
+// writes a frame of this pool on the engine's queue; a strong reference would cycle (the engine's submissions
+// hold the frames it is writing, a frame holds its pool).
 #include <memory>
 
 #include "compat/vulkan-format-compat.h"
