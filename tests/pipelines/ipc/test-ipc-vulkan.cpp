@@ -206,6 +206,40 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
     EXPECT_LE(g2g::test::open_frame_fd_count(), frame_fds) << "the exported images' descriptors";
 }
 
+namespace {
+
+// A producer `source ! writer ! g2gipcsink` whose writer writes its frames into g2gipcsink's
+// exportable images, and one consumer `g2gipcsrc ! chain`: every frame the producer sends is one of
+// the pool's, none is copied or converted, and the consumer receives what `source ! peer` makes.
+void expect_written_into_the_pool_with_no_copy(const std::string &source, int frames,
+                                               const std::string &writer, const std::string &chain,
+                                               const std::string &peer)
+{
+    Scratch scratch("g2g-ipc");
+    Consumer images(scratch, "images", chain);
+    ExportedSeen seen;
+    const auto producer = ipc_test::run_producer(
+        source + " ! " + writer +
+            " ! identity name=tap ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
+            "socket-path=" +
+            scratch.path("socket"),
+        seen.tap());
+    EXPECT_EQ(producer->error, "");
+    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
+    EXPECT_EQ(images.wait(), 0) << images.said();
+    const PipelineRun expected = run_pipeline(source + " ! " + peer + " ! appsink name=sink sync=false");
+    ASSERT_EQ(expected.buffers.size(), static_cast<std::size_t>(frames));
+    EXPECT_TRUE(images.received() == g2g::test::bytes_of(expected.buffers))
+        << images.received().size() << " bytes";
+    expect_frames_written_into_the_pool(seen, frames, true);
+    ASSERT_NE(producer->stats, nullptr);
+    EXPECT_EQ(producer->stat("shares"), guint64(frames));
+    EXPECT_EQ(producer->stat("copies"), 0u);
+    EXPECT_EQ(producer->stat("conversions"), 0u);
+}
+
+} // namespace
+
 // An element that renders into its downstream's pool (vulkancolorconvert, a GstVulkanVideoFilter:
 // it keeps the pool it is offered and the usage its configuration names, GStreamer's default when it
 // names none, the only one on 1.22) renders into g2gipcsink's exportable images, which have that
@@ -214,31 +248,13 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
 TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
 {
     SKIP_WITHOUT_VULKAN();
-    Scratch scratch("g2g-ipc");
     const int frames = 30;
-    const std::string bgra = "videotestsrc num-buffers=" + std::to_string(frames) +
-                             " pattern=ball ! video/x-raw,format=BGRA,width=64,height=48,framerate=30/1";
-    Consumer images(scratch, "images",
-                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=RGBA");
-    ExportedSeen seen;
-    const auto producer = ipc_test::run_producer(
-        bgra +
-            " ! vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA ! "
-            "identity name=tap ! g2gipcsink name=ipc min-consumers=1 queue-full=wait sync=false "
-            "socket-path=" +
-            scratch.path("socket"),
-        seen.tap());
-    EXPECT_EQ(producer->error, "");
-    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
-    EXPECT_EQ(images.wait(), 0) << images.said();
-    const PipelineRun peer =
-        run_pipeline(bgra + " ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink sync=false");
-    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
-    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
-        << images.received().size() << " bytes";
-    expect_frames_written_into_the_pool(seen, frames, true);
-    ASSERT_NE(producer->stats, nullptr);
-    EXPECT_EQ(producer->stat("copies"), 0u);
+    expect_written_into_the_pool_with_no_copy(
+        "videotestsrc num-buffers=" + std::to_string(frames) +
+            " pattern=ball ! video/x-raw,format=BGRA,width=64,height=48,framerate=30/1",
+        frames, "vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA",
+        "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=RGBA",
+        "videoconvert ! video/x-raw,format=RGBA");
 }
 
 // g2g's shader writes into g2gipcsink's exportable images (VulkanContextUse::decide_pool keeps
@@ -247,29 +263,10 @@ TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
 TEST(IpcProcesses, G2gsShaderWritesIntoTheExportedImages)
 {
     SKIP_WITHOUT_VULKAN();
-    Scratch scratch("g2g-ipc");
     const int frames = 30;
-    Consumer images(scratch, "images",
-                    "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12");
-    ExportedSeen seen;
-    const auto producer = ipc_test::run_producer(
-        source(frames) +
-            " ! vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! "
-            "video/x-raw(memory:VulkanImage) ! identity name=tap ! g2gipcsink name=ipc min-consumers=1 "
-            "queue-full=wait sync=false socket-path=" +
-            scratch.path("socket"),
-        seen.tap());
-    EXPECT_EQ(producer->error, "");
-    EXPECT_TRUE(producer->complaints.empty()) << producer->complaints.front();
-    EXPECT_EQ(images.wait(), 0) << images.said();
-    const PipelineRun peer =
-        run_pipeline(source(frames) + " ! videoflip video-direction=90r ! appsink name=sink sync=false");
-    ASSERT_EQ(peer.buffers.size(), static_cast<std::size_t>(frames));
-    EXPECT_TRUE(images.received() == g2g::test::bytes_of(peer.buffers))
-        << images.received().size() << " bytes";
-    expect_frames_written_into_the_pool(seen, frames, true);
-    ASSERT_NE(producer->stats, nullptr);
-    EXPECT_EQ(producer->stat("shares"), guint64(frames));
-    EXPECT_EQ(producer->stat("copies"), 0u);
-    EXPECT_EQ(producer->stat("conversions"), 0u);
+    expect_written_into_the_pool_with_no_copy(
+        source(frames), frames,
+        "vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! video/x-raw(memory:VulkanImage)",
+        "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
+        "videoflip video-direction=90r");
 }
