@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Waiting for a download's copy (Engine::download's frames, vulkan-fenced-memory.h) without waking
-// late. A reader asleep in vkWaitForFences is woken some time after the copy's fence signals: 18-35 µs
+// late. A reader asleep in vkWaitForFences is woken some time after the copy's fence signals: 18-55 µs
 // after the copy ended on NVIDIA's driver (bench-vulkan 3c, the map's wait against a poll of the
-// fence, H100, driver 580, 2026-12-06), a tenth of a 1080p RGBA frame's 170 µs copy. So the reader
+// fence, H100, driver 580, 2026-12-06), up to a tenth of a 1080p RGBA frame's 170 µs copy. So the reader
 // sleeps only until shortly before the copy is due, from how long the last copies of the same size
 // took (CopyDue), then polls the fence until it signals (wait_for_copy). A reader that comes after the
 // copy has run does not wait at all; one with no history, or whose copy is held up past its due time,
