@@ -70,13 +70,17 @@ GstVideoInfo crossing_frame(const GstVideoInfo &info, const FrameView *view)
 Result<BufferRef> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,
                                           const FrameView *view)
 {
-    const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_face(frame);
+    const std::shared_ptr<vulkan::ExportableImages> exported = vulkan::ExportableImages::of_face(frame);
     const GstVideoInfo source = crossing_frame(info, view);
     if (!exported || exported->device() != engine.device() ||
         GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source) ||
         GST_VIDEO_INFO_WIDTH(&exported->info()) != GST_VIDEO_INFO_WIDTH(&source) ||
         GST_VIDEO_INFO_HEIGHT(&exported->info()) != GST_VIDEO_INFO_HEIGHT(&source))
         return BufferRef();
+    // A plane whose memory the driver would not give an fd for is copied (its frame's warning says why).
+    for (const vulkan::ExternalImage &plane : exported->planes(frame))
+        if (plane.fd < 0)
+            return BufferRef();
     // Upstream's writes were submitted to this queue (GStreamer's elements share the pipeline's), or
     // are ordered before the release by the images' timeline semaphores: once the queue has
     // finished, the images are the other process's to read.
@@ -148,7 +152,7 @@ Result<BufferRef> VulkanExports::materialize(vulkan::Engine &engine, GstBuffer *
 
 std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std::uint64_t id)
 {
-    const std::shared_ptr<vulkan::ExportedFrame> exported = vulkan::ExportedFrame::of_face(frame);
+    const std::shared_ptr<vulkan::ExportableImages> exported = vulkan::ExportableImages::of_face(frame);
     if (!exported)
         return std::nullopt;
     OutgoingFrame out;

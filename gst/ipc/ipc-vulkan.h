@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// VulkanImage frames across processes (issue 33). The producer sends frames written into its pool
-// of exportable images as they are; any other frame it copies once, on its pipeline's queue, into
+// VulkanImage frames across processes (issue 33). The producer sends frames of exportable images as
+// they are (vulkan::ExportableImages: written into its pool of them, or g2gconvert's linear images
+// that CUDA wrote); any other frame it copies once, on its pipeline's queue, into
 // such images (GStreamer's own Vulkan allocations cannot be exported); either way it waits for the
 // queue before the frame is sent. Each image's memory crosses as an opaque fd with a
 // G2gVulkanImages record (ipc-vulkan-record.h). The consumer imports each producer frame once on
@@ -43,7 +44,8 @@ public:
     VulkanExports();
     ~VulkanExports();
     // `frame` itself where its images are exported ones already, of the planes `copy` would copy
-    // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::propose_export_pool): its
+    // (upstream wrote it into the pool g2gipcsink offered, VulkanContextUse::propose_export_pool, or
+    // it is g2gconvert's, whose images CUDA writes): its
     // images released to the other process on `engine`'s queue and that queue finished, no byte
     // copied. An empty frame for any other frame, which `copy` copies.
     Result<BufferRef> in_place(vulkan::Engine &engine, GstBuffer *frame, const GstVideoInfo &info,

@@ -116,14 +116,16 @@ NewBuffer frame_message(std::uint64_t size)
     return message;
 }
 
-// The consumer process: `g2gipcsrc ! fakesink`; what it said, once it ended.
+// The consumer process: `g2gipcsrc ! (reader of its stream) ! fakesink` (or another sink); what it
+// said, once it ended.
 struct Ended {
     int status = -1;
     std::string said;
 };
 
 // Runs a consumer against a fake producer that does `misbehave` once greeted.
-template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream stream = Stream::System)
+template <typename Misbehave>
+Ended consumer_of(Misbehave &&misbehave, Stream stream = Stream::System, const std::string &sink = "fakesink")
 {
     Scratch scratch("g2g-ipc-hostile");
     const std::string socket = scratch.path("socket");
@@ -134,7 +136,7 @@ template <typename Misbehave> Ended consumer_of(Misbehave &&misbehave, Stream st
         : stream == Stream::Cuda   ? " ! cudadownload"
                                    : "";
     ChildProcess consumer(
-        g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + reader + " ! fakesink",
+        g2g::test::launch_when_socket(socket, "g2gipcsrc socket-path=" + socket + reader + " ! " + sink,
                                       scratch.path("registry.bin"), scratch.path("consumer.log")));
     {
         FakeProducer producer(socket);
@@ -621,34 +623,183 @@ TEST(IpcHostileConsumer, AFloodOfConsumersNeverStarvesTheProducersDescriptors)
 #if G2G_HAVE_VULKAN
 namespace {
 
+// `use(device)` on this machine's first Vulkan device, opened with VK_KHR_external_memory_fd; false
+// where there is none.
+template <typename Use> bool with_first_device(Use &&use)
+{
+    bool opened = false;
+    GstVulkanInstance *instance = gst_vulkan_instance_new();
+    if (gst_vulkan_instance_open(instance, nullptr)) {
+        GstVulkanDevice *device = gst_vulkan_device_new_with_index(instance, 0);
+        gst_vulkan_device_enable_extension(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        if (gst_vulkan_device_open(device, nullptr)) {
+            opened = true;
+            use(device);
+        }
+        gst_object_unref(device);
+    }
+    gst_object_unref(instance);
+    return opened;
+}
+
+GstVideoInfo nv12_64x48()
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+    return info;
+}
+
 // The G2gVulkanImages record a producer on this machine's first Vulkan device sends for an NV12
 // 64x48 frame (a real exported frame's), the images left in VK_IMAGE_LAYOUT_GENERAL; nullopt
 // where there is no Vulkan device that exports.
 std::optional<VulkanImages> real_images()
 {
     std::optional<VulkanImages> images;
-    GstVulkanInstance *instance = gst_vulkan_instance_new();
-    if (gst_vulkan_instance_open(instance, nullptr)) {
-        GstVulkanDevice *device = gst_vulkan_device_new_with_index(instance, 0);
-        gst_vulkan_device_enable_extension(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-        GstVideoInfo info;
-        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, 64, 48);
-        if (gst_vulkan_device_open(device, nullptr)) {
-            if (auto frame = g2g::vulkan::ExportedFrame::create(device, info)) {
-                images.emplace();
-                images->identity = g2g::vulkan::identity_of(device);
-                images->frame = 7;
-                for (const g2g::vulkan::ExternalImage &plane : (*frame)->planes()) {
-                    images->planes.push_back(plane.description);
-                    images->planes.back().layout = VK_IMAGE_LAYOUT_GENERAL;
-                }
+    with_first_device([&](GstVulkanDevice *device) {
+        if (auto frame = g2g::vulkan::ExportedFrame::create(device, nv12_64x48())) {
+            images.emplace();
+            images->identity = g2g::vulkan::identity_of(device);
+            images->frame = 7;
+            for (const g2g::vulkan::ExternalImage &plane : (*frame)->planes()) {
+                images->planes.push_back(plane.description);
+                images->planes.back().layout = VK_IMAGE_LAYOUT_GENERAL;
             }
         }
-        gst_object_unref(device);
-    }
-    gst_object_unref(instance);
+    });
     return images;
 }
+
+// An NV12 64x48 frame of linear images made as g2gconvert's (cuda_vulkan::SharedImages, which
+// needs CUDA) are, on this machine's first Vulkan device: vulkan::exportable_usage and
+// vulkan::external_image with linear tiling, each in an exportable allocation of its own, written
+// here through a mapping as CUDA writes them by pitch. A driver imports only memory it exported
+// (lavapipe's fds carry its own header), so the test exports it as g2gipcsink would.
+class LinearFrame {
+public:
+    LinearFrame()
+    {
+        instance_ = gst_vulkan_instance_new();
+        if (!gst_vulkan_instance_open(instance_, nullptr))
+            return;
+        device_ = gst_vulkan_device_new_with_index(instance_, 0);
+        gst_vulkan_device_enable_extension(device_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        if (!gst_vulkan_device_open(device_, nullptr))
+            return;
+        const GstVideoInfo info = nv12_64x48();
+        images_.identity = g2g::vulkan::identity_of(device_);
+        images_.frame = 9;
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p)
+            if (!make_plane(info, p))
+                return;
+        made_ = true;
+    }
+    ~LinearFrame()
+    {
+        for (const Plane &plane : planes_) {
+            if (plane.image)
+                vkDestroyImage(device_->device, plane.image, nullptr);
+            if (plane.memory)
+                vkFreeMemory(device_->device, plane.memory, nullptr);
+        }
+        if (device_)
+            gst_object_unref(device_);
+        gst_object_unref(instance_);
+    }
+    LinearFrame(const LinearFrame &) = delete;
+    LinearFrame &operator=(const LinearFrame &) = delete;
+
+    // Whether the device makes, exports and maps such images.
+    bool made() const { return made_; }
+    const VulkanImages &images() const { return images_; }
+    // `frame` (NV12 64x48, dense) written into the images' rows, the bytes between rows set to 0xee.
+    void write(const std::vector<std::uint8_t> &frame)
+    {
+        const GstVideoInfo info = nv12_64x48();
+        for (guint p = 0; p < planes_.size(); ++p) {
+            const g2g::vulkan::ExternalPlane &d = images_.planes[p];
+            void *map = nullptr;
+            ASSERT_EQ(vkMapMemory(device_->device, planes_[p].memory, 0, VK_WHOLE_SIZE, 0, &map), VK_SUCCESS);
+            auto *bytes = static_cast<std::uint8_t *>(map);
+            std::memset(bytes, 0xee, d.size);
+            const auto row = static_cast<std::size_t>(GST_VIDEO_INFO_PLANE_STRIDE(&info, p));
+            for (guint y = 0; y < d.height; ++y)
+                std::memcpy(bytes + planes_[p].rows.offset + y * planes_[p].rows.rowPitch,
+                            frame.data() + GST_VIDEO_INFO_PLANE_OFFSET(&info, p) + y * row, row);
+            vkUnmapMemory(device_->device, planes_[p].memory);
+        }
+    }
+    // A new fd of each plane's allocation.
+    std::vector<UniqueFd> fds() const
+    {
+        std::vector<UniqueFd> fds;
+        for (const Plane &plane : planes_) {
+            g2g::Result<int> fd = g2g::vulkan::exported_fd(device_, plane.memory);
+            fds.emplace_back(fd ? *fd : -1);
+        }
+        return fds;
+    }
+
+private:
+    struct Plane {
+        VkImage image = VK_NULL_HANDLE;
+        VkDeviceMemory memory = VK_NULL_HANDLE;
+        VkSubresourceLayout rows{};
+    };
+
+    bool make_plane(const GstVideoInfo &info, guint p)
+    {
+        g2g::vulkan::ExternalPlane d;
+        d.format = p == 0 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8_UNORM;
+        g2g::Result<VkImageUsageFlags> usage = g2g::vulkan::exportable_usage(
+            device_, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_LINEAR, "plane");
+        if (!usage)
+            return false;
+        d.usage = *usage;
+        d.width = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
+        d.height = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
+        d.tiling = VK_IMAGE_TILING_LINEAR;
+        d.layout = VK_IMAGE_LAYOUT_GENERAL;
+        g2g::Result<VkImage> image = g2g::vulkan::external_image(device_, d, "plane");
+        if (!image)
+            return false;
+        Plane &plane = planes_.emplace_back();
+        plane.image = *image;
+        VkMemoryRequirements requirements{};
+        vkGetImageMemoryRequirements(device_->device, plane.image, &requirements);
+        d.size = requirements.size;
+        const gint type = g2g::vulkan::device_local_memory_type(device_, requirements.memoryTypeBits);
+        const VkMemoryPropertyFlags mappable =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        if (type < 0 ||
+            (device_->physical_device->memory_properties.memoryTypes[type].propertyFlags & mappable) != mappable)
+            return false;
+        VkMemoryDedicatedAllocateInfo dedicated{};
+        dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+        dedicated.image = plane.image;
+        VkExportMemoryAllocateInfo exported{};
+        exported.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
+        exported.pNext = &dedicated;
+        exported.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        VkMemoryAllocateInfo allocate{};
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        allocate.pNext = &exported;
+        allocate.allocationSize = requirements.size;
+        allocate.memoryTypeIndex = static_cast<guint32>(type);
+        if (vkAllocateMemory(device_->device, &allocate, nullptr, &plane.memory) != VK_SUCCESS ||
+            vkBindImageMemory(device_->device, plane.image, plane.memory, 0) != VK_SUCCESS)
+            return false;
+        const VkImageSubresource color{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+        vkGetImageSubresourceLayout(device_->device, plane.image, &color, &plane.rows);
+        images_.planes.push_back(d);
+        return true;
+    }
+
+    GstVulkanInstance *instance_ = nullptr;
+    GstVulkanDevice *device_ = nullptr;
+    VulkanImages images_;
+    std::vector<Plane> planes_;
+    bool made_ = false;
+};
 
 // A NEW_BUFFER of Vulkan images `images` says, with a memfd of `fd_size` bytes per plane, and
 // `metas` after the images' record.
@@ -706,6 +857,15 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
          "NEW_BUFFER 1: image 0's descriptor holds 100 bytes; " + plane0 + " takes " + std::to_string(size)},
         {"no record", [](VulkanImages &) {}, size, false,
          "NEW_BUFFER 1 of Vulkan images came without its G2gVulkanImages record"},
+        {"a tiling no exporter makes", [](VulkanImages &images) { images.planes[0].tiling = 5; }, size, true,
+         "NEW_BUFFER 1: image 0 has tiling 5: an exported image is of optimal or linear tiling"},
+        {"a usage no exporter gives",
+         [](VulkanImages &images) { images.planes[0].usage |= VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT; },
+         size, true,
+         "NEW_BUFFER 1: image 0 has usage " +
+             std::to_string(real->planes[0].usage | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT) +
+             ": this process makes " + plane0 + " with usage " + std::to_string(real->planes[0].usage) +
+             ", optimal tiling"},
     };
     for (const Case &c : cases) {
         VulkanImages images = *real;
@@ -716,6 +876,61 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
         EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
             << c.what << ": " << ended.said;
     }
+}
+
+// Not hostile: linear images (g2gconvert's, which CUDA writes by pitch, cross as they are) are made
+// again over the producer's memory and read as the producer laid their rows out. Each lie of a
+// linear image's record is refused as an optimal one's is.
+TEST(IpcHostileProducer, LinearImagesAreReadAsTheirProducerLaidThemOut)
+{
+    SKIP_WITHOUT_VULKAN();
+    LinearFrame linear;
+    if (!linear.made())
+        GTEST_SKIP() << "the first Vulkan device makes no mappable linear NV12 images it exports as opaque fds";
+    std::vector<std::uint8_t> expected(kFrameSize);
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        expected[i] = static_cast<std::uint8_t>(i * 7 + i / 64);
+    linear.write(expected);
+    auto send_frame = [&](int socket, const VulkanImages &images) {
+        NewBuffer message;
+        message.id = 1;
+        message.pts = 0;
+        message.kind = MemoryKind::VulkanImage;
+        const std::vector<UniqueFd> fds = linear.fds();
+        std::vector<int> raw;
+        for (std::size_t p = 0; p < fds.size(); ++p) {
+            raw.push_back(fds[p].get());
+            message.memories.push_back({images.planes[p].size, 0});
+        }
+        message.metas.push_back(encode_vulkan_images(images));
+        send_message(socket, MessageType::NewBuffer, encode(message), raw);
+        send_message(socket, MessageType::Eos, {});
+    };
+    Scratch scratch("g2g-ipc-linear");
+    const std::string read = scratch.path("read.nv12");
+    const Ended ended = consumer_of([&](int socket) { send_frame(socket, linear.images()); }, Stream::Vulkan,
+                                    "video/x-raw,format=NV12 ! filesink location=" + read);
+    ASSERT_EQ(ended.status, 0) << ended.said;
+    const std::string bytes = g2g::test::read_file(read);
+    EXPECT_TRUE(bytes == std::string(expected.begin(), expected.end())) << bytes.size() << " bytes read";
+
+    // The same images said to be of optimal tiling: their usage is not an optimal image's.
+    std::string optimal_usage;
+    with_first_device([&](GstVulkanDevice *device) {
+        if (auto usage = g2g::vulkan::exportable_usage(device, VK_FORMAT_R8_UNORM, VK_IMAGE_TILING_OPTIMAL, ""))
+            optimal_usage = std::to_string(*usage);
+    });
+    const std::string linear_usage = std::to_string(linear.images().planes[0].usage);
+    if (optimal_usage == linear_usage)
+        return; // the same usage: that lie is caught by the allocation's size, tested above
+    VulkanImages lie = linear.images();
+    lie.planes[0].tiling = VK_IMAGE_TILING_OPTIMAL;
+    const Ended optimal = consumer_of([&](int socket) { send_frame(socket, lie); }, Stream::Vulkan);
+    EXPECT_EQ(optimal.status, 1) << optimal.said;
+    EXPECT_TRUE(says(optimal, "/socket sent a frame refused here: NEW_BUFFER 1: image 0 has usage " +
+                                  linear_usage + ": this process makes plane 0 of NV12 64x48 with usage " +
+                                  optimal_usage + ", optimal tiling"))
+        << optimal.said;
 }
 
 // A view of Vulkan images is checked as a view in memfds is: it travels in view caps alone, with

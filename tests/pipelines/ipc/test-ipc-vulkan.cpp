@@ -45,8 +45,8 @@ bool upload_takes_our_pool()
 }
 
 // What the element named "tap" (an identity just before g2gipcsink) saw: how many frames were
-// faces of exported images (written by vulkanupload into g2gipcsink's pool), and which exported
-// frames they were.
+// faces of exportable images (written by vulkanupload into g2gipcsink's pool, or g2gconvert's), and
+// which exportable frames they were.
 struct ExportedSeen {
     std::mutex lock;
     int faces = 0, frames = 0;
@@ -58,7 +58,7 @@ struct ExportedSeen {
             const std::lock_guard guard(lock);
             ++frames;
 #if G2G_HAVE_VULKAN
-            if (const auto exported = g2g::vulkan::ExportedFrame::of_face(buffer)) {
+            if (const auto exported = g2g::vulkan::ExportableImages::of_face(buffer)) {
                 ++faces;
                 ids.insert(exported->id());
             }
@@ -208,10 +208,11 @@ TEST(IpcProcesses, VulkanViewsCrossAsViewsAndEqualVideoflip)
 
 namespace {
 
-// A producer `source ! writer ! g2gipcsink` whose writer writes its frames into g2gipcsink's
-// exportable images, and one consumer `g2gipcsrc ! chain`: every frame the producer sends is one of
-// the pool's, none is copied or converted, and the consumer receives what `source ! peer` makes.
-void expect_written_into_the_pool_with_no_copy(const std::string &source, int frames,
+// A producer `source ! writer ! g2gipcsink` whose writer writes its frames into exportable images
+// (g2gipcsink's pool, or g2gconvert's own), and one consumer `g2gipcsrc ! chain`: every frame the
+// producer sends is of those images, none is copied or converted, and the consumer receives what
+// `source ! peer` makes.
+void expect_crossing_as_they_are(const std::string &source, int frames,
                                                const std::string &writer, const std::string &chain,
                                                const std::string &peer)
 {
@@ -249,7 +250,7 @@ TEST(IpcProcesses, ARendererUpstreamRendersIntoTheExportedImages)
 {
     SKIP_WITHOUT_VULKAN();
     const int frames = 30;
-    expect_written_into_the_pool_with_no_copy(
+    expect_crossing_as_they_are(
         "videotestsrc num-buffers=" + std::to_string(frames) +
             " pattern=ball ! video/x-raw,format=BGRA,width=64,height=48,framerate=30/1",
         frames, "vulkanupload ! vulkancolorconvert ! video/x-raw(memory:VulkanImage),format=RGBA",
@@ -264,9 +265,25 @@ TEST(IpcProcesses, G2gsShaderWritesIntoTheExportedImages)
 {
     SKIP_WITHOUT_VULKAN();
     const int frames = 30;
-    expect_written_into_the_pool_with_no_copy(
+    expect_crossing_as_they_are(
         source(frames), frames,
         "vulkanupload ! g2gview video-direction=90r ! g2gmaterialize ! video/x-raw(memory:VulkanImage)",
         "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
         "videoflip video-direction=90r");
+}
+
+// g2gconvert's Vulkan frames are linear images CUDA writes by pitch, each in an exportable allocation
+// of its own (cuda_vulkan::SharedImages): they cross as they are, with no copy, and the consumer
+// imports them as linear images and reads what the source made. Needs an NVIDIA GPU with NVIDIA's
+// Vulkan driver and g2gconvert (the cuda and the vulkan feature).
+TEST(IpcProcesses, G2gconvertsFramesCrossAsTheirLinearImages)
+{
+    SKIP_WITHOUT_VULKAN();
+    if (!g2g::test::have_element("g2gconvert") || !g2g::test::have_cuda_device())
+        GTEST_SKIP() << "needs g2gconvert (the cuda and the vulkan feature) and a CUDA device";
+    const int frames = 30;
+    expect_crossing_as_they_are(source(frames), frames,
+                                "cudaupload ! g2gconvert ! video/x-raw(memory:VulkanImage)",
+                                "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
+                                "identity");
 }

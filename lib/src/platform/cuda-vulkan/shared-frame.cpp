@@ -72,13 +72,9 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
     if (!gst_vulkan_device_is_extension_enabled(device_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         return refused("the Vulkan device " + vulkan::Engine::describe(device_) + " was opened without " +
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ", which sharing memory with CUDA needs");
-    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
-        gst_vulkan_device_get_proc_address(device_, "vkGetMemoryFdKHR"));
     Result<const CudaExternal *> calls = cuda_external();
     if (!calls)
         return calls.error();
-    if (!get_fd)
-        return refused("the Vulkan device " + vulkan::Engine::describe(device_) + " has no vkGetMemoryFdKHR");
     const gint type = vulkan::device_local_memory_type(device_, requirements.memoryTypeBits);
     if (type < 0)
         return refused("no device-local Vulkan memory type holds " + what + " on " +
@@ -107,13 +103,10 @@ Result<SharedAllocation *> SharedMemoryBase::allocate(const VkMemoryRequirements
         return vulkan::failure("binding exportable memory", bound);
 
     // CUDA imports the allocation (and owns the fd from then on) and maps all of it.
-    VkMemoryGetFdInfoKHR fd_info{};
-    fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
-    fd_info.memory = allocation.memory;
-    fd_info.handleType = kHandle;
-    int fd = -1;
-    if (VkResult r = get_fd(device_->device, &fd_info, &fd); r != VK_SUCCESS)
-        return vulkan::failure("vkGetMemoryFdKHR", r);
+    Result<int> made = vulkan::exported_fd(device_, allocation.memory);
+    if (!made)
+        return made.error();
+    const int fd = *made;
     if (!gst_cuda_context_push(cuda_)) {
         close(fd);
         return refused("cannot make the CUDA context of " + describe(cuda_) + " current");
@@ -158,56 +151,27 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
     std::unique_ptr<SharedImages> frame(new SharedImages(device, cuda, info));
     const std::string what = frame_name(info);
     VkDevice vk = device->device;
-    VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     for (guint p = 0; p < planes; ++p) {
         Plane plane;
-        plane.format = compat::vulkan_plane_format(info, p);
         const std::string which = "plane " + std::to_string(p) + " of " + what;
-        if (plane.format == VK_FORMAT_UNDEFINED)
+        vulkan::ExternalPlane &d = plane.description;
+        d.format = compat::vulkan_plane_format(info, p);
+        if (d.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);
-        VkFormatProperties features{};
-        vkGetPhysicalDeviceFormatProperties(physical, plane.format, &features);
-        const VkFormatFeatureFlags linear = features.linearTilingFeatures;
-        const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
-                                            VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
-                                            VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-        if ((linear & needed) != needed)
-            return refused("the Vulkan device " + vulkan::Engine::describe(device) +
-                           " cannot copy and sample linear images of VkFormat " +
-                           std::to_string(plane.format) + " (" + which + "), which CUDA shares");
-        VkImageUsageFlags usage =
-            VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
-        if (linear & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
-            usage |= VK_IMAGE_USAGE_STORAGE_BIT;
-        frame->usage_ = p == 0 ? usage : (frame->usage_ & usage);
-
-        if (!(vulkan::external_image_features(physical, plane.format, VK_IMAGE_TILING_LINEAR, usage) &
-              VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
-            return refused("the Vulkan device " + vulkan::Engine::describe(device) +
-                           " cannot export linear images of VkFormat " + std::to_string(plane.format) + " (" +
-                           which + ") to CUDA");
-
-        VkExternalMemoryImageCreateInfo exported{};
-        exported.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
-        exported.handleTypes = kHandle;
-        VkImageCreateInfo create{};
-        create.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-        create.pNext = &exported;
-        create.imageType = VK_IMAGE_TYPE_2D;
-        create.format = plane.format;
-        create.extent = {static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p)),
-                         static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p)), 1};
-        create.mipLevels = 1;
-        create.arrayLayers = 1;
-        create.samples = VK_SAMPLE_COUNT_1_BIT;
-        create.tiling = VK_IMAGE_TILING_LINEAR;
-        create.usage = usage;
-        create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-        // Its bytes are defined from the start (CUDA writes them): no transition may discard them.
-        create.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED;
-        if (VkResult r = vkCreateImage(vk, &create, nullptr, &plane.image); r != VK_SUCCESS)
-            return vulkan::failure(("creating a linear image for " + which).c_str(), r);
+        Result<VkImageUsageFlags> usage =
+            vulkan::exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_LINEAR, which);
+        if (!usage)
+            return usage.error();
+        d.usage = *usage;
+        frame->usage_ = p == 0 ? d.usage : (frame->usage_ & d.usage);
+        d.width = static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
+        d.height = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
+        d.tiling = VK_IMAGE_TILING_LINEAR;
+        Result<VkImage> image = vulkan::external_image(device, d, which);
+        if (!image)
+            return image.error();
+        plane.image = *image;
         frame->planes_.push_back(plane); // destroyed with the frame from here on
         VkMemoryRequirements requirements{};
         vkGetImageMemoryRequirements(vk, plane.image, &requirements);
@@ -219,6 +183,7 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
         vkGetImageSubresourceLayout(vk, plane.image, &subresource, &layout);
         Plane &kept = frame->planes_.back();
         kept.allocation = *allocation;
+        kept.description.size = requirements.size;
         kept.offset = layout.offset;
         kept.pitch = static_cast<gint>(layout.rowPitch);
     }
@@ -233,8 +198,11 @@ Result<std::unique_ptr<SharedImages>> SharedImages::create(GstVulkanDevice *devi
 
 SharedImages::~SharedImages()
 {
-    for (const Plane &plane : planes_)
+    for (const Plane &plane : planes_) {
         vkDestroyImage(device_->device, plane.image, nullptr);
+        if (plane.fd >= 0)
+            close(plane.fd);
+    }
     // The allocations go in ~SharedMemoryBase, after the images bound to them.
 }
 
@@ -262,16 +230,42 @@ void SharedImages::release_cuda(gpointer data)
     delete static_cast<FaceHold *>(data);
 }
 
+std::vector<vulkan::ExternalImage> SharedImages::planes(GstBuffer *face)
+{
+    std::vector<vulkan::ExternalImage> planes;
+    const std::lock_guard lock(lock_);
+    for (guint p = 0; p < planes_.size(); ++p) {
+        Plane &plane = planes_[p];
+        if (plane.fd < 0) {
+            Result<int> fd = vulkan::exported_fd(device_, plane.allocation->memory);
+            if (fd)
+                plane.fd = *fd;
+            else
+                GST_WARNING_OBJECT(device_, "plane %u of %s cannot cross to another process: %s", p,
+                                   frame_name(info_).c_str(), fd.error().message().c_str());
+        }
+        vulkan::ExternalImage &out = planes.emplace_back();
+        out.image = plane.image;
+        out.memory = plane.allocation->memory;
+        out.fd = plane.fd;
+        out.description = plane.description;
+        out.description.layout =
+            face && p < gst_buffer_n_memory(face)
+                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))->barrier.image_layout
+                : barriers_[p].image_layout;
+    }
+    return planes;
+}
+
 BufferRef SharedImages::vulkan_face()
 {
     BufferRef buffer = BufferRef::adopt(gst_buffer_new());
     for (guint p = 0; p < planes_.size(); ++p) {
         auto *hold = new FaceHold{shared_from_this(), p, nullptr};
-        GstMemory *memory =
-            gst_vulkan_image_memory_wrapped(device_, planes_[p].image, planes_[p].format,
-                                            static_cast<gsize>(GST_VIDEO_INFO_COMP_WIDTH(&info_, p)),
-                                            static_cast<gsize>(GST_VIDEO_INFO_COMP_HEIGHT(&info_, p)),
-                                            VK_IMAGE_TILING_LINEAR, usage_, hold, release_vulkan_plane);
+        const vulkan::ExternalPlane &d = planes_[p].description;
+        GstMemory *memory = gst_vulkan_image_memory_wrapped(device_, planes_[p].image, static_cast<VkFormat>(d.format),
+                                                            d.width, d.height, VK_IMAGE_TILING_LINEAR, usage_, hold,
+                                                            release_vulkan_plane);
         if (!memory) { // wrapped() calls no notify when it fails
             delete hold;
             return {};
@@ -281,6 +275,7 @@ BufferRef SharedImages::vulkan_face()
             const std::lock_guard lock(lock_);
             hold->image->barrier = barriers_[p];
         }
+        mark_face(memory, shared_from_this(), p);
         gst_buffer_append_memory(buffer.get(), memory);
     }
     return buffer;

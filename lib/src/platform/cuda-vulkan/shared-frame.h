@@ -8,7 +8,8 @@
 //
 //   SharedImages  one linear image per plane, each in its own allocation: the frame CUDA writes for
 //                 Vulkan (its Vulkan face, GstVulkanImageMemory per plane). A one-plane frame also has
-//                 a CUDA face (one GstCudaMemory over its allocation).
+//                 a CUDA face (one GstCudaMemory over its allocation). Its images cross to other
+//                 processes as they are (vulkan::ExportableImages: g2gipcsink).
 //   SharedBuffer  one buffer holding every plane at CUDA pitches: the frame Vulkan writes (copies of
 //                 its images) for CUDA (its CUDA face, one GstCudaMemory).
 // Linear images: CUDA addresses memory by pitch, and a linear image's layout is the pitch the
@@ -20,6 +21,7 @@
 #include <gst/video/video.h>
 #include "platform/vulkan/gst-vulkan.h"
 #include "platform/vulkan/frame-pool.h"
+#include "platform/vulkan/vulkan-external.h"
 
 #include <atomic>
 #include <memory>
@@ -62,14 +64,23 @@ protected:
     std::vector<SharedAllocation> allocations_;
 };
 
-class SharedImages : public SharedMemoryBase, public std::enable_shared_from_this<SharedImages> {
+class SharedImages : public SharedMemoryBase,
+                     public vulkan::ExportableImages,
+                     public std::enable_shared_from_this<SharedImages> {
 public:
     // Linear images of `info`'s planes (its format and size) of `device`, imported into `cuda`.
     // Refused with the reason: a plane without a Vulkan format, images the driver cannot copy,
-    // sample or export in linear tiling. Faces need the frame owned by a std::shared_ptr.
+    // sample, export or import in linear tiling (vulkan::exportable_usage). Faces need the frame
+    // owned by a std::shared_ptr.
     static Result<std::unique_ptr<SharedImages>> create(GstVulkanDevice *device, GstCudaContext *cuda,
                                                         const GstVideoInfo &info);
-    ~SharedImages();
+    ~SharedImages() override;
+
+    GstVulkanDevice *device() const override { return device_; }
+    const GstVideoInfo &info() const override { return info_; }
+    // Each plane's fd for another process is made the first time one is asked for (few frames of
+    // g2gconvert's cross processes), and kept with the frame.
+    std::vector<vulkan::ExternalImage> planes(GstBuffer *face = nullptr) override;
 
     // Where CUDA writes plane p: a device pointer (CUdeviceptr) and its row pitch.
     void cuda_planes(std::uint64_t planes[], gint strides[]) const;
@@ -90,18 +101,19 @@ private:
     using SharedMemoryBase::SharedMemoryBase;
     struct Plane {
         VkImage image = VK_NULL_HANDLE;
-        VkFormat format = VK_FORMAT_UNDEFINED;
+        vulkan::ExternalPlane description; // as made (its layout aside)
         SharedAllocation *allocation = nullptr;
         VkDeviceSize offset = 0; // of the image's bytes in its allocation
         gint pitch = 0;
+        int fd = -1; // for another process, once asked for (closed with the frame)
     };
     struct FaceHold;
     static void release_vulkan_plane(gpointer hold);
     static void release_cuda(gpointer hold);
 
     std::vector<Plane> planes_;
-    VkImageUsageFlags usage_ = 0;
-    // Per plane: the barrier state the last freed Vulkan face left.
+    VkImageUsageFlags usage_ = 0; // of every plane (the faces say one usage)
+    // Per plane: the barrier state the last freed Vulkan face left; the fds.
     std::mutex lock_;
     std::vector<GstVulkanBarrierImageInfo> barriers_;
 };

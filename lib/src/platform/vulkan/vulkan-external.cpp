@@ -28,46 +28,46 @@ std::string frame_name(const GstVideoInfo &info)
            std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
 }
 
-// The usage plane `format` gets, or why the device cannot export and import such images:
-// kExportedUsage, plus storage where optimal tiling has it (g2g's shader writes it), plus the color
-// and input attachments GStreamer's own image pool gives every image by default, where the format
-// can be rendered to and such images exported (an element that renders into its downstream's pool,
-// a GstVulkanVideoFilter such as vulkancolorconvert, keeps that usage and renders into these). An
-// exporter and an importer on the same driver get the same.
-Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, const std::string &which)
+} // namespace
+
+Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, VkImageTiling tiling,
+                                           const std::string &which)
 {
+    const bool linear = tiling == VK_IMAGE_TILING_LINEAR;
+    const std::string images = linear ? "linear images" : "images";
     VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
-    VkFormatProperties features{};
-    vkGetPhysicalDeviceFormatProperties(physical, format, &features);
-    const VkFormatFeatureFlags optimal = features.optimalTilingFeatures;
+    VkFormatProperties properties{};
+    vkGetPhysicalDeviceFormatProperties(physical, format, &properties);
+    const VkFormatFeatureFlags features = linear ? properties.linearTilingFeatures : properties.optimalTilingFeatures;
     const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
                                         VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
                                         VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
-    if ((optimal & needed) != needed)
-        return refused("the Vulkan device " + Engine::describe(device) +
-                       " cannot copy and sample images of VkFormat " + std::to_string(format) + " (" + which +
-                       ")");
+    if ((features & needed) != needed)
+        return refused("the Vulkan device " + Engine::describe(device) + " cannot copy and sample " + images +
+                       " of VkFormat " + std::to_string(format) + " (" + which + ")");
     // Whether images of `usage` can be exported and imported as opaque fds.
     auto shareable = [&](VkImageUsageFlags usage) {
         const VkExternalMemoryFeatureFlags both =
             VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
-        return (external_image_features(physical, format, VK_IMAGE_TILING_OPTIMAL, usage) & both) == both;
+        return (external_image_features(physical, format, tiling, usage) & both) == both;
     };
     VkImageUsageFlags usage = kExportedUsage;
-    if (optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
+    if (features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
         usage |= VK_IMAGE_USAGE_STORAGE_BIT;
     const VkImageUsageFlags attachments =
         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
-    if ((optimal & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) && shareable(usage | attachments))
+    if (!linear && (features & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) && shareable(usage | attachments))
         return usage | attachments;
     if (!shareable(usage))
-        return refused("the Vulkan device " + Engine::describe(device) +
-                       " cannot export and import images of VkFormat " + std::to_string(format) + " (" +
-                       which + ") as opaque fds");
+        return refused("the Vulkan device " + Engine::describe(device) + " cannot export and import " + images +
+                       " of VkFormat " + std::to_string(format) + " (" + which + ") as opaque fds");
     return usage;
 }
 
-// An image of `plane`'s parameters whose memory is external (exported or imported).
+namespace {
+
+} // namespace
+
 Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which)
 {
     VkExternalMemoryImageCreateInfo external{};
@@ -85,12 +85,16 @@ Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &pla
     create.tiling = static_cast<VkImageTiling>(plane.tiling);
     create.usage = plane.usage;
     create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    create.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    // A linear image's bytes are defined from the start (CUDA writes g2gconvert's).
+    create.initialLayout =
+        create.tiling == VK_IMAGE_TILING_LINEAR ? VK_IMAGE_LAYOUT_PREINITIALIZED : VK_IMAGE_LAYOUT_UNDEFINED;
     VkImage image = VK_NULL_HANDLE;
     if (VkResult r = vkCreateImage(device->device, &create, nullptr, &image); r != VK_SUCCESS)
         return failure(("creating an external image for " + which).c_str(), r);
     return image;
 }
+
+namespace {
 
 // Memory for `image` (its own allocation), exported (fd -1) or imported from `fd` (taken by the
 // driver on success).
@@ -227,6 +231,72 @@ std::string uuid_text(const Uuid &uuid)
     return text;
 }
 
+Result<int> exported_fd(GstVulkanDevice *device, VkDeviceMemory memory)
+{
+    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+        gst_vulkan_device_get_proc_address(device, "vkGetMemoryFdKHR"));
+    if (!get_fd)
+        return refused("the Vulkan device " + Engine::describe(device) + " has no vkGetMemoryFdKHR");
+    VkMemoryGetFdInfoKHR fd_info{};
+    fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
+    fd_info.memory = memory;
+    fd_info.handleType = kHandle;
+    int fd = -1;
+    if (VkResult r = get_fd(device->device, &fd_info, &fd); r != VK_SUCCESS)
+        return failure("vkGetMemoryFdKHR", r);
+    return fd;
+}
+
+// ---- ExportableImages ----
+
+namespace {
+
+// What marks a memory as a plane of an exportable frame's face.
+struct FaceMark {
+    std::weak_ptr<ExportableImages> frame;
+    guint plane = 0;
+};
+
+GQuark face_mark_quark()
+{
+    static const GQuark quark = g_quark_from_static_string("g2g-exportable-images-face");
+    return quark;
+}
+
+const FaceMark *face_mark(GstMemory *memory)
+{
+    return static_cast<const FaceMark *>(gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(memory), face_mark_quark()));
+}
+
+} // namespace
+
+ExportableImages::ExportableImages()
+{
+    static std::atomic<std::uint64_t> next_id = 1;
+    id_ = next_id++;
+}
+
+void ExportableImages::mark_face(GstMemory *memory, const std::shared_ptr<ExportableImages> &frame, guint plane)
+{
+    gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(memory), face_mark_quark(), new FaceMark{frame, plane},
+                              [](gpointer mark) { delete static_cast<FaceMark *>(mark); });
+}
+
+std::shared_ptr<ExportableImages> ExportableImages::of_face(GstBuffer *buffer)
+{
+    const guint n = gst_buffer_n_memory(buffer);
+    const FaceMark *first = n ? face_mark(gst_buffer_peek_memory(buffer, 0)) : nullptr;
+    std::shared_ptr<ExportableImages> frame = first ? first->frame.lock() : nullptr;
+    if (!frame || GST_VIDEO_INFO_N_PLANES(&frame->info()) != n)
+        return {};
+    for (guint p = 0; p < n; ++p) {
+        const FaceMark *mark = face_mark(gst_buffer_peek_memory(buffer, p));
+        if (!mark || mark->plane != p || mark->frame.lock() != frame)
+            return {};
+    }
+    return frame;
+}
+
 // ---- ExportedFrame ----
 
 struct ExportedFrame::FaceHold {
@@ -238,8 +308,6 @@ struct ExportedFrame::FaceHold {
 ExportedFrame::ExportedFrame(GstVulkanDevice *device, const GstVideoInfo &info)
     : device_(static_cast<GstVulkanDevice *>(gst_object_ref(device))), info_(info)
 {
-    static std::atomic<std::uint64_t> next_id = 1;
-    id_ = next_id++;
 }
 
 ExportedFrame::~ExportedFrame()
@@ -254,10 +322,6 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
     if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ", which another process's import needs");
-    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
-        gst_vulkan_device_get_proc_address(device, "vkGetMemoryFdKHR"));
-    if (!get_fd)
-        return refused("the Vulkan device " + Engine::describe(device) + " has no vkGetMemoryFdKHR");
     std::unique_ptr<ExportedFrame> frame(new ExportedFrame(device, info));
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
         const std::string which = "plane " + std::to_string(p) + " of " + frame_name(info);
@@ -265,7 +329,7 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
         d.format = compat::vulkan_plane_format(info, p);
         if (d.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);
-        Result<VkImageUsageFlags> usage = exportable_usage(device, static_cast<VkFormat>(d.format), which);
+        Result<VkImageUsageFlags> usage = exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_OPTIMAL, which);
         if (!usage)
             return usage.error();
         d.usage = *usage;
@@ -286,14 +350,10 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
         if (!memory)
             return memory.error();
         plane.memory = *memory;
-        VkMemoryGetFdInfoKHR fd_info{};
-        fd_info.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
-        fd_info.memory = plane.memory;
-        fd_info.handleType = kHandle;
-        if (VkResult r = get_fd(device->device, &fd_info, &plane.fd); r != VK_SUCCESS) {
-            plane.fd = -1;
-            return failure("vkGetMemoryFdKHR", r);
-        }
+        Result<int> fd = exported_fd(device, plane.memory);
+        if (!fd)
+            return fd.error();
+        plane.fd = *fd;
         frame->barriers_.push_back(barrier_in(VK_IMAGE_LAYOUT_UNDEFINED));
     }
     return frame;
@@ -347,34 +407,15 @@ BufferRef ExportedFrame::face()
             return {};
         }
         hold->image = reinterpret_cast<GstVulkanImageMemory *>(memory);
+        mark_face(memory, shared_from_this(), p);
         gst_buffer_append_memory(buffer.get(), memory);
     }
     return buffer;
 }
 
-std::shared_ptr<ExportedFrame> ExportedFrame::of_memory(GstMemory *memory)
-{
-    if (!memory || !gst_is_vulkan_image_memory(memory))
-        return {};
-    auto *image = reinterpret_cast<GstVulkanImageMemory *>(memory);
-    if (image->notify != release_plane)
-        return {};
-    return static_cast<FaceHold *>(image->user_data)->frame;
-}
-
 std::shared_ptr<ExportedFrame> ExportedFrame::of_face(GstBuffer *buffer)
 {
-    const guint n = gst_buffer_n_memory(buffer);
-    std::shared_ptr<ExportedFrame> frame = of_memory(n ? gst_buffer_peek_memory(buffer, 0) : nullptr);
-    if (!frame || frame->planes_.size() != n)
-        return {};
-    for (guint p = 0; p < n; ++p) {
-        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(buffer, p));
-        if (!of_memory(GST_MEMORY_CAST(image)) || static_cast<FaceHold *>(image->user_data)->frame != frame ||
-            static_cast<FaceHold *>(image->user_data)->plane != p)
-            return {};
-    }
-    return frame;
+    return std::dynamic_pointer_cast<ExportedFrame>(ExportableImages::of_face(buffer));
 }
 
 // ---- ExportedPool ----
@@ -446,13 +487,19 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
                            std::to_string(d.width) + "x" + std::to_string(d.height) + ", " + which +
                            " is VkFormat " + std::to_string(format) + " " + std::to_string(width) + "x" +
                            std::to_string(height));
-        Result<VkImageUsageFlags> usage = exportable_usage(device, format, which);
+        // Optimal images (ExportedFrame's) or linear ones (g2gconvert's, which CUDA writes by pitch),
+        // of the usage an exporter on this driver gives them: no other image is made over the memory.
+        const auto tiling = static_cast<VkImageTiling>(d.tiling);
+        if (tiling != VK_IMAGE_TILING_OPTIMAL && tiling != VK_IMAGE_TILING_LINEAR)
+            return refused("image " + std::to_string(p) + " has tiling " + std::to_string(d.tiling) +
+                           ": an exported image is of optimal or linear tiling");
+        Result<VkImageUsageFlags> usage = exportable_usage(device, format, tiling, which);
         if (!usage)
             return usage.error();
-        if (d.usage != *usage || d.tiling != VK_IMAGE_TILING_OPTIMAL)
-            return refused("image " + std::to_string(p) + " has usage " + std::to_string(d.usage) +
-                           " and tiling " + std::to_string(d.tiling) + ": this process makes " + which +
-                           " with usage " + std::to_string(*usage) + ", optimal tiling");
+        if (d.usage != *usage)
+            return refused("image " + std::to_string(p) + " has usage " + std::to_string(d.usage) + ": " +
+                           "this process makes " + which + " with usage " + std::to_string(*usage) + ", " +
+                           (tiling == VK_IMAGE_TILING_LINEAR ? "linear" : "optimal") + " tiling");
         if (d.layout != VK_IMAGE_LAYOUT_UNDEFINED && d.layout != VK_IMAGE_LAYOUT_GENERAL)
             return refused("image " + std::to_string(p) + " is said to be in VkImageLayout " +
                            std::to_string(d.layout) + ": a shared image is left in VK_IMAGE_LAYOUT_GENERAL");

@@ -5,11 +5,13 @@
 // equal) into an image made with the exporter's parameters: ExternalPlane is what crosses for
 // that, and import refuses what another device, driver or image would read.
 //
-//   ExportedFrame  the producer's side: images it copies each frame into (GStreamer's own Vulkan
-//                  allocations are not exportable), exported once, reused through ExportedPool.
-//   ImportedFrame  the consumer's side: the same images over the imported memory, imported once
-//                  per exported frame (the consumer keeps them while the producer reuses it).
-// Both hand out faces: VulkanImage frames (one GstVulkanImageMemory per plane) that hold them.
+//   ExportableImages  what every such frame is: ExportedFrame, and g2gconvert's linear images that
+//                     CUDA writes (cuda_vulkan::SharedImages); a face of one is known by its memories.
+//   ExportedFrame     the producer's side: optimal-tiling images made to be exported (GStreamer's own
+//                     Vulkan allocations are not exportable), reused through ExportedPool.
+//   ImportedFrame     the consumer's side: the same images over the imported memory, imported once
+//                     per exported frame (the consumer keeps them while the producer reuses it).
+// All hand out faces: VulkanImage frames (one GstVulkanImageMemory per plane) that hold them.
 #pragma once
 
 #include <gst/video/video.h>
@@ -41,6 +43,21 @@ DeviceIdentity identity_of(GstVulkanDevice *device);
 // opaque fds (VkExternalMemoryFeatureFlags; 0 where it cannot make such images at all).
 VkExternalMemoryFeatureFlags external_image_features(VkPhysicalDevice physical, VkFormat format,
                                                      VkImageTiling tiling, VkImageUsageFlags usage);
+// The usage every image of `format` and `tiling` that g2g exports has (an importer on the same
+// driver expects the same): kExportedUsage, plus STORAGE where the tiling has it (g2g's shader writes
+// it), plus for optimal tiling the color and input attachments GStreamer's own image pool gives
+// every image by default, where the format can be rendered to and such images exported (an element
+// that renders into its downstream's pool, a GstVulkanVideoFilter such as vulkancolorconvert, keeps
+// that usage and renders into them). Refused with the reason where the device cannot copy, sample,
+// export and import such images (`which` names the plane).
+Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, VkImageTiling tiling,
+                                           const std::string &which);
+// An image of `plane`'s parameters (its layout aside) whose memory is external: exported or
+// imported, as an opaque fd. A linear one starts VK_IMAGE_LAYOUT_PREINITIALIZED (its bytes are
+// defined from the start: CUDA writes g2gconvert's), an optimal one VK_IMAGE_LAYOUT_UNDEFINED.
+Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which);
+// A new opaque fd of `memory` (an allocation made exportable), the caller's to close.
+Result<int> exported_fd(GstVulkanDevice *device, VkDeviceMemory memory);
 // The first device-local memory type of `allowed` (a VkMemoryRequirements' memoryTypeBits), or -1:
 // an exporter and an importer of the same image on the same driver pick the same one.
 gint device_local_memory_type(GstVulkanDevice *device, guint32 allowed);
@@ -55,32 +72,51 @@ struct ExternalImage {
     ExternalPlane description;
 };
 
-class ExportedFrame : public std::enable_shared_from_this<ExportedFrame> {
+// A frame whose images another process can import, each plane's image in an allocation of its own.
+class ExportableImages {
+public:
+    virtual ~ExportableImages() = default;
+    ExportableImages(const ExportableImages &) = delete;
+    ExportableImages &operator=(const ExportableImages &) = delete;
+
+    virtual GstVulkanDevice *device() const = 0;
+    virtual const GstVideoInfo &info() const = 0;
+    // Unique in this process: a consumer keeps its import of this frame by it.
+    std::uint64_t id() const { return id_; }
+    // Per plane: its fd (owned by the frame; -1 where the driver would not export it) and its
+    // description, in the layout `face` (one of this frame's faces) holds it in now; without a face,
+    // the layout the last face left it in.
+    virtual std::vector<ExternalImage> planes(GstBuffer *face = nullptr) = 0;
+    // The frame whose face `buffer` is (its memories are the frame's planes, in order, and nothing
+    // else), or nullptr: a buffer of another frame, of other memory, or of memories mixed or
+    // reordered by an element upstream.
+    static std::shared_ptr<ExportableImages> of_face(GstBuffer *buffer);
+
+protected:
+    ExportableImages();
+    // Marks `memory` as plane `plane` of a face of `frame` (this frame), for of_face.
+    static void mark_face(GstMemory *memory, const std::shared_ptr<ExportableImages> &frame, guint plane);
+
+private:
+    std::uint64_t id_;
+};
+
+class ExportedFrame : public ExportableImages, public std::enable_shared_from_this<ExportedFrame> {
 public:
     // Optimal-tiling images of `info`'s planes on `device`, exportable. Refused with the reason: a
     // device opened without VK_KHR_external_memory_fd, a plane without a Vulkan format, images the
     // driver cannot copy into, sample and export.
     static Result<std::unique_ptr<ExportedFrame>> create(GstVulkanDevice *device, const GstVideoInfo &info);
-    ~ExportedFrame();
-    ExportedFrame(const ExportedFrame &) = delete;
-    ExportedFrame &operator=(const ExportedFrame &) = delete;
+    ~ExportedFrame() override;
 
-    const GstVideoInfo &info() const { return info_; }
-    GstVulkanDevice *device() const { return device_; }
-    // Unique in this process: a consumer keeps its import of this frame by it.
-    std::uint64_t id() const { return id_; }
-    // Per plane: its fd (owned here) and its description, in the layout `face` (one of this
-    // frame's faces) holds it in now; without a face, the layout the last face left it in.
-    std::vector<ExternalImage> planes(GstBuffer *face = nullptr);
+    const GstVideoInfo &info() const override { return info_; }
+    GstVulkanDevice *device() const override { return device_; }
+    std::vector<ExternalImage> planes(GstBuffer *face = nullptr) override;
     // The bytes of its planes' allocations together.
     std::uint64_t allocated_bytes() const;
     // A VulkanImage frame of the images, holding this frame until its memories are freed.
     BufferRef face();
-    // The frame behind a face's memory, or nullptr for any other memory.
-    static std::shared_ptr<ExportedFrame> of_memory(GstMemory *memory);
-    // The frame whose face `buffer` is (its memories are the frame's planes, in order, and nothing
-    // else), or nullptr: a buffer of another frame, of other memory, or of memories mixed or
-    // reordered by an element upstream.
+    // The frame whose face `buffer` is (ExportableImages::of_face), where it is an ExportedFrame.
     static std::shared_ptr<ExportedFrame> of_face(GstBuffer *buffer);
 
 private:
@@ -90,7 +126,6 @@ private:
 
     GstVulkanDevice *device_; // one reference
     GstVideoInfo info_;
-    std::uint64_t id_;
     std::mutex lock_; // the barriers
     std::vector<ExternalImage> planes_;
     std::vector<GstVulkanBarrierImageInfo> barriers_;
@@ -104,8 +139,9 @@ class ImportedFrame : public std::enable_shared_from_this<ImportedFrame> {
 public:
     // The images `planes` describe over the allocations of `fds` (taken, one per plane), on
     // `device`, for a frame of `info`. Refused before anything is imported: another GPU or driver
-    // than `exporter` says, a plane count, format or size other than `info`'s planes in Vulkan,
-    // usage or tiling this side would not make, an allocation size other than the image needs.
+    // than `exporter` says, a plane count, format or size other than `info`'s planes in Vulkan, a
+    // usage or tiling no exporter on this driver makes (importable_usage), an allocation size other
+    // than the image needs.
     static Result<std::shared_ptr<ImportedFrame>>
     import(GstVulkanDevice *device, const DeviceIdentity &exporter, const GstVideoInfo &info,
            std::span<const ExternalPlane> planes, std::vector<int> fds);
