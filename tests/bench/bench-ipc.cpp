@@ -541,12 +541,18 @@ int main(int argc, char **argv)
         std::printf("bench-ipc --domain %s: no %s here\n", domain.c_str(), upload);
         return 0;
     }
-    const std::string taken = domain == "cuda"     ? " ! video/x-raw(memory:CUDAMemory)"
-                              : domain == "vulkan" ? " ! video/x-raw(memory:VulkanImage)"
-                                                   : "";
+    // The memory the frames are in at the sink: the last the source's chain names (--through may
+    // move them: "g2gconvert ! video/x-raw(memory:VulkanImage)" after cudaupload).
+    const std::string chain = source_description(frames, width, height);
+    const std::size_t cuda_at = chain.rfind("memory:CUDAMemory"), vulkan_at = chain.rfind("memory:VulkanImage");
+    const bool cuda_frames = cuda_at != std::string::npos && (vulkan_at == std::string::npos || cuda_at > vulkan_at);
+    const bool vulkan_frames = vulkan_at != std::string::npos && !cuda_frames;
+    const std::string taken = cuda_frames     ? " ! video/x-raw(memory:CUDAMemory)"
+                              : vulkan_frames ? " ! video/x-raw(memory:VulkanImage)"
+                                              : "";
     transports.push_back({"g2gipc", "g2gipcsink socket-path={socket} sync=false min-consumers={consumers}",
                           "g2gipcsrc name=src socket-path={socket}" + taken});
-    if (domain == "cuda" && g2g::bench::have_element("cudaipcsink"))
+    if (cuda_frames && g2g::bench::have_element("cudaipcsink"))
         transports.push_back(
             {"cudaipc", "cudaipcsink address={socket} sync=false", "cudaipcsrc name=src address={socket}"});
     // No GStreamer element carries Vulkan images to another process.
