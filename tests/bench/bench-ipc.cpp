@@ -544,8 +544,10 @@ int main(int argc, char **argv)
     // The memory the frames are in at the sink: the last the source's chain names (--through may
     // move them: "g2gconvert ! video/x-raw(memory:VulkanImage)" after cudaupload).
     const std::string chain = source_description(frames, width, height);
-    const std::size_t cuda_at = chain.rfind("memory:CUDAMemory"), vulkan_at = chain.rfind("memory:VulkanImage");
-    const bool cuda_frames = cuda_at != std::string::npos && (vulkan_at == std::string::npos || cuda_at > vulkan_at);
+    const std::size_t cuda_at = chain.rfind("memory:CUDAMemory"),
+                      vulkan_at = chain.rfind("memory:VulkanImage");
+    const bool cuda_frames =
+        cuda_at != std::string::npos && (vulkan_at == std::string::npos || cuda_at > vulkan_at);
     const bool vulkan_frames = vulkan_at != std::string::npos && !cuda_frames;
     const std::string taken = cuda_frames     ? " ! video/x-raw(memory:CUDAMemory)"
                               : vulkan_frames ? " ! video/x-raw(memory:VulkanImage)"

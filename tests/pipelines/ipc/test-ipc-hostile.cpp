@@ -767,27 +767,19 @@ private:
         VkMemoryRequirements requirements{};
         vkGetImageMemoryRequirements(device_->device, plane.image, &requirements);
         d.size = requirements.size;
+        // Written through a mapping: the device-local memory the exporter takes must be mappable
+        // (lavapipe's is).
         const gint type = g2g::vulkan::device_local_memory_type(device_, requirements.memoryTypeBits);
         const VkMemoryPropertyFlags mappable =
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        if (type < 0 ||
-            (device_->physical_device->memory_properties.memoryTypes[type].propertyFlags & mappable) != mappable)
+        if (type < 0 || (device_->physical_device->memory_properties.memoryTypes[type].propertyFlags &
+                         mappable) != mappable)
             return false;
-        VkMemoryDedicatedAllocateInfo dedicated{};
-        dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
-        dedicated.image = plane.image;
-        VkExportMemoryAllocateInfo exported{};
-        exported.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
-        exported.pNext = &dedicated;
-        exported.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-        VkMemoryAllocateInfo allocate{};
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-        allocate.pNext = &exported;
-        allocate.allocationSize = requirements.size;
-        allocate.memoryTypeIndex = static_cast<guint32>(type);
-        if (vkAllocateMemory(device_->device, &allocate, nullptr, &plane.memory) != VK_SUCCESS ||
-            vkBindImageMemory(device_->device, plane.image, plane.memory, 0) != VK_SUCCESS)
+        g2g::Result<VkDeviceMemory> memory =
+            g2g::vulkan::bind_external_memory(device_, plane.image, requirements, -1, "plane");
+        if (!memory)
             return false;
+        plane.memory = *memory;
         const VkImageSubresource color{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
         vkGetImageSubresourceLayout(device_->device, plane.image, &color, &plane.rows);
         images_.planes.push_back(d);
@@ -886,7 +878,8 @@ TEST(IpcHostileProducer, LinearImagesAreReadAsTheirProducerLaidThemOut)
     SKIP_WITHOUT_VULKAN();
     LinearFrame linear;
     if (!linear.made())
-        GTEST_SKIP() << "the first Vulkan device makes no mappable linear NV12 images it exports as opaque fds";
+        GTEST_SKIP()
+            << "the first Vulkan device makes no mappable linear NV12 images it exports as opaque fds";
     std::vector<std::uint8_t> expected(kFrameSize);
     for (std::size_t i = 0; i < expected.size(); ++i)
         expected[i] = static_cast<std::uint8_t>(i * 7 + i / 64);
@@ -917,7 +910,8 @@ TEST(IpcHostileProducer, LinearImagesAreReadAsTheirProducerLaidThemOut)
     // The same images said to be of optimal tiling: their usage is not an optimal image's.
     std::string optimal_usage;
     with_first_device([&](GstVulkanDevice *device) {
-        if (auto usage = g2g::vulkan::exportable_usage(device, VK_FORMAT_R8_UNORM, VK_IMAGE_TILING_OPTIMAL, ""))
+        if (auto usage =
+                g2g::vulkan::exportable_usage(device, VK_FORMAT_R8_UNORM, VK_IMAGE_TILING_OPTIMAL, ""))
             optimal_usage = std::to_string(*usage);
     });
     const std::string linear_usage = std::to_string(linear.images().planes[0].usage);

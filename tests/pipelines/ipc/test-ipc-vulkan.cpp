@@ -212,9 +212,8 @@ namespace {
 // (g2gipcsink's pool, or g2gconvert's own), and one consumer `g2gipcsrc ! chain`: every frame the
 // producer sends is of those images, none is copied or converted, and the consumer receives what
 // `source ! peer` makes.
-void expect_crossing_as_they_are(const std::string &source, int frames,
-                                               const std::string &writer, const std::string &chain,
-                                               const std::string &peer)
+void expect_crossing_as_they_are(const std::string &source, int frames, const std::string &writer,
+                                 const std::string &chain, const std::string &peer)
 {
     Scratch scratch("g2g-ipc");
     Consumer images(scratch, "images", chain);
@@ -282,8 +281,7 @@ TEST(IpcProcesses, G2gconvertsFramesCrossAsTheirLinearImages)
     if (!g2g::test::have_element("g2gconvert") || !g2g::test::have_cuda_device())
         GTEST_SKIP() << "needs g2gconvert (the cuda and the vulkan feature) and a CUDA device";
     const int frames = 30;
-    expect_crossing_as_they_are(source(frames), frames,
-                                "cudaupload ! g2gconvert ! video/x-raw(memory:VulkanImage)",
-                                "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
-                                "identity");
+    expect_crossing_as_they_are(
+        source(frames), frames, "cudaupload ! g2gconvert ! video/x-raw(memory:VulkanImage)",
+        "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12", "identity");
 }

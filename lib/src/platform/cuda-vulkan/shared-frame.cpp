@@ -251,7 +251,8 @@ std::vector<vulkan::ExternalImage> SharedImages::planes(GstBuffer *face)
         out.description = plane.description;
         out.description.layout =
             face && p < gst_buffer_n_memory(face)
-                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))->barrier.image_layout
+                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))
+                      ->barrier.image_layout
                 : barriers_[p].image_layout;
     }
     return planes;
@@ -263,9 +264,9 @@ BufferRef SharedImages::vulkan_face()
     for (guint p = 0; p < planes_.size(); ++p) {
         auto *hold = new FaceHold{shared_from_this(), p, nullptr};
         const vulkan::ExternalPlane &d = planes_[p].description;
-        GstMemory *memory = gst_vulkan_image_memory_wrapped(device_, planes_[p].image, static_cast<VkFormat>(d.format),
-                                                            d.width, d.height, VK_IMAGE_TILING_LINEAR, usage_, hold,
-                                                            release_vulkan_plane);
+        GstMemory *memory = gst_vulkan_image_memory_wrapped(
+            device_, planes_[p].image, static_cast<VkFormat>(d.format), d.width, d.height,
+            VK_IMAGE_TILING_LINEAR, usage_, hold, release_vulkan_plane);
         if (!memory) { // wrapped() calls no notify when it fails
             delete hold;
             return {};

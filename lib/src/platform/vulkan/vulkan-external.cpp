@@ -38,7 +38,8 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
     VkPhysicalDevice physical = gst_vulkan_device_get_physical_device(device);
     VkFormatProperties properties{};
     vkGetPhysicalDeviceFormatProperties(physical, format, &properties);
-    const VkFormatFeatureFlags features = linear ? properties.linearTilingFeatures : properties.optimalTilingFeatures;
+    const VkFormatFeatureFlags features =
+        linear ? properties.linearTilingFeatures : properties.optimalTilingFeatures;
     const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
                                         VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
                                         VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
@@ -59,14 +60,10 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
     if (!linear && (features & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) && shareable(usage | attachments))
         return usage | attachments;
     if (!shareable(usage))
-        return refused("the Vulkan device " + Engine::describe(device) + " cannot export and import " + images +
-                       " of VkFormat " + std::to_string(format) + " (" + which + ") as opaque fds");
+        return refused("the Vulkan device " + Engine::describe(device) + " cannot export and import " +
+                       images + " of VkFormat " + std::to_string(format) + " (" + which + ") as opaque fds");
     return usage;
 }
-
-namespace {
-
-} // namespace
 
 Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which)
 {
@@ -94,12 +91,9 @@ Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &pla
     return image;
 }
 
-namespace {
-
-// Memory for `image` (its own allocation), exported (fd -1) or imported from `fd` (taken by the
-// driver on success).
-Result<VkDeviceMemory> bind_memory(GstVulkanDevice *device, VkImage image,
-                                   const VkMemoryRequirements &requirements, int fd, const std::string &which)
+Result<VkDeviceMemory> bind_external_memory(GstVulkanDevice *device, VkImage image,
+                                            const VkMemoryRequirements &requirements, int fd,
+                                            const std::string &which)
 {
     const gint type = device_local_memory_type(device, requirements.memoryTypeBits);
     if (type < 0)
@@ -132,6 +126,8 @@ Result<VkDeviceMemory> bind_memory(GstVulkanDevice *device, VkImage image,
     }
     return memory;
 }
+
+namespace {
 
 void destroy(GstVulkanDevice *device, std::vector<ExternalImage> &planes)
 {
@@ -265,7 +261,8 @@ GQuark face_mark_quark()
 
 const FaceMark *face_mark(GstMemory *memory)
 {
-    return static_cast<const FaceMark *>(gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(memory), face_mark_quark()));
+    return static_cast<const FaceMark *>(
+        gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(memory), face_mark_quark()));
 }
 
 } // namespace
@@ -276,7 +273,8 @@ ExportableImages::ExportableImages()
     id_ = next_id++;
 }
 
-void ExportableImages::mark_face(GstMemory *memory, const std::shared_ptr<ExportableImages> &frame, guint plane)
+void ExportableImages::mark_face(GstMemory *memory, const std::shared_ptr<ExportableImages> &frame,
+                                 guint plane)
 {
     gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(memory), face_mark_quark(), new FaceMark{frame, plane},
                               [](gpointer mark) { delete static_cast<FaceMark *>(mark); });
@@ -329,7 +327,8 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
         d.format = compat::vulkan_plane_format(info, p);
         if (d.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);
-        Result<VkImageUsageFlags> usage = exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_OPTIMAL, which);
+        Result<VkImageUsageFlags> usage =
+            exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_OPTIMAL, which);
         if (!usage)
             return usage.error();
         d.usage = *usage;
@@ -346,7 +345,7 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
         vkGetImageMemoryRequirements(device->device, plane.image, &requirements);
         d.size = requirements.size;
         plane.description = d;
-        Result<VkDeviceMemory> memory = bind_memory(device, plane.image, requirements, -1, which);
+        Result<VkDeviceMemory> memory = bind_external_memory(device, plane.image, requirements, -1, which);
         if (!memory)
             return memory.error();
         plane.memory = *memory;
@@ -520,7 +519,8 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
             end >= 0 && static_cast<std::uint64_t>(end) < d.size)
             return refused("image " + std::to_string(p) + "'s descriptor holds " + std::to_string(end) +
                            " bytes; " + which + " takes " + std::to_string(d.size));
-        Result<VkDeviceMemory> memory = bind_memory(device, plane.image, requirements, fds[p], which);
+        Result<VkDeviceMemory> memory =
+            bind_external_memory(device, plane.image, requirements, fds[p], which);
         if (!memory)
             return memory.error();
         fds[p] = -1; // the driver's now

@@ -56,6 +56,11 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
 // imported, as an opaque fd. A linear one starts VK_IMAGE_LAYOUT_PREINITIALIZED (its bytes are
 // defined from the start: CUDA writes g2gconvert's), an optimal one VK_IMAGE_LAYOUT_UNDEFINED.
 Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which);
+// A device-local allocation of its own for `image` (`requirements` its own), bound to it: exportable
+// as an opaque fd (`fd` -1), or imported from `fd` (taken by the driver on success).
+Result<VkDeviceMemory> bind_external_memory(GstVulkanDevice *device, VkImage image,
+                                            const VkMemoryRequirements &requirements, int fd,
+                                            const std::string &which);
 // A new opaque fd of `memory` (an allocation made exportable), the caller's to close.
 Result<int> exported_fd(GstVulkanDevice *device, VkDeviceMemory memory);
 // The first device-local memory type of `allowed` (a VkMemoryRequirements' memoryTypeBits), or -1:
