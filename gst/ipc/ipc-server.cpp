@@ -533,6 +533,9 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
                                 const std::function<Result<OutgoingFrame>(std::uint64_t id)> &describe)
 {
     std::unique_lock lock(mutex_);
+    // Interrupted (a flush, a stop) before this frame came: it is not sent, and nothing waits.
+    if (interrupted_)
+        return false;
     reap_lanes();
     const std::uint64_t id = next_id_++;
     Result<OutgoingFrame> outgoing = describe(id);
@@ -558,8 +561,8 @@ Result<bool> Server::send_frame(RouteId route, BufferRef frame,
                 consumer = nullptr;
                 break;
             }
-            ring_bell(); // those written so far read while this one waits
-            changed_.wait(lock);
+            ring_bell();         // those written so far read while this one waits
+            changed_.wait(lock); // interrupt() sets its flag under this lock, then wakes this wait
             if (interrupted_) {
                 if (holders)
                     held_[id] = {std::move(frame), holders};

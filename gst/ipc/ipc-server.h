@@ -94,7 +94,8 @@ public:
     bool wait_for_consumers(std::size_t count);
 
     // Sends `frame` (described by `describe` with the id given) to every consumer of `route`;
-    // false when interrupted while waiting for a full queue. A refusal of describe is returned.
+    // false when interrupted before it came (a flush began while the frame was on its way: nothing
+    // is sent, nothing waits) or while waiting for a full queue. A refusal of describe is returned.
     Result<bool> send_frame(RouteId route, BufferRef frame,
                             const std::function<Result<OutgoingFrame>(std::uint64_t id)> &describe);
     // Sends a message without descriptors to every consumer with a route (`g2g_only`: to those that
