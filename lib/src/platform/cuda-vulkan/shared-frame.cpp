@@ -249,11 +249,7 @@ std::vector<vulkan::ExternalImage> SharedImages::planes(GstBuffer *face)
         out.memory = plane.allocation->memory;
         out.fd = plane.fd;
         out.description = plane.description;
-        out.description.layout =
-            face && p < gst_buffer_n_memory(face)
-                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))
-                      ->barrier.image_layout
-                : barriers_[p].image_layout;
+        out.description.layout = layout_of(face, p, barriers_[p].image_layout);
     }
     return planes;
 }

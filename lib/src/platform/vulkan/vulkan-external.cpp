@@ -280,6 +280,14 @@ void ExportableImages::mark_face(GstMemory *memory, const std::shared_ptr<Export
                               [](gpointer mark) { delete static_cast<FaceMark *>(mark); });
 }
 
+VkImageLayout ExportableImages::layout_of(GstBuffer *face, guint plane, VkImageLayout last)
+{
+    if (!face || plane >= gst_buffer_n_memory(face))
+        return last;
+    return reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, plane))
+        ->barrier.image_layout;
+}
+
 std::shared_ptr<ExportableImages> ExportableImages::of_face(GstBuffer *buffer)
 {
     const guint n = gst_buffer_n_memory(buffer);
@@ -363,11 +371,7 @@ std::vector<ExternalImage> ExportedFrame::planes(GstBuffer *face)
     std::vector<ExternalImage> planes = planes_;
     const std::lock_guard lock(lock_);
     for (guint p = 0; p < planes.size(); ++p)
-        planes[p].description.layout =
-            face && p < gst_buffer_n_memory(face)
-                ? reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face, p))
-                      ->barrier.image_layout
-                : barriers_[p].image_layout;
+        planes[p].description.layout = layout_of(face, p, barriers_[p].image_layout);
     return planes;
 }
 

@@ -99,6 +99,9 @@ public:
 
 protected:
     ExportableImages();
+    // The layout plane `plane` is in: as `face` (one of this frame's faces) holds it, or without a
+    // face `last` (the layout the last face left).
+    static VkImageLayout layout_of(GstBuffer *face, guint plane, VkImageLayout last);
     // Marks `memory` as plane `plane` of a face of `frame` (this frame), for of_face.
     static void mark_face(GstMemory *memory, const std::shared_ptr<ExportableImages> &frame, guint plane);
 
