@@ -71,4 +71,27 @@ Result<VulkanImages> decode_vulkan_images(const MetaRecord &record)
     return images;
 }
 
+MetaRecord encode_video_profile(const std::string &caps)
+{
+    return MetaRecord{kVideoProfileRecordName, kVideoProfileRecordVersion,
+                      std::vector<std::uint8_t>(caps.begin(), caps.end())};
+}
+
+Result<std::string> decode_video_profile(const MetaRecord &record)
+{
+    auto refused = [](const std::string &what) {
+        return Error(ErrorCode::InvalidArgument, std::string("a ") + kVideoProfileRecordName + " record " + what);
+    };
+    if (record.version != kVideoProfileRecordVersion)
+        return refused("of version " + std::to_string(record.version) + " (this g2g reads " +
+                       std::to_string(kVideoProfileRecordVersion) + ")");
+    if (record.payload.empty() || record.payload.size() > kMaxVideoProfileBytes)
+        return refused("of " + std::to_string(record.payload.size()) + " bytes (1 to " +
+                       std::to_string(kMaxVideoProfileBytes) + ")");
+    for (std::uint8_t byte : record.payload)
+        if (byte < 0x20 || byte > 0x7e)
+            return refused("holds the byte " + std::to_string(byte) + ": caps are printable text");
+    return std::string(record.payload.begin(), record.payload.end());
+}
+
 } // namespace g2g::ipc

@@ -6,7 +6,9 @@
 // here, checked against the stream and the consumer's device where it is imported.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <g2g/error.h>
@@ -28,5 +30,16 @@ struct VulkanImages {
 MetaRecord encode_vulkan_images(const VulkanImages &images);
 // Refused: another version, a length other than its planes make, no plane or more than four.
 Result<VulkanImages> decode_vulkan_images(const MetaRecord &record);
+
+// A decoder's frame (one multi-planar image of a Vulkan video profile) carries its profile beside the
+// G2gVulkanImages record: the caps GStreamer writes of it (gst_vulkan_video_profile_to_caps), which the
+// consumer makes the image's profile from again (compat::VideoProfile::decoding).
+inline constexpr const char *kVideoProfileRecordName = "G2gVulkanVideoProfile";
+inline constexpr std::uint8_t kVideoProfileRecordVersion = 1;
+inline constexpr std::size_t kMaxVideoProfileBytes = 1024;
+
+MetaRecord encode_video_profile(const std::string &caps);
+// Refused: another version, no text or more than kMaxVideoProfileBytes, a byte that is not printable.
+Result<std::string> decode_video_profile(const MetaRecord &record);
 
 } // namespace g2g::ipc

@@ -73,9 +73,19 @@ Result<BufferRef> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *fra
     const std::shared_ptr<vulkan::ExportableImages> exported = vulkan::ExportableImages::of_face(frame);
     const GstVideoInfo source = crossing_frame(info, view);
     if (!exported || exported->device() != engine.device() ||
-        GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source) ||
-        GST_VIDEO_INFO_WIDTH(&exported->info()) != GST_VIDEO_INFO_WIDTH(&source) ||
-        GST_VIDEO_INFO_HEIGHT(&exported->info()) != GST_VIDEO_INFO_HEIGHT(&source))
+        GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source))
+        return BufferRef();
+    // A decoder's images are of its coded size, which may exceed the stream's (the consumer's import
+    // takes them so); any other exported frame is of the caps' size. A view crosses over images of
+    // one per plane: a view of a decoder's frame is copied.
+    const GstVideoInfo &made = exported->info();
+    const bool video = exported->video_profile() != nullptr;
+    if (video && view)
+        return BufferRef();
+    if (video ? GST_VIDEO_INFO_WIDTH(&made) < GST_VIDEO_INFO_WIDTH(&source) ||
+                    GST_VIDEO_INFO_HEIGHT(&made) < GST_VIDEO_INFO_HEIGHT(&source)
+              : GST_VIDEO_INFO_WIDTH(&made) != GST_VIDEO_INFO_WIDTH(&source) ||
+                    GST_VIDEO_INFO_HEIGHT(&made) != GST_VIDEO_INFO_HEIGHT(&source))
         return BufferRef();
     // A plane whose memory the driver would not give an fd for is copied (its frame's warning says why).
     for (const vulkan::ExternalImage &plane : exported->planes(frame))
@@ -168,6 +178,8 @@ std::optional<Result<OutgoingFrame>> describe_vulkan_frame(GstBuffer *frame, std
         images.planes.push_back(plane.description);
     }
     message.metas.push_back(encode_vulkan_images(images));
+    if (const compat::VideoProfile *profile = exported->video_profile())
+        message.metas.push_back(encode_video_profile(profile->caps()));
     if (const FrameView *view = tensor_view_of(frame)) {
         // The size of the frame the view reads (its images'), then the view.
         message.metas.push_back(encode_video_meta(video_meta_of(view->source_layout())));
@@ -198,10 +210,12 @@ void VulkanImports::clear()
 Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer &message,
                                        std::vector<UniqueFd> fds, const GstVideoInfo &info, bool view_caps)
 {
-    const MetaRecord *record = nullptr, *layout = nullptr, *view = nullptr;
+    const MetaRecord *record = nullptr, *layout = nullptr, *view = nullptr, *video = nullptr;
     for (const MetaRecord &meta : message.metas) {
         if (meta.name == kVulkanRecordName)
             record = &meta;
+        else if (meta.name == kVideoProfileRecordName)
+            video = &meta;
         else if (meta.name == kVideoMetaName)
             layout = &meta;
         else if (meta.name == kViewRecordName)
@@ -220,6 +234,19 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         return refused("arrived in view caps (meta:G2gTensorView) without its view");
     if (view && !view_caps)
         return refused("carries a view in caps without meta:G2gTensorView");
+    // A decoder's frame: one image of the video profile its record names.
+    std::optional<compat::VideoProfile> profile;
+    if (video) {
+        if (view)
+            return refused("carries both a view and a video profile: a view crosses over images of one per plane");
+        Result<std::string> caps = decode_video_profile(*video);
+        if (!caps)
+            return refused(caps.error().message());
+        Result<compat::VideoProfile> made = compat::VideoProfile::decoding(*caps);
+        if (!made)
+            return refused(made.error().message());
+        profile = std::move(*made);
+    }
     // The images are the frame the view reads: of the stream's format, at the size its layout says.
     GstVideoInfo source = info;
     Result<ViewRecord> wanted = view ? read_view(*view, info) : Result<ViewRecord>(ViewRecord{});
@@ -251,7 +278,8 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         for (UniqueFd &fd : fds)
             raw.push_back(fd.release());
         Result<std::shared_ptr<vulkan::ImportedFrame>> imported =
-            vulkan::ImportedFrame::import(device, images->identity, source, images->planes, std::move(raw));
+            vulkan::ImportedFrame::import(device, images->identity, source, images->planes, std::move(raw),
+                                          profile ? &*profile : nullptr);
         if (!imported)
             return Error(ErrorCode::InvalidArgument,
                          "NEW_BUFFER " + std::to_string(message.id) + ": " + imported.error().message());

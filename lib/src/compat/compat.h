@@ -33,4 +33,8 @@
 //                            (1.24 added it to each image's barrier state; 1.22 orders by one queue)
 //                                              vulkan-timeline-compat-1.22.cpp,
 //                                              vulkan-timeline-compat-1.24.cpp
+//   vulkan-video-compat.h    images of a Vulkan video profile, as a decoder's are made (1.24 added
+//                            Vulkan video: a pool's decode caps, multi-planar images shared by the
+//                            queue families, a timeline per image; 1.22 has none)
+//                                              vulkan-video-compat-1.22.cpp, vulkan-video-compat-1.24.cpp
 #pragma once

@@ -832,9 +832,35 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
         std::uint64_t fd_size;
         bool record;
         std::string said;
+        std::vector<MetaRecord> metas = {};
     };
     const std::string plane0 = "plane 0 of NV12 64x48";
-    const std::vector<Case> cases = {
+    // A decoder's frame: one multi-planar image (VK_FORMAT_G8_B8R8_2PLANE_420_UNORM) of a video
+    // profile, which only a device opened with the video extensions makes (lavapipe has none).
+    const std::string h264 = "video/x-h264, profile=(string)high, interlace-mode=(string)progressive, "
+                             "chroma-format=(string)4:2:0, bit-depth-luma=(uint)8, bit-depth-chroma=(uint)8";
+    auto decoded = [](VulkanImages &images) {
+        images.planes.resize(1);
+        images.planes[0].format = VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
+        images.planes[0].width = 64;
+        images.planes[0].height = 64; // the coded size: 48 rounded up to H.264's macroblocks
+        images.planes[0].usage = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                 VK_IMAGE_USAGE_SAMPLED_BIT;
+    };
+#if GST_CHECK_VERSION(1, 24, 0)
+    const std::string two_images = "NEW_BUFFER 1: 2 images and 2 descriptors for a video frame of NV12 64x48 "
+                                   "(one multi-planar image)";
+    const std::string no_video_queue = "NEW_BUFFER 1: the Vulkan device ";
+    const std::string not_caps = "NEW_BUFFER 1 \"not caps, at all\" are no fixed caps of one Vulkan video profile";
+#else
+    // 1.22 has no Vulkan video: any profile is refused before its images are looked at.
+    const std::string two_images = "NEW_BUFFER 1 images of the Vulkan video profile " + h264 +
+                                   " cannot be made here: GStreamer 1.22 has no Vulkan video";
+    const std::string no_video_queue = two_images;
+    const std::string not_caps = "NEW_BUFFER 1 images of the Vulkan video profile not caps, at all cannot be made "
+                                 "here: GStreamer 1.22 has no Vulkan video";
+#endif
+    std::vector<Case> cases = {
         {"another GPU", [](VulkanImages &images) { images.identity = {}; }, size, true,
          "NEW_BUFFER 1: the producer's images are of the GPU 00000000-0000-0000-0000-000000000000 (driver "
          "00000000-0000-0000-0000-000000000000), this process's Vulkan device "},
@@ -858,12 +884,28 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
              std::to_string(real->planes[0].usage | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT) +
              ": this process makes " + plane0 + " with usage " + std::to_string(real->planes[0].usage) +
              ", optimal tiling"},
+        {"a video profile that is not printable text", [](VulkanImages &) {}, size, true,
+         "NEW_BUFFER 1 a G2gVulkanVideoProfile record holds the byte 10: caps are printable text",
+         {encode_video_profile("video/x-h264,\nprofile=high")}},
+        {"a video profile that is no caps", [](VulkanImages &) {}, size, true, not_caps,
+         {encode_video_profile("not caps, at all")}},
+        {"a video frame of an image per plane", [](VulkanImages &) {}, size, true, two_images,
+         {encode_video_profile(h264)}},
     };
+    // Where the device decodes (GStreamer opens it with the video extensions), the image is made and
+    // the memfd is what is refused: the case is of a device without them, as lavapipe is.
+    bool video_queue = false;
+    with_first_device([&](GstVulkanDevice *device) {
+        video_queue = gst_vulkan_device_is_extension_enabled(device, "VK_KHR_video_queue");
+    });
+    if (!video_queue)
+        cases.push_back({"a video frame on a device without the video extensions", decoded, size, true,
+                         no_video_queue, {encode_video_profile(h264)}});
     for (const Case &c : cases) {
         VulkanImages images = *real;
         c.lie(images);
-        const Ended ended = consumer_of([&](int socket) { send_images(socket, images, c.fd_size, c.record); },
-                                        Stream::Vulkan);
+        const Ended ended = consumer_of(
+            [&](int socket) { send_images(socket, images, c.fd_size, c.record, c.metas); }, Stream::Vulkan);
         EXPECT_EQ(ended.status, 1) << c.what << ": " << ended.said;
         EXPECT_TRUE(says(ended, "/socket sent a frame refused here: " + c.said))
             << c.what << ": " << ended.said;

@@ -990,6 +990,34 @@ TEST(IpcVulkanRecord, TravelsWholeAndRefusesWhatItCannotBe)
               "a G2gVulkanImages record of 5 planes (1 to 4)");
 }
 
+// The G2gVulkanVideoProfile record: a decoder's profile caps come back as they were sent; text that
+// cannot be caps is refused before GStreamer parses it.
+TEST(IpcVulkanRecord, AVideoProfileTravelsAsItsCapsAndOnlyAsPrintableText)
+{
+    const std::string caps = "video/x-h264, profile=(string)high, interlace-mode=(string)progressive, "
+                             "chroma-format=(string)4:2:0, bit-depth-luma=(uint)8, bit-depth-chroma=(uint)8";
+    const MetaRecord record = encode_video_profile(caps);
+    EXPECT_EQ(record.name, "G2gVulkanVideoProfile");
+    g2g::Result<std::string> back = decode_video_profile(record);
+    ASSERT_TRUE(back) << back.error().message();
+    EXPECT_EQ(*back, caps);
+
+    MetaRecord later = record;
+    later.version = 2;
+    EXPECT_EQ(decode_video_profile(later).error().message(),
+              "a G2gVulkanVideoProfile record of version 2 (this g2g reads 1)");
+    EXPECT_EQ(decode_video_profile(encode_video_profile("")).error().message(),
+              "a G2gVulkanVideoProfile record of 0 bytes (1 to 1024)");
+    EXPECT_EQ(decode_video_profile(encode_video_profile(std::string(1025, 'a'))).error().message(),
+              "a G2gVulkanVideoProfile record of 1025 bytes (1 to 1024)");
+    EXPECT_EQ(decode_video_profile(encode_video_profile(std::string("video/x-h264\0, profile=high", 28)))
+                  .error()
+                  .message(),
+              "a G2gVulkanVideoProfile record holds the byte 0: caps are printable text");
+    EXPECT_EQ(decode_video_profile(encode_video_profile("video/x-h264,\nprofile=high")).error().message(),
+              "a G2gVulkanVideoProfile record holds the byte 10: caps are printable text");
+}
+
 // The G2gCudaIpc record and CUDA frames' messages: handles come back as they were sent; a record
 // that cannot be what it claims, and CUDA handles with descriptors, are refused.
 TEST(IpcCudaRecord, TravelsWholeAndRefusesWhatItCannotBe)

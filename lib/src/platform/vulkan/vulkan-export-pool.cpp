@@ -2,8 +2,11 @@
 #include "vulkan-export-pool.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "compat/vulkan-pool-compat.h"
+#include "compat/vulkan-video-compat.h"
 #include "vulkan-engine.h"
 #include "vulkan-external.h"
 
@@ -14,6 +17,7 @@ G_DECLARE_FINAL_TYPE(G2gVulkanExportPool, g2g_vulkan_export_pool, G2G, VULKAN_EX
 struct _G2gVulkanExportPool {
     GstVulkanImageBufferPool parent; // its device: ours, one reference (the parent's finalize drops it)
     std::shared_ptr<g2g::vulkan::ExportedPool> *frames; // owned
+    std::optional<g2g::vulkan::VideoImages> *video;     // owned: what a decoder asked *frames to make
     GstVideoInfo info;
     // The usage every plane of its exported images has, when the configuration is served with them;
     // 0 when it is served by the parent's code.
@@ -33,6 +37,26 @@ bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFla
     return !ask.video && ask.layers == 1 && (ask.usage & ~served) == 0 &&
            (ask.memory & ~VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) == 0 &&
            ask.layout == VK_IMAGE_LAYOUT_UNDEFINED;
+}
+
+// The images a video decoder asks `config` for (vulkanh264dec: its profile's decode caps and decode
+// usage), where exported ones can be them: device-local, one layer, a first layout the decoder's own
+// barrier leaves (it transitions its output and references from whatever layout they are in).
+std::optional<g2g::vulkan::VideoImages> decoder_images(GstStructure *config, const g2g::compat::ImagePoolAsk &ask)
+{
+    const std::string caps = g2g::compat::image_pool_decode_caps(config);
+    if (!ask.video || caps.empty() || ask.layers != 1 ||
+        (ask.memory & ~VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) != 0)
+        return std::nullopt;
+    g2g::Result<g2g::compat::VideoProfile> profile = g2g::compat::VideoProfile::decoding(caps);
+    if (!profile)
+        return std::nullopt;
+    return g2g::vulkan::VideoImages{std::move(*profile), ask.usage};
+}
+
+bool same_images(const std::optional<g2g::vulkan::VideoImages> &a, const std::optional<g2g::vulkan::VideoImages> &b)
+{
+    return a.has_value() == b.has_value() && (!a || (a->profile == b->profile && a->usage == b->usage));
 }
 
 } // namespace
@@ -56,6 +80,13 @@ static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStruct
         GST_WARNING_OBJECT(pool, "refused: no fixed VulkanImage video caps in %" GST_PTR_FORMAT, config);
         return FALSE;
     }
+    const g2g::compat::ImagePoolAsk ask = g2g::compat::image_pool_ask(config);
+    // A decoder's images come from a pool of their own kind, made again when what it asks changes.
+    std::optional<g2g::vulkan::VideoImages> video = decoder_images(config, ask);
+    if (!same_images(video, *self->video)) {
+        *self->frames = g2g::vulkan::exported_pool(self->parent.device, video ? &*video : nullptr);
+        *self->video = std::move(video);
+    }
     // One frame made now tells whether the device exports these images, their usage and their size;
     // it is the first buffer's.
     g2g::Result<std::shared_ptr<g2g::vulkan::ExportedFrame>> first = (*self->frames)->acquire(self->info);
@@ -64,7 +95,7 @@ static gboolean g2g_vulkan_export_pool_set_config(GstBufferPool *pool, GstStruct
         for (const g2g::vulkan::ExternalImage &plane : (*first)->planes())
             served &= plane.description.usage;
         const std::uint64_t allocations = (*first)->allocated_bytes();
-        if (exported_images_serve(g2g::compat::image_pool_ask(config), served) && allocations <= G_MAXUINT) {
+        if ((*self->video || exported_images_serve(ask, served)) && allocations <= G_MAXUINT) {
             gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(allocations), min, max);
             auto *base = static_cast<GstBufferPoolClass *>(g_type_class_peek(GST_TYPE_BUFFER_POOL));
             if (!base->set_config(pool, config))
@@ -105,6 +136,7 @@ static GstFlowReturn g2g_vulkan_export_pool_alloc(GstBufferPool *pool, GstBuffer
 static void g2g_vulkan_export_pool_finalize(GObject *object)
 {
     delete G2G_VULKAN_EXPORT_POOL(object)->frames;
+    delete G2G_VULKAN_EXPORT_POOL(object)->video;
     delete G2G_VULKAN_EXPORT_POOL(object)->writer;
     G_OBJECT_CLASS(g2g_vulkan_export_pool_parent_class)->finalize(object);
 }
@@ -132,6 +164,7 @@ GstBufferPool *export_pool_new(GstVulkanDevice *device)
     gst_object_ref_sink(pool);
     pool->parent.device = GST_VULKAN_DEVICE(gst_object_ref(device));
     pool->frames = new std::shared_ptr<ExportedPool>(exported_pool(device));
+    pool->video = new std::optional<VideoImages>();
     return GST_BUFFER_POOL_CAST(pool);
 }
 

@@ -65,11 +65,49 @@ Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat for
     return usage;
 }
 
-Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which)
+Result<void> video_images_shareable(GstVulkanDevice *device, VkFormat format, const VideoImages &video,
+                                    const std::string &which)
+{
+    // A video profile in an image's creation is valid only on a device opened with the extension.
+#ifdef VK_KHR_video_queue
+    const bool video_queue = gst_vulkan_device_is_extension_enabled(device, VK_KHR_VIDEO_QUEUE_EXTENSION_NAME);
+#else
+    const bool video_queue = false;
+#endif
+    if (!video_queue)
+        return refused("the Vulkan device " + Engine::describe(device) +
+                       " was opened without VK_KHR_video_queue: it cannot make images of the video profile " +
+                       video.profile.caps() + " (" + which + ")");
+    // What a decoder's images are: written by decoding, read by copies and samplers, perhaps its
+    // references too (where its output and references coincide).
+    VkImageUsageFlags decoded = 0, allowed = 0;
+#ifdef VK_KHR_video_decode_queue
+    decoded = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR;
+    allowed = decoded | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+              VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
+#endif
+    if (!(video.usage & decoded) || (video.usage & ~allowed))
+        return refused("images of usage " + std::to_string(video.usage) + " are no decoder's (" + which +
+                       "): a decoder's images are decoded into (VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR) and "
+                       "otherwise only copied, sampled, stored or referenced");
+    const VkExternalMemoryFeatureFlags both =
+        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+    if ((external_image_features(gst_vulkan_device_get_physical_device(device), format, VK_IMAGE_TILING_OPTIMAL,
+                                 video.usage, video.profile.list()) &
+         both) != both)
+        return refused("the Vulkan device " + Engine::describe(device) + " cannot export and import images of VkFormat " +
+                       std::to_string(format) + ", usage " + std::to_string(video.usage) + " and the video profile " +
+                       video.profile.caps() + " as opaque fds (" + which + ")");
+    return {};
+}
+
+Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &plane, const std::string &which,
+                               const compat::VideoProfile *profile)
 {
     VkExternalMemoryImageCreateInfo external{};
     external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
     external.handleTypes = kHandle;
+    external.pNext = profile ? profile->list() : nullptr;
     VkImageCreateInfo create{};
     create.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
     create.pNext = &external;
@@ -82,6 +120,13 @@ Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &pla
     create.tiling = static_cast<VkImageTiling>(plane.tiling);
     create.usage = plane.usage;
     create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    const std::vector<std::uint32_t> families = profile ? compat::video_image_families(device)
+                                                        : std::vector<std::uint32_t>();
+    if (!families.empty()) {
+        create.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        create.queueFamilyIndexCount = static_cast<std::uint32_t>(families.size());
+        create.pQueueFamilyIndices = families.data();
+    }
     // A linear image's bytes are defined from the start (CUDA writes g2gconvert's).
     create.initialLayout =
         create.tiling == VK_IMAGE_TILING_LINEAR ? VK_IMAGE_LAYOUT_PREINITIALIZED : VK_IMAGE_LAYOUT_UNDEFINED;
@@ -168,10 +213,12 @@ GstMemory *wrap(GstVulkanDevice *device, const ExternalImage &plane, gpointer ho
 } // namespace
 
 VkExternalMemoryFeatureFlags external_image_features(VkPhysicalDevice physical, VkFormat format,
-                                                     VkImageTiling tiling, VkImageUsageFlags usage)
+                                                     VkImageTiling tiling, VkImageUsageFlags usage,
+                                                     const void *profile)
 {
     VkPhysicalDeviceExternalImageFormatInfo external_info{};
     external_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+    external_info.pNext = profile;
     external_info.handleType = kHandle;
     VkPhysicalDeviceImageFormatInfo2 format_info{};
     format_info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
@@ -293,7 +340,7 @@ std::shared_ptr<ExportableImages> ExportableImages::of_face(GstBuffer *buffer)
     const guint n = gst_buffer_n_memory(buffer);
     const FaceMark *first = n ? face_mark(gst_buffer_peek_memory(buffer, 0)) : nullptr;
     std::shared_ptr<ExportableImages> frame = first ? first->frame.lock() : nullptr;
-    if (!frame || GST_VIDEO_INFO_N_PLANES(&frame->info()) != n)
+    if (!frame || (frame->video_profile() ? 1u : GST_VIDEO_INFO_N_PLANES(&frame->info())) != n)
         return {};
     for (guint p = 0; p < n; ++p) {
         const FaceMark *mark = face_mark(gst_buffer_peek_memory(buffer, p));
@@ -322,29 +369,40 @@ ExportedFrame::~ExportedFrame()
     gst_object_unref(device_);
 }
 
-Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *device,
-                                                             const GstVideoInfo &info)
+Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *device, const GstVideoInfo &info,
+                                                             const VideoImages *video)
 {
     if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ", which another process's import needs");
     std::unique_ptr<ExportedFrame> frame(new ExportedFrame(device, info));
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
-        const std::string which = "plane " + std::to_string(p) + " of " + frame_name(info);
+    if (video)
+        frame->video_ = video->profile;
+    const guint images = video ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
+    for (guint p = 0; p < images; ++p) {
+        const std::string which =
+            (video ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") + frame_name(info);
         ExternalPlane d;
-        d.format = compat::vulkan_plane_format(info, p);
+        d.format = video ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         if (d.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);
-        Result<VkImageUsageFlags> usage =
-            exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_OPTIMAL, which);
-        if (!usage)
-            return usage.error();
-        d.usage = *usage;
+        if (video) {
+            if (Result<void> shareable = video_images_shareable(device, static_cast<VkFormat>(d.format), *video, which);
+                !shareable)
+                return shareable.error();
+            d.usage = video->usage;
+        } else {
+            Result<VkImageUsageFlags> usage =
+                exportable_usage(device, static_cast<VkFormat>(d.format), VK_IMAGE_TILING_OPTIMAL, which);
+            if (!usage)
+                return usage.error();
+            d.usage = *usage;
+        }
         d.width = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
         d.height = static_cast<std::uint32_t>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
         d.tiling = VK_IMAGE_TILING_OPTIMAL;
         d.layout = VK_IMAGE_LAYOUT_UNDEFINED;
-        Result<VkImage> image = external_image(device, d, which);
+        Result<VkImage> image = external_image(device, d, which, frame->video_profile());
         if (!image)
             return image.error();
         ExternalImage &plane = frame->planes_.emplace_back(); // destroyed with the frame from here on
@@ -387,9 +445,11 @@ void ExportedFrame::release_plane(gpointer data)
 {
     auto *hold = static_cast<FaceHold *>(data);
     {
-        // The memory is being freed: its barrier state is still readable.
+        // The memory is being freed: its barrier state is still readable. Its timeline semaphore
+        // goes with it (GStreamer destroys it); the next face gets a new one.
         const std::lock_guard lock(hold->frame->lock_);
         hold->frame->barriers_[hold->plane] = hold->image->barrier;
+        compat::forget_image_timeline(hold->frame->barriers_[hold->plane]);
     }
     delete hold; // may give the frame back to its pool: outside the frame's lock
 }
@@ -412,6 +472,10 @@ BufferRef ExportedFrame::face()
         hold->image = reinterpret_cast<GstVulkanImageMemory *>(memory);
         mark_face(memory, shared_from_this(), p);
         gst_buffer_append_memory(buffer.get(), memory);
+        // A decoder orders its video queue's work on the image by the image's timeline, as on the
+        // images GStreamer's pool makes for it.
+        if (video_ && !compat::give_image_timeline(hold->image))
+            return {};
     }
     return buffer;
 }
@@ -423,12 +487,16 @@ std::shared_ptr<ExportedFrame> ExportedFrame::of_face(GstBuffer *buffer)
 
 // ---- ExportedPool ----
 
-std::shared_ptr<ExportedPool> exported_pool(GstVulkanDevice *device)
+std::shared_ptr<ExportedPool> exported_pool(GstVulkanDevice *device, const VideoImages *video)
 {
     const std::shared_ptr<GstVulkanDevice> held(static_cast<GstVulkanDevice *>(gst_object_ref(device)),
                                                 [](GstVulkanDevice *d) { gst_object_unref(d); });
-    return ExportedPool::create(
-        [held](const GstVideoInfo &info) { return ExportedFrame::create(held.get(), info); });
+    std::optional<VideoImages> asked;
+    if (video)
+        asked = *video;
+    return ExportedPool::create([held, asked](const GstVideoInfo &info) {
+        return ExportedFrame::create(held.get(), info, asked ? &*asked : nullptr);
+    });
 }
 
 // ---- ImportedFrame ----
@@ -450,7 +518,8 @@ ImportedFrame::~ImportedFrame()
 
 Result<std::shared_ptr<ImportedFrame>>
 ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, const GstVideoInfo &info,
-                      std::span<const ExternalPlane> planes, std::vector<int> fds)
+                      std::span<const ExternalPlane> planes, std::vector<int> fds,
+                      const compat::VideoProfile *profile)
 {
     // Every fd is closed here unless the driver took it.
     struct Fds {
@@ -473,40 +542,58 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
         return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME +
                        ", which importing another process's images needs");
-    const guint n = GST_VIDEO_INFO_N_PLANES(&info);
+    // A decoder's frame is one multi-planar image, of its coded size (at least the stream's).
+    const guint n = profile ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
     if (planes.size() != n || fds.size() != n)
         return refused(std::to_string(planes.size()) + " images and " + std::to_string(fds.size()) +
-                       " descriptors for the " + std::to_string(n) + " planes of " + frame_name(info));
+                       " descriptors for " +
+                       (profile ? "a video frame of " : "the " + std::to_string(n) + " planes of ") +
+                       frame_name(info) + (profile ? " (one multi-planar image)" : ""));
     std::shared_ptr<ImportedFrame> frame(new ImportedFrame(device));
     frame->info_ = info;
     for (guint p = 0; p < n; ++p) {
         const ExternalPlane &d = planes[p];
-        const std::string which = "plane " + std::to_string(p) + " of " + frame_name(info);
-        const VkFormat format = compat::vulkan_plane_format(info, p);
+        const std::string which =
+            (profile ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") + frame_name(info);
+        const VkFormat format = profile ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         const guint32 width = static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
         const guint32 height = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
-        if (d.format != static_cast<std::uint32_t>(format) || d.width != width || d.height != height)
+        // A decoder's coded size is the stream's rounded up to its codec's blocks (AV1's largest: 128).
+        auto coded = [](guint32 size) { return (size + 127) / 128 * 128; };
+        const bool sized = profile ? d.width >= width && d.height >= height && d.width <= coded(width) &&
+                                         d.height <= coded(height)
+                                   : d.width == width && d.height == height;
+        if (d.format != static_cast<std::uint32_t>(format) || !sized)
             return refused("image " + std::to_string(p) + " is VkFormat " + std::to_string(d.format) + " " +
                            std::to_string(d.width) + "x" + std::to_string(d.height) + ", " + which +
-                           " is VkFormat " + std::to_string(format) + " " + std::to_string(width) + "x" +
-                           std::to_string(height));
+                           " is VkFormat " + std::to_string(format) + " " + (profile ? "of " : "") +
+                           std::to_string(width) + "x" + std::to_string(height) +
+                           (profile ? " to " + std::to_string(coded(width)) + "x" + std::to_string(coded(height)) +
+                                          " (its coded size)"
+                                    : ""));
         // Optimal images (ExportedFrame's) or linear ones (g2gconvert's, which CUDA writes by pitch),
         // of the usage an exporter on this driver gives them: no other image is made over the memory.
         const auto tiling = static_cast<VkImageTiling>(d.tiling);
-        if (tiling != VK_IMAGE_TILING_OPTIMAL && tiling != VK_IMAGE_TILING_LINEAR)
+        if (tiling != VK_IMAGE_TILING_OPTIMAL && (profile || tiling != VK_IMAGE_TILING_LINEAR))
             return refused("image " + std::to_string(p) + " has tiling " + std::to_string(d.tiling) +
-                           ": an exported image is of optimal or linear tiling");
-        Result<VkImageUsageFlags> usage = exportable_usage(device, format, tiling, which);
-        if (!usage)
+                           (profile ? ": a video frame is of optimal tiling"
+                                    : ": an exported image is of optimal or linear tiling"));
+        if (profile) {
+            // The decoder's usage, which the driver must give such images with their profile.
+            if (Result<void> shareable = video_images_shareable(device, format, {*profile, d.usage}, which);
+                !shareable)
+                return shareable.error();
+        } else if (Result<VkImageUsageFlags> usage = exportable_usage(device, format, tiling, which); !usage) {
             return usage.error();
-        if (d.usage != *usage)
+        } else if (d.usage != *usage) {
             return refused("image " + std::to_string(p) + " has usage " + std::to_string(d.usage) + ": " +
                            "this process makes " + which + " with usage " + std::to_string(*usage) + ", " +
                            (tiling == VK_IMAGE_TILING_LINEAR ? "linear" : "optimal") + " tiling");
+        }
         if (d.layout != VK_IMAGE_LAYOUT_UNDEFINED && d.layout != VK_IMAGE_LAYOUT_GENERAL)
             return refused("image " + std::to_string(p) + " is said to be in VkImageLayout " +
                            std::to_string(d.layout) + ": a shared image is left in VK_IMAGE_LAYOUT_GENERAL");
-        Result<VkImage> image = external_image(device, d, which);
+        Result<VkImage> image = external_image(device, d, which, profile);
         if (!image)
             return image.error();
         ExternalImage &plane = frame->planes_.emplace_back();
