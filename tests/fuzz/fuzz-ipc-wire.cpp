@@ -83,6 +83,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             g2g::Result<g2g::ipc::VulkanImages> images = g2g::ipc::decode_vulkan_images(record);
             if (images && g2g::ipc::encode_vulkan_images(*images).payload != record.payload)
                 fail("an accepted G2gVulkanImages record does not encode back to its bytes");
+        } else if (record.name == g2g::ipc::kVideoProfileRecordName) {
+            g2g::Result<std::string> caps = g2g::ipc::decode_video_profile(record);
+            if (caps && (caps->empty() || caps->size() > g2g::ipc::kMaxVideoProfileBytes ||
+                         g2g::ipc::encode_video_profile(*caps).payload != record.payload))
+                fail("an accepted G2gVulkanVideoProfile record is not its bytes as 1 to 1024 characters");
+            if (caps && std::any_of(caps->begin(), caps->end(), [](char c) { return c < 0x20 || c > 0x7e; }))
+                fail("an accepted G2gVulkanVideoProfile record holds a byte that is not printable");
         } else if (record.name == g2g::ipc::kViewRecordName) {
             // Read for a stream of NV12 64x48: a view it accepts is of that size, and its steps are
             // those of a crop and an orientation (one unit along one axis each, not the same axis).

@@ -408,6 +408,17 @@ def ipc_wire_seeds():
                                                                         (16, 32, 24, 0x17, 0, 1, 8192)]))],
                                                                     kind=2))
 
+    # A decoder's frame: one multi-planar image (VK_FORMAT_G8_B8R8_2PLANE_420_UNORM, 1000156003) of its
+    # coded size, with its profile's caps.
+    write("ipc-wire", "nv12-vulkan-decoded", bytes([1]) + new_buffer([(20480, 0)],
+                                                                     [(b"G2gVulkanImages", 1, vulkan_images(7, [
+                                                                         (1000156003, 64, 64, 0x405, 0, 1, 20480)])),
+                                                                      (b"G2gVulkanVideoProfile", 1,
+                                                                       b"video/x-h264, profile=(string)high, "
+                                                                       b"chroma-format=(string)4:2:0, "
+                                                                       b"bit-depth-luma=(uint)8, bit-depth-chroma=(uint)8")],
+                                                                     kind=2))
+
     # A view of those images: their layout (64x48), then the view record (fuzz-ipc-wire reads it for
     # a stream of NV12 64x48): the identity view, which it accepts, and a 90r one (48x64), refused.
     def view_record(width, height, origin, col, row):
