@@ -37,11 +37,14 @@
 // With --through DESC, the elements DESC (one gst-launch-1.0 chain, "vulkancolorconvert !
 // video/x-raw(memory:VulkanImage),format=RGBA") follow the upload, in every row: an element there that
 // writes its frames into the producer's pool (a renderer, g2gmaterialize) is measured with it.
+// With --decode FILE, the frames are vulkanh264dec's of the H.264 FILE (its first --frames access
+// units, paced at the stream's rate by clocksync), instead of videotestsrc's: the decoder writes into
+// the pool g2gipcsink offers from GStreamer 1.24 on. --size is then the stream's.
 // With --spin-us N, a row "g2gspin" follows g2gipc's: the same, its consumers with spin-us=N (they
 // watch for each frame around its due time instead of sleeping until woken).
 // Usage: bench-ipc [--frames N] [--warm N] [--rounds R] [--consumers 1,4,16] [--size WxH]
 //                  [--domain system|cuda|vulkan] [--transports g2gipc,g2gspin,shm,unixfd,cudaipc]
-//                  [--spin-us N] [--through DESC]
+//                  [--spin-us N] [--through DESC] [--decode FILE]
 //        bench-ipc consume DESCRIPTION OUT FRAMES WARM READ   (a consumer: this program runs itself)
 #include <gst/gst.h>
 
@@ -335,16 +338,22 @@ std::string caps_of(int width, int height)
 std::string domain = "system";
 // --through: elements after the upload, before the producer's queue ("" where none).
 std::string through;
+// --decode: the H.264 file vulkanh264dec decodes ("" for videotestsrc).
+std::string decoded_file;
 
 std::string source_description(int frames, int width, int height)
 {
     std::string upload;
     if (domain == "cuda")
         upload = " ! cudaupload ! video/x-raw(memory:CUDAMemory)";
-    else if (domain == "vulkan")
+    else if (domain == "vulkan" && decoded_file.empty())
         upload = " ! vulkanupload ! video/x-raw(memory:VulkanImage)";
     if (!through.empty())
         upload += " ! " + through;
+    if (!decoded_file.empty())
+        return "filesrc location=" + decoded_file + " ! h264parse ! identity eos-after=" + std::to_string(frames) +
+               " ! vulkanh264dec ! video/x-raw(memory:VulkanImage) ! clocksync" + upload +
+               " ! queue name=source max-size-buffers=2";
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
            caps_of(width, height) + upload + " ! queue name=source max-size-buffers=2";
 }
@@ -506,6 +515,10 @@ int main(int argc, char **argv)
             domain = argv[i + 1];
         else if (option == "--through")
             through = argv[i + 1];
+        else if (option == "--decode") {
+            decoded_file = argv[i + 1];
+            domain = "vulkan";
+        }
         else if (option == "--spin-us")
             spin_us = std::max(0, std::atoi(argv[i + 1]));
         else if (option == "--transports")
@@ -536,7 +549,10 @@ int main(int argc, char **argv)
     std::vector<Transport> transports;
     // The device domains need their upload element; g2g's consumers there say which memory they
     // take (a downstream of ANY caps takes system memory).
-    const char *upload = domain == "cuda" ? "cudaupload" : domain == "vulkan" ? "vulkanupload" : nullptr;
+    const char *upload = !decoded_file.empty() ? "vulkanh264dec"
+                         : domain == "cuda"     ? "cudaupload"
+                         : domain == "vulkan"   ? "vulkanupload"
+                                                : nullptr;
     if (upload && !g2g::bench::have_element(upload)) {
         std::printf("bench-ipc --domain %s: no %s here\n", domain.c_str(), upload);
         return 0;
