@@ -351,7 +351,8 @@ std::string source_description(int frames, int width, int height)
     if (!through.empty())
         upload += " ! " + through;
     if (!decoded_file.empty())
-        return "filesrc location=" + decoded_file + " ! h264parse ! identity eos-after=" + std::to_string(frames) +
+        // identity ends the stream in place of unit eos-after: `frames` units pass.
+        return "filesrc location=" + decoded_file + " ! h264parse ! identity eos-after=" + std::to_string(frames + 1) +
                " ! vulkanh264dec ! video/x-raw(memory:VulkanImage) ! clocksync" + upload +
                " ! queue name=source max-size-buffers=2";
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +

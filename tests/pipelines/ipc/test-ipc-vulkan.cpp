@@ -307,7 +307,7 @@ TEST(IpcProcesses, AVulkanDecodersFramesCrossAsItsOwnImages)
     // NVIDIA's driver): more of them are in use than the frames in flight.
     expect_crossing_as_they_are(
         "filesrc location=" + g2g::test::media_path("ball-1920x1080-300f.h264") +
-            " ! h264parse ! identity eos-after=" + std::to_string(frames),
+            " ! h264parse ! identity eos-after=" + std::to_string(frames + 1), // ends in place of unit 41
         frames, "vulkanh264dec ! video/x-raw(memory:VulkanImage)",
         "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
         "vulkanh264dec ! vulkandownload ! video/x-raw,format=NV12", 40);

@@ -13,6 +13,8 @@
 #include <g2g/gst-ref.h>
 
 #include "compat/vulkan-pool-compat.h"
+#include "compat/vulkan-timeline-compat.h"
+#include "compat/vulkan-video-compat.h"
 #include "pipeline.h"
 #include "platform/vulkan/vulkan-export-pool.h"
 #include "platform/vulkan/vulkan-external.h"
@@ -242,6 +244,62 @@ TEST_F(VulkanExportPool, WhatItCannotExportIsServedAsGStreamersPoolServesIt)
     Ref<GstBufferPool> theirs = Ref<GstBufferPool>::adopt(gst_vulkan_image_buffer_pool_new(device()));
     EXPECT_EQ(g2g::vulkan::export_pool_device(theirs.get()), nullptr);
     EXPECT_FALSE(g2g::vulkan::export_pool_exports(theirs.get()));
+}
+
+// A video decoder's configuration (vulkanh264dec's: its profile's decode caps, decode usage, the
+// coded size) is served with exported images of its kind where the device can make, export and
+// import them (NVIDIA's driver): one multi-planar image per frame, of the profile, with a timeline
+// semaphore the decoder's video queue orders by. Elsewhere (lavapipe: no video extensions) it is
+// served as GStreamer's own pool serves it, never with exported images of another kind. GStreamer
+// 1.22 has no Vulkan video.
+TEST_F(VulkanExportPool, ADecodersConfigurationIsServedWithImagesOfItsProfileWhereTheDeviceExportsThem)
+{
+    const std::string h264 = "video/x-h264, profile=(string)high, interlace-mode=(string)progressive, "
+                             "chroma-format=(string)4:2:0, bit-depth-luma=(uint)8, bit-depth-chroma=(uint)8";
+    g2g::Result<g2g::compat::VideoProfile> profile = g2g::compat::VideoProfile::decoding(h264);
+    if (!profile)
+        GTEST_SKIP() << profile.error().message();
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR |
+                                    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    GstVideoInfo coded;
+    gst_video_info_set_format(&coded, GST_VIDEO_FORMAT_NV12, 64, 64);
+    const bool shareable = static_cast<bool>(g2g::vulkan::video_images_shareable(
+        device(), g2g::compat::multi_planar_format(coded), {*profile, usage}, "the test's frame"));
+
+    Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
+    GstStructure *config = gst_buffer_pool_get_config(pool.get());
+    g2g::CapsRef caps = g2g::CapsRef::adopt(
+        gst_caps_from_string("video/x-raw(memory:VulkanImage),format=NV12,width=64,height=64,framerate=30/1"));
+    gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
+    g2g::compat::ask_image_pool_usage(config, usage);
+    g2g::CapsRef decode = g2g::CapsRef::adopt(gst_caps_from_string(h264.c_str()));
+    gst_structure_set(config, "decode-caps", GST_TYPE_CAPS, decode.get(), nullptr);
+    const bool taken = gst_buffer_pool_set_config(pool.get(), config);
+    EXPECT_EQ(g2g::vulkan::export_pool_exports(pool.get()), shareable);
+    if (!shareable)
+        return; // GStreamer's own pool took or refused it (lavapipe: no video extensions)
+    ASSERT_TRUE(taken);
+    EXPECT_EQ(g2g::vulkan::export_pool_usage(pool.get()), usage);
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool.get(), TRUE));
+    {
+        BufferRef face = acquire(pool.get());
+        const auto frame = ExportedFrame::of_face(face.get());
+        ASSERT_TRUE(frame);
+        ASSERT_NE(frame->video_profile(), nullptr);
+        EXPECT_EQ(frame->video_profile()->caps(), h264);
+        ASSERT_EQ(gst_buffer_n_memory(face.get()), 1u) << "one multi-planar image";
+        auto *image = reinterpret_cast<GstVulkanImageMemory *>(gst_buffer_peek_memory(face.get(), 0));
+        EXPECT_EQ(image->create_info.format, VK_FORMAT_G8_B8R8_2PLANE_420_UNORM);
+        EXPECT_NE(g2g::compat::vulkan_image_timeline(image).semaphore, VkSemaphore(VK_NULL_HANDLE))
+            << "the decoder's video queue orders by the image's timeline";
+        const std::vector<g2g::vulkan::ExternalImage> images = frame->planes(face.get());
+        ASSERT_EQ(images.size(), 1u);
+        EXPECT_GE(images[0].fd, 0);
+        EXPECT_EQ(images[0].description.usage, usage);
+        EXPECT_EQ(images[0].description.width, 64u);
+        EXPECT_EQ(images[0].description.height, 64u);
+    }
+    gst_buffer_pool_set_active(pool.get(), FALSE);
 }
 
 // A face is known only whole and in order: planes swapped, planes of two frames, a plane missing
