@@ -33,6 +33,9 @@
 //                            (1.24 added it to each image's barrier state; 1.22 orders by one queue)
 //                                              vulkan-timeline-compat-1.22.cpp,
 //                                              vulkan-timeline-compat-1.24.cpp
+//   vulkan-timeline-support-compat.h  whether GStreamer gives an image it allocates a timeline
+//                            semaphore (1.24: with the extension; 1.26: also on Vulkan 1.2+)
+//                                              vulkan-timeline-support-compat-1.22.cpp, -1.24.cpp, -1.26.cpp
 //   vulkan-video-compat.h    images of a Vulkan video profile, as a decoder's are made (1.24 added
 //                            Vulkan video: a pool's decode caps, multi-planar images shared by the
 //                            queue families, a timeline per image; 1.22 has none)

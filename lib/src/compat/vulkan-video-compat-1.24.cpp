@@ -5,10 +5,13 @@
 // multi-planar format (gst_vulkan_format_from_video_info_2 with no_multiplane false: NV12's
 // G8_B8R8_2PLANE_420 is the one its table names up to 1.26), shares them by every queue family the
 // device opened (gstvkimagememory.c, where pQueueFamilyIndices is unset), and gives every image
-// memory a timeline semaphore where the device has timeline semaphores. Where GStreamer was built
+// memory a timeline semaphore where the device has timeline semaphores (as that version decides:
+// compat/vulkan-timeline-support-compat.h). Where GStreamer was built
 // against Vulkan headers without the video extensions (GST_VULKAN_HAVE_VIDEO_EXTENSIONS 0), there
 // is no profile to make.
 #include "compat/vulkan-video-compat.h"
+
+#include "compat/vulkan-timeline-support-compat.h"
 
 #include <gst/vulkan/vulkan.h>
 
@@ -94,8 +97,7 @@ Result<void> give_image_timeline(GstVulkanImageMemory *memory)
 {
 #if defined(VK_KHR_timeline_semaphore)
     GstVulkanDevice *device = memory->device;
-    if (!gst_vulkan_physical_device_check_api_version(device->physical_device, 1, 2, 0) &&
-        !gst_vulkan_device_is_extension_enabled(device, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
+    if (!images_have_timelines(device))
         return {};
     VkSemaphoreTypeCreateInfo type{};
     type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
