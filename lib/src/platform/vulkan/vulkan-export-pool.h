@@ -3,17 +3,19 @@
 // ExportedFrame faces, images another process imports, so that an element that writes into its
 // downstream's pool writes each frame where the consumers read it, and the producer sends it with
 // no copy. Such elements: vulkanupload from GStreamer 1.24 on
-// (compat::vulkanupload_takes_downstream_pool), a GstVulkanVideoFilter (vulkancolorconvert) on every
-// version, and g2g's own shader's writers (g2gmaterialize, g2gview's dense frames:
+// (compat::vulkanupload_takes_downstream_pool) and vulkanh264dec, a GstVulkanVideoFilter
+// (vulkancolorconvert) on every version, and g2g's own shader's writers (g2gmaterialize, g2gview's dense frames:
 // export_pool_written_by).
 //
-// It is a GstVulkanImageBufferPool because vulkanupload and GstVulkanVideoFilter keep a downstream
-// pool only of that class (GST_IS_VULKAN_IMAGE_BUFFER_POOL in their decide_allocation). Each element
-// that keeps it asks it for images of its own kind: a video decoder's (vulkanh264dec: decode usage
-// and a video profile), a renderer's (color attachments). A configuration that asks for what exported
-// images are not (compat::image_pool_ask: usage beyond theirs, host-visible memory, layers, video
-// caps, an initial layout) is served as GStreamer's own pool serves it: its frames are then not
-// exported, and g2gipcsink copies them as any other. On 1.22 every configuration asks for what that
+// It is a GstVulkanImageBufferPool because vulkanupload, GstVulkanVideoFilter and vulkanh264dec keep a
+// downstream pool only of that class (GST_IS_VULKAN_IMAGE_BUFFER_POOL in their decide_allocation).
+// Each element that keeps it asks it for images of its own kind: a renderer's (color attachments),
+// a video decoder's (vulkanh264dec, 1.24 on: decode usage and a video profile), which it serves with
+// exported images of that kind (vulkan::VideoImages) where the device can export and import them. A
+// configuration that asks for what exported images are not (compat::image_pool_ask: usage beyond
+// theirs, host-visible memory, layers, an initial layout; a profile the device cannot export images
+// of) is served as GStreamer's own pool serves it: its frames are then not exported, and g2gipcsink
+// copies them as any other. On 1.22 every configuration asks for what that
 // version's pool makes of every one, which exported images are where the format can be rendered to.
 // Its exported frames come from an ExportedPool: when GStreamer's pool discards a buffer (its
 // memory still held downstream, by a view of it), the frame comes back to the next buffer made,
