@@ -80,7 +80,8 @@ MetaRecord encode_video_profile(const std::string &caps)
 Result<std::string> decode_video_profile(const MetaRecord &record)
 {
     auto refused = [](const std::string &what) {
-        return Error(ErrorCode::InvalidArgument, std::string("a ") + kVideoProfileRecordName + " record " + what);
+        return Error(ErrorCode::InvalidArgument,
+                     std::string("a ") + kVideoProfileRecordName + " record " + what);
     };
     if (record.version != kVideoProfileRecordVersion)
         return refused("of version " + std::to_string(record.version) + " (this g2g reads " +

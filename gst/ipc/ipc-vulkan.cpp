@@ -238,7 +238,8 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
     std::optional<compat::VideoProfile> profile;
     if (video) {
         if (view)
-            return refused("carries both a view and a video profile: a view crosses over images of one per plane");
+            return refused(
+                "carries both a view and a video profile: a view crosses over images of one per plane");
         Result<std::string> caps = decode_video_profile(*video);
         if (!caps)
             return refused(caps.error().message());
@@ -277,9 +278,8 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         std::vector<int> raw;
         for (UniqueFd &fd : fds)
             raw.push_back(fd.release());
-        Result<std::shared_ptr<vulkan::ImportedFrame>> imported =
-            vulkan::ImportedFrame::import(device, images->identity, source, images->planes, std::move(raw),
-                                          profile ? &*profile : nullptr);
+        Result<std::shared_ptr<vulkan::ImportedFrame>> imported = vulkan::ImportedFrame::import(
+            device, images->identity, source, images->planes, std::move(raw), profile ? &*profile : nullptr);
         if (!imported)
             return Error(ErrorCode::InvalidArgument,
                          "NEW_BUFFER " + std::to_string(message.id) + ": " + imported.error().message());

@@ -352,7 +352,8 @@ std::string source_description(int frames, int width, int height)
         upload += " ! " + through;
     if (!decoded_file.empty())
         // identity ends the stream in place of unit eos-after: `frames` units pass.
-        return "filesrc location=" + decoded_file + " ! h264parse ! identity eos-after=" + std::to_string(frames + 1) +
+        return "filesrc location=" + decoded_file +
+               " ! h264parse ! identity eos-after=" + std::to_string(frames + 1) +
                " ! vulkanh264dec ! video/x-raw(memory:VulkanImage) ! clocksync" + upload +
                " ! queue name=source max-size-buffers=2";
     return "videotestsrc is-live=true pattern=black num-buffers=" + std::to_string(frames) + " ! " +
@@ -519,8 +520,7 @@ int main(int argc, char **argv)
         else if (option == "--decode") {
             decoded_file = argv[i + 1];
             domain = "vulkan";
-        }
-        else if (option == "--spin-us")
+        } else if (option == "--spin-us")
             spin_us = std::max(0, std::atoi(argv[i + 1]));
         else if (option == "--transports")
             only = "," + std::string(argv[i + 1]) + ",";
@@ -551,9 +551,9 @@ int main(int argc, char **argv)
     // The device domains need their upload element; g2g's consumers there say which memory they
     // take (a downstream of ANY caps takes system memory).
     const char *upload = !decoded_file.empty() ? "vulkanh264dec"
-                         : domain == "cuda"     ? "cudaupload"
-                         : domain == "vulkan"   ? "vulkanupload"
-                                                : nullptr;
+                         : domain == "cuda"    ? "cudaupload"
+                         : domain == "vulkan"  ? "vulkanupload"
+                                               : nullptr;
     if (upload && !g2g::bench::have_element(upload)) {
         std::printf("bench-ipc --domain %s: no %s here\n", domain.c_str(), upload);
         return 0;

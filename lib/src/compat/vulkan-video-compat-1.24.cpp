@@ -107,7 +107,8 @@ Result<void> give_image_timeline(GstVulkanImageMemory *memory)
     create.pNext = &type;
     VkSemaphore semaphore = VK_NULL_HANDLE;
     if (VkResult r = vkCreateSemaphore(device->device, &create, nullptr, &semaphore); r != VK_SUCCESS)
-        return refused("vkCreateSemaphore of a timeline semaphore failed (VkResult " + std::to_string(r) + ")");
+        return refused("vkCreateSemaphore of a timeline semaphore failed (VkResult " + std::to_string(r) +
+                       ")");
     memory->barrier.parent.semaphore = semaphore;
     memory->barrier.parent.semaphore_value = 0;
 #endif

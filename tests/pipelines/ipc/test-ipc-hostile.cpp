@@ -851,14 +851,16 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
     const std::string two_images = "NEW_BUFFER 1: 2 images and 2 descriptors for a video frame of NV12 64x48 "
                                    "(one multi-planar image)";
     const std::string no_video_queue = "NEW_BUFFER 1: the Vulkan device ";
-    const std::string not_caps = "NEW_BUFFER 1 \"not caps, at all\" are no fixed caps of one Vulkan video profile";
+    const std::string not_caps =
+        "NEW_BUFFER 1 \"not caps, at all\" are no fixed caps of one Vulkan video profile";
 #else
     // 1.22 has no Vulkan video: any profile is refused before its images are looked at.
     const std::string two_images = "NEW_BUFFER 1 images of the Vulkan video profile " + h264 +
                                    " cannot be made here: GStreamer 1.22 has no Vulkan video";
     const std::string no_video_queue = two_images;
-    const std::string not_caps = "NEW_BUFFER 1 images of the Vulkan video profile not caps, at all cannot be made "
-                                 "here: GStreamer 1.22 has no Vulkan video";
+    const std::string not_caps =
+        "NEW_BUFFER 1 images of the Vulkan video profile not caps, at all cannot be made "
+        "here: GStreamer 1.22 has no Vulkan video";
 #endif
     std::vector<Case> cases = {
         {"another GPU", [](VulkanImages &images) { images.identity = {}; }, size, true,
@@ -884,12 +886,23 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
              std::to_string(real->planes[0].usage | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT) +
              ": this process makes " + plane0 + " with usage " + std::to_string(real->planes[0].usage) +
              ", optimal tiling"},
-        {"a video profile that is not printable text", [](VulkanImages &) {}, size, true,
+        {"a video profile that is not printable text",
+         [](VulkanImages &) {},
+         size,
+         true,
          "NEW_BUFFER 1 a G2gVulkanVideoProfile record holds the byte 10: caps are printable text",
          {encode_video_profile("video/x-h264,\nprofile=high")}},
-        {"a video profile that is no caps", [](VulkanImages &) {}, size, true, not_caps,
+        {"a video profile that is no caps",
+         [](VulkanImages &) {},
+         size,
+         true,
+         not_caps,
          {encode_video_profile("not caps, at all")}},
-        {"a video frame of an image per plane", [](VulkanImages &) {}, size, true, two_images,
+        {"a video frame of an image per plane",
+         [](VulkanImages &) {},
+         size,
+         true,
+         two_images,
          {encode_video_profile(h264)}},
     };
     // Where the device decodes (GStreamer opens it with the video extensions), the image is made and
@@ -899,8 +912,12 @@ TEST(IpcHostileProducer, VulkanImagesThatAreNotWhatTheySayAreRefused)
         video_queue = gst_vulkan_device_is_extension_enabled(device, "VK_KHR_video_queue");
     });
     if (!video_queue)
-        cases.push_back({"a video frame on a device without the video extensions", decoded, size, true,
-                         no_video_queue, {encode_video_profile(h264)}});
+        cases.push_back({"a video frame on a device without the video extensions",
+                         decoded,
+                         size,
+                         true,
+                         no_video_queue,
+                         {encode_video_profile(h264)}});
     for (const Case &c : cases) {
         VulkanImages images = *real;
         c.lie(images);

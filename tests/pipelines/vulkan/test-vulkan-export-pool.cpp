@@ -259,7 +259,8 @@ TEST_F(VulkanExportPool, ADecodersConfigurationIsServedWithImagesOfItsProfileWhe
     g2g::Result<g2g::compat::VideoProfile> profile = g2g::compat::VideoProfile::decoding(h264);
     if (!profile)
         GTEST_SKIP() << profile.error().message();
-    const VkImageUsageFlags usage = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR | VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR |
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_VIDEO_DECODE_DST_BIT_KHR |
+                                    VK_IMAGE_USAGE_VIDEO_DECODE_DPB_BIT_KHR |
                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
     GstVideoInfo coded;
     gst_video_info_set_format(&coded, GST_VIDEO_FORMAT_NV12, 64, 64);
@@ -268,8 +269,8 @@ TEST_F(VulkanExportPool, ADecodersConfigurationIsServedWithImagesOfItsProfileWhe
 
     Ref<GstBufferPool> pool = Ref<GstBufferPool>::adopt(g2g::vulkan::export_pool_new(device()));
     GstStructure *config = gst_buffer_pool_get_config(pool.get());
-    g2g::CapsRef caps = g2g::CapsRef::adopt(
-        gst_caps_from_string("video/x-raw(memory:VulkanImage),format=NV12,width=64,height=64,framerate=30/1"));
+    g2g::CapsRef caps = g2g::CapsRef::adopt(gst_caps_from_string(
+        "video/x-raw(memory:VulkanImage),format=NV12,width=64,height=64,framerate=30/1"));
     gst_buffer_pool_config_set_params(config, caps.get(), 4096, 0, 0);
     g2g::compat::ask_image_pool_usage(config, usage);
     g2g::CapsRef decode = g2g::CapsRef::adopt(gst_caps_from_string(h264.c_str()));

@@ -42,7 +42,8 @@ bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFla
 // The images a video decoder asks `config` for (vulkanh264dec: its profile's decode caps and decode
 // usage), where exported ones can be them: device-local, one layer, a first layout the decoder's own
 // barrier leaves (it transitions its output and references from whatever layout they are in).
-std::optional<g2g::vulkan::VideoImages> decoder_images(GstStructure *config, const g2g::compat::ImagePoolAsk &ask)
+std::optional<g2g::vulkan::VideoImages> decoder_images(GstStructure *config,
+                                                       const g2g::compat::ImagePoolAsk &ask)
 {
     const std::string caps = g2g::compat::image_pool_decode_caps(config);
     if (!ask.video || caps.empty() || ask.layers != 1 ||
@@ -54,7 +55,8 @@ std::optional<g2g::vulkan::VideoImages> decoder_images(GstStructure *config, con
     return g2g::vulkan::VideoImages{std::move(*profile), ask.usage};
 }
 
-bool same_images(const std::optional<g2g::vulkan::VideoImages> &a, const std::optional<g2g::vulkan::VideoImages> &b)
+bool same_images(const std::optional<g2g::vulkan::VideoImages> &a,
+                 const std::optional<g2g::vulkan::VideoImages> &b)
 {
     return a.has_value() == b.has_value() && (!a || (a->profile == b->profile && a->usage == b->usage));
 }

@@ -4,8 +4,8 @@
 // downstream's pool writes each frame where the consumers read it, and the producer sends it with
 // no copy. Such elements: vulkanupload from GStreamer 1.24 on
 // (compat::vulkanupload_takes_downstream_pool) and vulkanh264dec, a GstVulkanVideoFilter
-// (vulkancolorconvert) on every version, and g2g's own shader's writers (g2gmaterialize, g2gview's dense frames:
-// export_pool_written_by).
+// (vulkancolorconvert) on every version, and g2g's own shader's writers (g2gmaterialize, g2gview's dense
+// frames: export_pool_written_by).
 //
 // It is a GstVulkanImageBufferPool because vulkanupload, GstVulkanVideoFilter and vulkanh264dec keep a
 // downstream pool only of that class (GST_IS_VULKAN_IMAGE_BUFFER_POOL in their decide_allocation).

@@ -70,7 +70,8 @@ Result<void> video_images_shareable(GstVulkanDevice *device, VkFormat format, co
 {
     // A video profile in an image's creation is valid only on a device opened with the extension.
 #ifdef VK_KHR_video_queue
-    const bool video_queue = gst_vulkan_device_is_extension_enabled(device, VK_KHR_VIDEO_QUEUE_EXTENSION_NAME);
+    const bool video_queue =
+        gst_vulkan_device_is_extension_enabled(device, VK_KHR_VIDEO_QUEUE_EXTENSION_NAME);
 #else
     const bool video_queue = false;
 #endif
@@ -92,12 +93,13 @@ Result<void> video_images_shareable(GstVulkanDevice *device, VkFormat format, co
                        "otherwise only copied, sampled, stored or referenced");
     const VkExternalMemoryFeatureFlags both =
         VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
-    if ((external_image_features(gst_vulkan_device_get_physical_device(device), format, VK_IMAGE_TILING_OPTIMAL,
-                                 video.usage, video.profile.list()) &
+    if ((external_image_features(gst_vulkan_device_get_physical_device(device), format,
+                                 VK_IMAGE_TILING_OPTIMAL, video.usage, video.profile.list()) &
          both) != both)
-        return refused("the Vulkan device " + Engine::describe(device) + " cannot export and import images of VkFormat " +
-                       std::to_string(format) + ", usage " + std::to_string(video.usage) + " and the video profile " +
-                       video.profile.caps() + " as opaque fds (" + which + ")");
+        return refused("the Vulkan device " + Engine::describe(device) +
+                       " cannot export and import images of VkFormat " + std::to_string(format) + ", usage " +
+                       std::to_string(video.usage) + " and the video profile " + video.profile.caps() +
+                       " as opaque fds (" + which + ")");
     return {};
 }
 
@@ -120,8 +122,8 @@ Result<VkImage> external_image(GstVulkanDevice *device, const ExternalPlane &pla
     create.tiling = static_cast<VkImageTiling>(plane.tiling);
     create.usage = plane.usage;
     create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    const std::vector<std::uint32_t> families = profile ? compat::video_image_families(device)
-                                                        : std::vector<std::uint32_t>();
+    const std::vector<std::uint32_t> families =
+        profile ? compat::video_image_families(device) : std::vector<std::uint32_t>();
     if (!families.empty()) {
         create.sharingMode = VK_SHARING_MODE_CONCURRENT;
         create.queueFamilyIndexCount = static_cast<std::uint32_t>(families.size());
@@ -369,8 +371,8 @@ ExportedFrame::~ExportedFrame()
     gst_object_unref(device_);
 }
 
-Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *device, const GstVideoInfo &info,
-                                                             const VideoImages *video)
+Result<std::unique_ptr<ExportedFrame>>
+ExportedFrame::create(GstVulkanDevice *device, const GstVideoInfo &info, const VideoImages *video)
 {
     if (!gst_vulkan_device_is_extension_enabled(device, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         return refused("the Vulkan device " + Engine::describe(device) + " was opened without " +
@@ -381,13 +383,15 @@ Result<std::unique_ptr<ExportedFrame>> ExportedFrame::create(GstVulkanDevice *de
     const guint images = video ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
     for (guint p = 0; p < images; ++p) {
         const std::string which =
-            (video ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") + frame_name(info);
+            (video ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") +
+            frame_name(info);
         ExternalPlane d;
         d.format = video ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         if (d.format == VK_FORMAT_UNDEFINED)
             return refused("no Vulkan format holds " + which);
         if (video) {
-            if (Result<void> shareable = video_images_shareable(device, static_cast<VkFormat>(d.format), *video, which);
+            if (Result<void> shareable =
+                    video_images_shareable(device, static_cast<VkFormat>(d.format), *video, which);
                 !shareable)
                 return shareable.error();
             d.usage = video->usage;
@@ -554,8 +558,10 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
     for (guint p = 0; p < n; ++p) {
         const ExternalPlane &d = planes[p];
         const std::string which =
-            (profile ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") + frame_name(info);
-        const VkFormat format = profile ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
+            (profile ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") +
+            frame_name(info);
+        const VkFormat format =
+            profile ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         const guint32 width = static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
         const guint32 height = static_cast<guint32>(GST_VIDEO_INFO_COMP_HEIGHT(&info, p));
         // A decoder's coded size is the stream's rounded up to its codec's blocks (AV1's largest: 128).
@@ -568,8 +574,8 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
                            std::to_string(d.width) + "x" + std::to_string(d.height) + ", " + which +
                            " is VkFormat " + std::to_string(format) + " " + (profile ? "of " : "") +
                            std::to_string(width) + "x" + std::to_string(height) +
-                           (profile ? " to " + std::to_string(coded(width)) + "x" + std::to_string(coded(height)) +
-                                          " (its coded size)"
+                           (profile ? " to " + std::to_string(coded(width)) + "x" +
+                                          std::to_string(coded(height)) + " (its coded size)"
                                     : ""));
         // Optimal images (ExportedFrame's) or linear ones (g2gconvert's, which CUDA writes by pitch),
         // of the usage an exporter on this driver gives them: no other image is made over the memory.
@@ -583,7 +589,8 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
             if (Result<void> shareable = video_images_shareable(device, format, {*profile, d.usage}, which);
                 !shareable)
                 return shareable.error();
-        } else if (Result<VkImageUsageFlags> usage = exportable_usage(device, format, tiling, which); !usage) {
+        } else if (Result<VkImageUsageFlags> usage = exportable_usage(device, format, tiling, which);
+                   !usage) {
             return usage.error();
         } else if (d.usage != *usage) {
             return refused("image " + std::to_string(p) + " has usage " + std::to_string(d.usage) + ": " +
