@@ -40,8 +40,9 @@ bool exported_images_serve(const g2g::compat::ImagePoolAsk &ask, VkImageUsageFla
 }
 
 // The images a video decoder asks `config` for (vulkanh264dec: its profile's decode caps and decode
-// usage), where exported ones can be them: device-local, one layer, a first layout the decoder's own
-// barrier leaves (it transitions its output and references from whatever layout they are in).
+// usage), where exported ones can be them: device-local, of one layer. The first layout it asks
+// (VIDEO_DECODE_DST) needs no serving: its own barriers move its output and references from
+// whatever layout they are in.
 std::optional<g2g::vulkan::VideoImages> decoder_images(GstStructure *config,
                                                        const g2g::compat::ImagePoolAsk &ask)
 {
