@@ -75,13 +75,10 @@ Result<BufferRef> VulkanExports::in_place(vulkan::Engine &engine, GstBuffer *fra
     if (!exported || exported->device() != engine.device() ||
         GST_VIDEO_INFO_FORMAT(&exported->info()) != GST_VIDEO_INFO_FORMAT(&source))
         return BufferRef();
-    // A decoder's images are of its coded size, which may exceed the stream's (the consumer's import
-    // takes them so); any other exported frame is of the caps' size. A view crosses over images of
-    // one per plane: a view of a decoder's frame is copied.
+    // A decoder's images are of its coded size, which may exceed the stream's (or the frame a view
+    // reads: the consumer's import takes them so); any other exported frame is of that size.
     const GstVideoInfo &made = exported->info();
     const bool video = exported->video_profile() != nullptr;
-    if (video && view)
-        return BufferRef();
     if (video ? GST_VIDEO_INFO_WIDTH(&made) < GST_VIDEO_INFO_WIDTH(&source) ||
                     GST_VIDEO_INFO_HEIGHT(&made) < GST_VIDEO_INFO_HEIGHT(&source)
               : GST_VIDEO_INFO_WIDTH(&made) != GST_VIDEO_INFO_WIDTH(&source) ||
@@ -234,12 +231,9 @@ Result<BufferRef> VulkanImports::build(GstVulkanDevice *device, const NewBuffer 
         return refused("arrived in view caps (meta:G2gTensorView) without its view");
     if (view && !view_caps)
         return refused("carries a view in caps without meta:G2gTensorView");
-    // A decoder's frame: one image of the video profile its record names.
+    // A decoder's frame: one image of the video profile its record names (a view's source too).
     std::optional<compat::VideoProfile> profile;
     if (video) {
-        if (view)
-            return refused(
-                "carries both a view and a video profile: a view crosses over images of one per plane");
         Result<std::string> caps = decode_video_profile(*video);
         if (!caps)
             return refused(caps.error().message());

@@ -312,3 +312,24 @@ TEST(IpcProcesses, AVulkanDecodersFramesCrossAsItsOwnImages)
         "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
         "vulkanh264dec ! vulkandownload ! video/x-raw,format=NV12", 40);
 }
+
+// A view of a Vulkan decoder's frames (g2gview passes g2gipcsink's pool on to the decoder) crosses
+// as a view over the decoder's own images: the consumer makes the view again over its import of the
+// multi-planar image and g2gmaterialize writes it dense there; the bytes equal videoflip's of
+// vulkandownload's frames in one process. Nothing is copied or converted in the producer. Needs a device that
+// decodes H.264 with Vulkan (as above).
+TEST(IpcProcesses, AViewOfAVulkanDecodersFramesCrossesAsAViewOfItsImages)
+{
+    SKIP_WITHOUT_VULKAN();
+    if (!g2g::test::have_element("vulkanh264dec"))
+        GTEST_SKIP() << g2g::test::gstreamer_version()
+                     << " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan "
+                        "device that decodes H.264 (not lavapipe)";
+    const int frames = 40;
+    expect_crossing_as_they_are(
+        "filesrc location=" + g2g::test::media_path("ball-1920x1080-300f.h264") +
+            " ! h264parse ! identity eos-after=" + std::to_string(frames + 1),
+        frames, "vulkanh264dec ! g2gview video-direction=90r",
+        "\"video/x-raw(memory:VulkanImage,meta:G2gTensorView)\" ! g2gmaterialize ! video/x-raw,format=NV12",
+        "vulkanh264dec ! vulkandownload ! videoflip video-direction=90r ! video/x-raw,format=NV12", 40);
+}
