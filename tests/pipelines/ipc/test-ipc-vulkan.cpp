@@ -288,48 +288,64 @@ TEST(IpcProcesses, G2gconvertsFramesCrossAsTheirLinearImages)
         "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12", "identity");
 }
 
+namespace {
+
+// Why the decoder's tests cannot run here ("" where they can): they need a device that decodes H.264
+// with Vulkan (NVIDIA's driver on the GPU machine; not lavapipe, and 1.22 has no Vulkan decoder).
+std::string no_vulkan_decoder()
+{
+    if (g2g::test::have_element("vulkanh264dec"))
+        return {};
+    return g2g::test::gstreamer_version() +
+           " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan device that "
+           "decodes H.264 (not lavapipe)";
+}
+
+// `frames` access units of the 1080p stream, parsed: identity ends the stream in place of unit
+// eos-after.
+std::string decoder_units(int frames)
+{
+    return "filesrc location=" + g2g::test::media_path("ball-1920x1080-300f.h264") +
+           " ! h264parse ! identity eos-after=" + std::to_string(frames + 1);
+}
+
+// The decoder's references are frames of the pool too (its output and references coincide on
+// NVIDIA's driver): more of them are in use than the frames in flight.
+constexpr std::size_t kDecoderPooled = 40;
+
+} // namespace
+
 // A Vulkan video decoder (vulkanh264dec, GStreamer 1.24 on) keeps its downstream's pool and asks it
 // for images of its profile: g2gipcsink's pool makes them exportable (one multi-planar image per
 // frame, the coded size: 1920x1088 for this 1080p stream), the decoder decodes into them on its video
 // queue, and they cross as they are, the profile with them; the consumer makes the same images of
 // the profile over the memory and vulkandownload reads them there. The bytes equal vulkandownload's
-// of the decoder's frames in one process. Needs a device that decodes H.264 with Vulkan (NVIDIA's
-// driver on the GPU machine; not lavapipe, and 1.22 has no Vulkan decoder).
+// of the decoder's frames in one process.
 TEST(IpcProcesses, AVulkanDecodersFramesCrossAsItsOwnImages)
 {
     SKIP_WITHOUT_VULKAN();
-    if (!g2g::test::have_element("vulkanh264dec"))
-        GTEST_SKIP() << g2g::test::gstreamer_version()
-                     << " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan "
-                        "device that decodes H.264 (not lavapipe)";
+    if (const std::string why = no_vulkan_decoder(); !why.empty())
+        GTEST_SKIP() << why;
     const int frames = 40;
-    // The decoder's references are frames of the pool too (its output and references coincide on
-    // NVIDIA's driver): more of them are in use than the frames in flight.
     expect_crossing_as_they_are(
-        "filesrc location=" + g2g::test::media_path("ball-1920x1080-300f.h264") +
-            " ! h264parse ! identity eos-after=" + std::to_string(frames + 1), // ends in place of unit 41
-        frames, "vulkanh264dec ! video/x-raw(memory:VulkanImage)",
+        decoder_units(frames), frames, "vulkanh264dec ! video/x-raw(memory:VulkanImage)",
         "\"video/x-raw(memory:VulkanImage)\" ! vulkandownload ! video/x-raw,format=NV12",
-        "vulkanh264dec ! vulkandownload ! video/x-raw,format=NV12", 40);
+        "vulkanh264dec ! vulkandownload ! video/x-raw,format=NV12", kDecoderPooled);
 }
 
 // A view of a Vulkan decoder's frames (g2gview passes g2gipcsink's pool on to the decoder) crosses
 // as a view over the decoder's own images: the consumer makes the view again over its import of the
 // multi-planar image and g2gmaterialize writes it dense there; the bytes equal videoflip's of
-// vulkandownload's frames in one process. Nothing is copied or converted in the producer. Needs a device that
-// decodes H.264 with Vulkan (as above).
+// vulkandownload's frames in one process. Nothing is copied or converted in the producer.
 TEST(IpcProcesses, AViewOfAVulkanDecodersFramesCrossesAsAViewOfItsImages)
 {
     SKIP_WITHOUT_VULKAN();
-    if (!g2g::test::have_element("vulkanh264dec"))
-        GTEST_SKIP() << g2g::test::gstreamer_version()
-                     << " registers no vulkanh264dec here: it needs GStreamer 1.24 or later and a Vulkan "
-                        "device that decodes H.264 (not lavapipe)";
+    if (const std::string why = no_vulkan_decoder(); !why.empty())
+        GTEST_SKIP() << why;
     const int frames = 40;
     expect_crossing_as_they_are(
-        "filesrc location=" + g2g::test::media_path("ball-1920x1080-300f.h264") +
-            " ! h264parse ! identity eos-after=" + std::to_string(frames + 1),
-        frames, "vulkanh264dec ! g2gview video-direction=90r",
+        decoder_units(frames), frames, "vulkanh264dec ! g2gview video-direction=90r",
         "\"video/x-raw(memory:VulkanImage,meta:G2gTensorView)\" ! g2gmaterialize ! video/x-raw,format=NV12",
-        "vulkanh264dec ! vulkandownload ! videoflip video-direction=90r ! video/x-raw,format=NV12", 40);
+        "vulkanh264dec ! vulkandownload ! videoflip video-direction=90r ! video/x-raw,format=NV12",
+        kDecoderPooled);
 }
