@@ -12,6 +12,7 @@
 #include "compat/vulkan-video-compat.h"
 
 #include "compat/vulkan-timeline-support-compat.h"
+#include "platform/vulkan/vulkan-commands.h"
 
 #include <gst/vulkan/vulkan.h>
 
@@ -107,8 +108,7 @@ Result<void> give_image_timeline(GstVulkanImageMemory *memory)
     create.pNext = &type;
     VkSemaphore semaphore = VK_NULL_HANDLE;
     if (VkResult r = vkCreateSemaphore(device->device, &create, nullptr, &semaphore); r != VK_SUCCESS)
-        return refused("vkCreateSemaphore of a timeline semaphore failed (VkResult " + std::to_string(r) +
-                       ")");
+        return vulkan::failure("vkCreateSemaphore of a timeline semaphore", r);
     memory->barrier.parent.semaphore = semaphore;
     memory->barrier.parent.semaphore_value = 0;
 #endif

@@ -28,6 +28,19 @@ std::string frame_name(const GstVideoInfo &info)
            std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
 }
 
+// The images of a frame of `info`: one per plane, or one multi-planar image of a video profile.
+guint image_count(const GstVideoInfo &info, bool video)
+{
+    return video ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
+}
+
+// Image `p` of such a frame, as messages name it.
+std::string image_name(const GstVideoInfo &info, guint p, bool video)
+{
+    return (video ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") +
+           frame_name(info);
+}
+
 } // namespace
 
 Result<VkImageUsageFlags> exportable_usage(GstVulkanDevice *device, VkFormat format, VkImageTiling tiling,
@@ -342,7 +355,7 @@ std::shared_ptr<ExportableImages> ExportableImages::of_face(GstBuffer *buffer)
     const guint n = gst_buffer_n_memory(buffer);
     const FaceMark *first = n ? face_mark(gst_buffer_peek_memory(buffer, 0)) : nullptr;
     std::shared_ptr<ExportableImages> frame = first ? first->frame.lock() : nullptr;
-    if (!frame || (frame->video_profile() ? 1u : GST_VIDEO_INFO_N_PLANES(&frame->info())) != n)
+    if (!frame || image_count(frame->info(), frame->video_profile() != nullptr) != n)
         return {};
     for (guint p = 0; p < n; ++p) {
         const FaceMark *mark = face_mark(gst_buffer_peek_memory(buffer, p));
@@ -380,11 +393,8 @@ ExportedFrame::create(GstVulkanDevice *device, const GstVideoInfo &info, const V
     std::unique_ptr<ExportedFrame> frame(new ExportedFrame(device, info));
     if (video)
         frame->video_ = video->profile;
-    const guint images = video ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
-    for (guint p = 0; p < images; ++p) {
-        const std::string which =
-            (video ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") +
-            frame_name(info);
+    for (guint p = 0; p < image_count(info, video != nullptr); ++p) {
+        const std::string which = image_name(info, p, video != nullptr);
         ExternalPlane d;
         d.format = video ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         if (d.format == VK_FORMAT_UNDEFINED)
@@ -547,7 +557,7 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
                        VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME +
                        ", which importing another process's images needs");
     // A decoder's frame is one multi-planar image, of its coded size (at least the stream's).
-    const guint n = profile ? 1 : GST_VIDEO_INFO_N_PLANES(&info);
+    const guint n = image_count(info, profile != nullptr);
     if (planes.size() != n || fds.size() != n)
         return refused(std::to_string(planes.size()) + " images and " + std::to_string(fds.size()) +
                        " descriptors for " +
@@ -557,9 +567,7 @@ ImportedFrame::import(GstVulkanDevice *device, const DeviceIdentity &exporter, c
     frame->info_ = info;
     for (guint p = 0; p < n; ++p) {
         const ExternalPlane &d = planes[p];
-        const std::string which =
-            (profile ? std::string("the video frame ") : "plane " + std::to_string(p) + " of ") +
-            frame_name(info);
+        const std::string which = image_name(info, p, profile != nullptr);
         const VkFormat format =
             profile ? compat::multi_planar_format(info) : compat::vulkan_plane_format(info, p);
         const guint32 width = static_cast<guint32>(GST_VIDEO_INFO_COMP_WIDTH(&info, p));
